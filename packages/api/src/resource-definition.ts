@@ -1,0 +1,72 @@
+import type { KubeObject } from './object-meta.js';
+
+/** One column of a server-side Table (metav1.TableColumnDefinition) and how to fill it. */
+export interface TableColumn<T extends KubeObject = KubeObject> {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: string;
+  /** 0: always shown; 1: only with `-o wide`. */
+  priority: number;
+  /** The cell for one object; `now` lets age columns say "5m". */
+  cell(object: T, now: number): string | number | boolean | null;
+}
+
+/** Reads one field-selector field (e.g. `spec.nodeName`) from an object, as a string. */
+export type FieldGetter<T extends KubeObject = KubeObject> = (object: T) => string;
+
+/** Names a secondary index over the objects of a resource (e.g. pods by `spec.nodeName`). */
+export type IndexGetter<T extends KubeObject = KubeObject> = (object: T) => string[];
+
+export type Verb =
+  | 'get'
+  | 'list'
+  | 'watch'
+  | 'create'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'deletecollection';
+
+/**
+ * Everything the server, the storage and the client need to know about one resource,
+ * as data: adding a resource is adding a definition.
+ */
+export interface ResourceDefinition<T extends KubeObject = KubeObject> {
+  /** `''` for the core (legacy) group. */
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  /** The URL and storage segment: `pods`. */
+  plural: string;
+  singular: string;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  namespaced: boolean;
+  verbs: readonly Verb[];
+  /** Subresources served (`status`, `binding`). */
+  subresources: readonly string[];
+  /**
+   * Fields a field selector may name, besides `metadata.name` and `metadata.namespace` (which
+   * every resource has). An unknown field is a 400 `field label not supported`.
+   */
+  selectableFields: Readonly<Record<string, FieldGetter<T>>>;
+  /** Secondary indexes the watch cache keeps, keyed by the field they index. */
+  indexes: Readonly<Record<string, IndexGetter<T>>>;
+  /** Server-side Table columns; NAME and AGE come first and are included here. */
+  tableColumns: readonly TableColumn<T>[];
+}
+
+/** `apiVersion` as objects of this resource carry it: `v1` or `apps/v1`. */
+export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+/** `pods` or `deployments.apps`: how Status messages name a resource. */
+export function groupResourceOf(def: Pick<ResourceDefinition, 'group' | 'plural'>): {
+  group: string;
+  resource: string;
+} {
+  return { group: def.group, resource: def.plural };
+}

@@ -1,0 +1,102 @@
+import { ApiError, type GroupResource } from '@listwatch/api';
+
+export type StorageErrorCode =
+  | 'KeyNotFound'
+  | 'KeyExists'
+  | 'ResourceVersionConflicts'
+  | 'InvalidObject'
+  | 'InvalidKey'
+  | 'TooLarge'
+  | 'Expired'
+  | 'Unreachable'
+  | 'Internal';
+
+const HTTP: Record<StorageErrorCode, [number, ApiError['reason']]> = {
+  KeyNotFound: [404, 'NotFound'],
+  KeyExists: [409, 'AlreadyExists'],
+  ResourceVersionConflicts: [409, 'Conflict'],
+  InvalidObject: [400, 'BadRequest'],
+  InvalidKey: [400, 'BadRequest'],
+  TooLarge: [413, 'RequestEntityTooLarge'],
+  Expired: [410, 'Expired'],
+  Unreachable: [503, 'ServiceUnavailable'],
+  Internal: [500, 'InternalError'],
+};
+
+/**
+ * A failure inside storage (k8s.io/apiserver/pkg/storage.StorageError). It is already an
+ * ApiError with a sensible code; the apiserver rewrites the message with the resource's name
+ * (`pods "x" not found`) through `interpret()`.
+ */
+export class StorageError extends ApiError {
+  constructor(
+    readonly storageCode: StorageErrorCode,
+    readonly key: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    const [code, reason] = HTTP[storageCode];
+    super({ code, reason, message }, options);
+    this.name = 'StorageError';
+  }
+
+  static keyNotFound(key: string): StorageError {
+    return new StorageError('KeyNotFound', key, `key not found: ${key}`);
+  }
+  static keyExists(key: string): StorageError {
+    return new StorageError('KeyExists', key, `key exists: ${key}`);
+  }
+  static conflict(key: string, expected: number, actual: number): StorageError {
+    return new StorageError(
+      'ResourceVersionConflicts',
+      key,
+      `resource version conflict on ${key}: expected ${expected}, current ${actual}`,
+    );
+  }
+  static invalidKey(key: string, why: string): StorageError {
+    return new StorageError('InvalidKey', key, `invalid key ${JSON.stringify(key)}: ${why}`);
+  }
+  static invalidObject(key: string, why: string): StorageError {
+    return new StorageError('InvalidObject', key, `invalid object at ${key}: ${why}`);
+  }
+  static tooLarge(key: string, bytes: number, limit: number): StorageError {
+    return new StorageError('TooLarge', key, `object at ${key} is ${bytes} bytes, over the ${limit} byte limit`);
+  }
+  /** The revision asked for has been compacted (`compacted` is the compaction revision if known). */
+  static expired(key: string, requested: number, compacted?: number): StorageError {
+    const message =
+      compacted === undefined
+        ? `too old resource version: ${requested}`
+        : `too old resource version: ${requested} (${compacted})`;
+    return new StorageError('Expired', key, message);
+  }
+  static unreachable(key: string, cause: unknown): StorageError {
+    const text = cause instanceof Error ? cause.message : String(cause);
+    return new StorageError('Unreachable', key, `storage unreachable: ${text}`, { cause });
+  }
+  static internal(key: string, cause: unknown): StorageError {
+    const text = cause instanceof Error ? cause.message : String(cause);
+    return new StorageError('Internal', key, text, { cause });
+  }
+
+  /**
+   * The error as the API reports it for one resource and object name
+   * (k8s.io/apiserver/pkg/storage/errors: InterpretGetError & co).
+   */
+  interpret(gr: GroupResource, name: string): ApiError {
+    switch (this.storageCode) {
+      case 'KeyNotFound':
+        return ApiError.notFound(gr, name);
+      case 'KeyExists':
+        return ApiError.alreadyExists(gr, name);
+      case 'ResourceVersionConflicts':
+        return ApiError.conflict(gr, name);
+      default:
+        return this;
+    }
+  }
+}
+
+export function isStorageError(value: unknown, code?: StorageErrorCode): value is StorageError {
+  return value instanceof StorageError && (code === undefined || value.storageCode === code);
+}

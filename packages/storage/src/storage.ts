@@ -1,0 +1,115 @@
+import type { KubeObject } from '@listwatch/api';
+
+/**
+ * A storage revision: one global, strictly increasing counter (etcd's revision) that is the
+ * resourceVersion of every object. Revisions stay below 2^53 in every backend.
+ */
+export type Revision = number;
+
+export interface StorageListOptions {
+  /** At most this many items (0 or undefined: all). */
+  limit?: number;
+  /** Start at this key (inclusive); continuing a paginated list. */
+  continueFrom?: string;
+  /** Read at this revision (0 or undefined: the latest). Compacted → 410 Expired. */
+  revision?: Revision;
+}
+
+export interface StorageListResult {
+  /** Objects sorted by key, each with `metadata.resourceVersion` set to its mod revision. */
+  items: KubeObject[];
+  /** Keys of `items`, same order. */
+  keys: string[];
+  /** The revision the list was read at. */
+  revision: Revision;
+  /** Whether more items follow the last one returned. */
+  more: boolean;
+  /** How many items follow the last one returned (0 when `more` is false). */
+  remaining: number;
+}
+
+export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change, as the storage watch delivers it. */
+export interface StorageChange {
+  type: StorageEventType;
+  key: string;
+  /**
+   * The object after the change, with `metadata.resourceVersion` = `revision`. For DELETED it is
+   * the last stored state, its resourceVersion set to the deletion revision (as kube-apiserver).
+   */
+  object: KubeObject;
+  /** The state before the change (MODIFIED, DELETED). */
+  prevObject?: KubeObject;
+  revision: Revision;
+}
+
+/** "Everything up to `revision` has been delivered": an etcd progress notification. */
+export interface StorageProgress {
+  type: 'PROGRESS';
+  revision: Revision;
+}
+
+export type StorageEvent = StorageChange | StorageProgress;
+
+export interface StorageWatchOptions {
+  /**
+   * Deliver every change with revision > fromRevision. Undefined: changes after now.
+   * A fromRevision older than the compacted revision ends the watch with 410 Expired.
+   */
+  fromRevision?: Revision;
+  /** Periodic PROGRESS events while idle (etcd's progress_notify). */
+  progressNotify?: boolean;
+}
+
+/**
+ * An open watch: iterate it for events. Iteration throws a StorageError (Expired after
+ * compaction, Unreachable when the backend is lost) and then ends; `close()` ends it cleanly.
+ */
+export interface StorageWatch extends AsyncIterable<StorageEvent> {
+  /** Ask for a PROGRESS event at the current revision (etcd's progress_request). */
+  requestProgress(): void;
+  close(): void;
+}
+
+export interface StorageUpdateOptions {
+  /** Fail with Conflict unless the key's current mod revision is this one. */
+  expectedRevision?: Revision;
+}
+
+export interface StorageDeleteOptions {
+  expectedRevision?: Revision;
+}
+
+/**
+ * Computes the next state from the current one inside `guaranteedUpdate`. Called again, with the
+ * fresh state, whenever a concurrent writer wins the race. Throwing aborts the update.
+ */
+export type TryUpdate = (current: KubeObject) => KubeObject | Promise<KubeObject>;
+
+/**
+ * The storage contract: etcd's semantics, keyed by `/<prefix>/<resource>/<namespace>/<name>`.
+ * Every backend (memory, sqlite, etcd3) passes the same contract suite.
+ */
+export interface Storage {
+  /** The key prefix this store lives under, e.g. `/registry`. */
+  readonly prefix: string;
+  get(key: string): Promise<KubeObject | undefined>;
+  list(prefix: string, options?: StorageListOptions): Promise<StorageListResult>;
+  /** Number of keys under a prefix at the latest revision. */
+  count(prefix: string): Promise<number>;
+  /** AlreadyExists if the key is present. Returns the stored object (resourceVersion set). */
+  create(key: string, object: KubeObject): Promise<KubeObject>;
+  /** NotFound if absent; Conflict if `expectedRevision` is stale. */
+  update(key: string, object: KubeObject, options?: StorageUpdateOptions): Promise<KubeObject>;
+  /** Read-modify-write that retries on conflict until it lands. NotFound if absent. */
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject>;
+  /** Returns the last state (resourceVersion = deletion revision). */
+  delete(key: string, options?: StorageDeleteOptions): Promise<KubeObject>;
+  watch(prefix: string, options?: StorageWatchOptions): StorageWatch;
+  /** The latest revision of the whole store (for consistent reads). */
+  currentRevision(): Promise<Revision>;
+  /** Drops history up to `revision`; reads and watches below it become 410 Expired. */
+  compact(revision: Revision): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,4 @@
+export { ensureEtcdBinary } from './etcd-binary.js';
+export { EtcdCluster, EtcdMember, startEtcd, type EtcdMemberOptions } from './etcd-server.js';
+export { freePort } from './ports.js';
+export { tempDir } from './temp-dir.js';
