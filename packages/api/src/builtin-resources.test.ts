@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { builtinResources, findBuiltinResource } from './builtin-resources.js';
+import type { KubeObject } from './object-meta.js';
+
+const now = Date.parse('2026-01-01T01:00:00Z');
+
+function cells(plural: string, object: KubeObject, wide = false): Record<string, unknown> {
+  const def = findBuiltinResource(plural);
+  if (!def) throw new Error(`no resource ${plural}`);
+  return Object.fromEntries(
+    def.tableColumns.filter((c) => wide || c.priority === 0).map((c) => [c.name, c.cell(object, now)]),
+  );
+}
+
+describe('built-in resource definitions', () => {
+  it('serves the resources a fresh Kubernetes cluster has, each with a unique plural per group', () => {
+    const names = builtinResources.map((r) => (r.group ? `${r.plural}.${r.group}` : r.plural));
+    expect(names).toEqual([
+      'namespaces',
+      'pods',
+      'configmaps',
+      'secrets',
+      'nodes',
+      'services',
+      'events',
+      'replicasets.apps',
+      'deployments.apps',
+      'leases.coordination.k8s.io',
+    ]);
+  });
+
+  it('is found by plural, singular, kind or short name as kubectl resolves them', () => {
+    for (const alias of ['pods', 'pod', 'Pod', 'po']) expect(findBuiltinResource(alias)?.plural).toBe('pods');
+    expect(findBuiltinResource('deploy')?.group).toBe('apps');
+    expect(findBuiltinResource('cm', 'apps')).toBeUndefined();
+  });
+
+  it('a pod row shows READY, STATUS, RESTARTS and AGE as kubectl prints them, NODE only when wide', () => {
+    const pod: KubeObject = {
+      metadata: { name: 'web-1', namespace: 'default', creationTimestamp: '2026-01-01T00:55:00Z' },
+      spec: { nodeName: 'node-a', containers: [{ name: 'a' }, { name: 'b' }] },
+      status: {
+        phase: 'Running',
+        podIP: '10.0.0.7',
+        containerStatuses: [
+          { ready: true, restartCount: 2, state: { running: {} } },
+          { ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } } },
+        ],
+      },
+    };
+    expect(cells('pods', pod)).toEqual({ Name: 'web-1', Ready: '1/2', Status: 'CrashLoopBackOff', Restarts: '3', Age: '5m' });
+    expect(cells('pods', pod, true)).toMatchObject({ IP: '10.0.0.7', Node: 'node-a', 'Nominated Node': '<none>' });
+  });
+
+  it('a pod being deleted reads Terminating', () => {
+    const pod: KubeObject = {
+      metadata: { name: 'p', deletionTimestamp: '2026-01-01T00:59:00Z' },
+      status: { phase: 'Running' },
+    };
+    expect(cells('pods', pod)['Status']).toBe('Terminating');
+  });
+
+  it('field selectors read pod fields as strings, booleans as "true"/"false", missing as ""', () => {
+    const pods = findBuiltinResource('pods')!;
+    const pod: KubeObject = { metadata: { name: 'p' }, spec: { nodeName: 'n1', hostNetwork: true } };
+    expect(pods.selectableFields['spec.nodeName']?.(pod)).toBe('n1');
+    expect(pods.selectableFields['spec.hostNetwork']?.(pod)).toBe('true');
+    expect(pods.selectableFields['status.phase']?.(pod)).toBe('');
+    expect(pods.indexes['spec.nodeName']?.(pod)).toEqual(['n1']);
+  });
+
+  it('a configmap row counts data and binaryData keys', () => {
+    const cm: KubeObject = { metadata: { name: 'c' }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } };
+    expect(cells('configmaps', cm)['Data']).toBe(3);
+  });
+
+  it('a node row says Ready,SchedulingDisabled for a cordoned ready node and lists its roles', () => {
+    const node: KubeObject = {
+      metadata: { name: 'n', labels: { 'node-role.kubernetes.io/control-plane': '' } },
+      spec: { unschedulable: true },
+      status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.32.0' } },
+    };
+    expect(cells('nodes', node)).toMatchObject({ Status: 'Ready,SchedulingDisabled', Roles: 'control-plane', Version: 'v1.32.0' });
+  });
+});
