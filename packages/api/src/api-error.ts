@@ -23,7 +23,10 @@ function kindDetails(gr: GroupResource, name: string): StatusDetails {
 export class ApiError extends Error {
   readonly status: Status;
 
-  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status'>, options?: { cause?: unknown }) {
+  constructor(
+    status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status'>,
+    options?: { cause?: unknown },
+  ) {
     super(status.message ?? status.reason ?? `HTTP ${status.code}`, options);
     this.name = 'ApiError';
     this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...status };
@@ -133,7 +136,11 @@ export class ApiError extends Error {
   }
 
   /** 422 with one cause per field error, worded as `<kind> "<name>" is invalid: ...`. */
-  static invalid(kind: { group?: string; kind: string }, name: string, errors: readonly FieldError[]): ApiError {
+  static invalid(
+    kind: { group?: string; kind: string },
+    name: string,
+    errors: readonly FieldError[],
+  ): ApiError {
     return new ApiError({
       code: 422,
       reason: 'Invalid',
@@ -174,7 +181,11 @@ export class ApiError extends Error {
   }
 
   /** 504 Timeout, as `Timeout: <message>` (e.g. a resourceVersion the cache never reached). */
-  static timeout(message: string, retryAfterSeconds = 0, causes?: StatusDetails['causes']): ApiError {
+  static timeout(
+    message: string,
+    retryAfterSeconds = 0,
+    causes?: StatusDetails['causes'],
+  ): ApiError {
     return new ApiError({
       code: 504,
       reason: 'Timeout',

@@ -8,7 +8,9 @@ function cells(plural: string, object: KubeObject, wide = false): Record<string,
   const def = findBuiltinResource(plural);
   if (!def) throw new Error(`no resource ${plural}`);
   return Object.fromEntries(
-    def.tableColumns.filter((c) => wide || c.priority === 0).map((c) => [c.name, c.cell(object, now)]),
+    def.tableColumns
+      .filter((c) => wide || c.priority === 0)
+      .map((c) => [c.name, c.cell(object, now)]),
   );
 }
 
@@ -30,7 +32,8 @@ describe('built-in resource definitions', () => {
   });
 
   it('is found by plural, singular, kind or short name as kubectl resolves them', () => {
-    for (const alias of ['pods', 'pod', 'Pod', 'po']) expect(findBuiltinResource(alias)?.plural).toBe('pods');
+    for (const alias of ['pods', 'pod', 'Pod', 'po'])
+      expect(findBuiltinResource(alias)?.plural).toBe('pods');
     expect(findBuiltinResource('deploy')?.group).toBe('apps');
     expect(findBuiltinResource('cm', 'apps')).toBeUndefined();
   });
@@ -48,8 +51,18 @@ describe('built-in resource definitions', () => {
         ],
       },
     };
-    expect(cells('pods', pod)).toEqual({ Name: 'web-1', Ready: '1/2', Status: 'CrashLoopBackOff', Restarts: '3', Age: '5m' });
-    expect(cells('pods', pod, true)).toMatchObject({ IP: '10.0.0.7', Node: 'node-a', 'Nominated Node': '<none>' });
+    expect(cells('pods', pod)).toEqual({
+      Name: 'web-1',
+      Ready: '1/2',
+      Status: 'CrashLoopBackOff',
+      Restarts: '3',
+      Age: '5m',
+    });
+    expect(cells('pods', pod, true)).toMatchObject({
+      IP: '10.0.0.7',
+      Node: 'node-a',
+      'Nominated Node': '<none>',
+    });
   });
 
   it('a pod being deleted reads Terminating', () => {
@@ -62,7 +75,10 @@ describe('built-in resource definitions', () => {
 
   it('field selectors read pod fields as strings, booleans as "true"/"false", missing as ""', () => {
     const pods = findBuiltinResource('pods')!;
-    const pod: KubeObject = { metadata: { name: 'p' }, spec: { nodeName: 'n1', hostNetwork: true } };
+    const pod: KubeObject = {
+      metadata: { name: 'p' },
+      spec: { nodeName: 'n1', hostNetwork: true },
+    };
     expect(pods.selectableFields['spec.nodeName']?.(pod)).toBe('n1');
     expect(pods.selectableFields['spec.hostNetwork']?.(pod)).toBe('true');
     expect(pods.selectableFields['status.phase']?.(pod)).toBe('');
@@ -70,7 +86,11 @@ describe('built-in resource definitions', () => {
   });
 
   it('a configmap row counts data and binaryData keys', () => {
-    const cm: KubeObject = { metadata: { name: 'c' }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } };
+    const cm: KubeObject = {
+      metadata: { name: 'c' },
+      data: { a: '1', b: '2' },
+      binaryData: { c: 'AA==' },
+    };
     expect(cells('configmaps', cm)['Data']).toBe(3);
   });
 
@@ -78,8 +98,15 @@ describe('built-in resource definitions', () => {
     const node: KubeObject = {
       metadata: { name: 'n', labels: { 'node-role.kubernetes.io/control-plane': '' } },
       spec: { unschedulable: true },
-      status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.32.0' } },
+      status: {
+        conditions: [{ type: 'Ready', status: 'True' }],
+        nodeInfo: { kubeletVersion: 'v1.32.0' },
+      },
     };
-    expect(cells('nodes', node)).toMatchObject({ Status: 'Ready,SchedulingDisabled', Roles: 'control-plane', Version: 'v1.32.0' });
+    expect(cells('nodes', node)).toMatchObject({
+      Status: 'Ready,SchedulingDisabled',
+      Roles: 'control-plane',
+      Version: 'v1.32.0',
+    });
   });
 });

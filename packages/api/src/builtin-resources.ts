@@ -27,7 +27,7 @@ function field(path: string): FieldGetter {
   return (object) => {
     const value = at(object, path);
     if (value === undefined || value === null) return '';
-    return typeof value === 'string' ? value : String(value as string | number | boolean);
+    return typeof value === 'string' ? value : String(value);
   };
 }
 
@@ -72,7 +72,13 @@ function column(
   cell: TableColumn['cell'],
   options: { priority?: number; type?: TableColumn['type'] } = {},
 ): TableColumn {
-  return { name, type: options.type ?? 'string', description, priority: options.priority ?? 0, cell };
+  return {
+    name,
+    type: options.type ?? 'string',
+    description,
+    priority: options.priority ?? 0,
+    cell,
+  };
 }
 
 const ALL_VERBS: readonly Verb[] = [
@@ -125,7 +131,10 @@ function define(spec: Spec): ResourceDefinition {
 interface ContainerStatus {
   ready?: boolean;
   restartCount?: number;
-  state?: { waiting?: { reason?: string }; terminated?: { reason?: string; exitCode?: number; signal?: number } };
+  state?: {
+    waiting?: { reason?: string };
+    terminated?: { reason?: string; exitCode?: number; signal?: number };
+  };
 }
 
 /** printers.go printPod's STATUS: the phase, overridden by the most telling container reason. */
@@ -186,7 +195,9 @@ const pods = define({
         ),
     ),
     AGE,
-    column('IP', 'The IP address assigned to the pod', (o) => text(o, 'status.podIP'), { priority: 1 }),
+    column('IP', 'The IP address assigned to the pod', (o) => text(o, 'status.podIP'), {
+      priority: 1,
+    }),
     column('Node', 'The name of the node the pod is assigned to', (o) => text(o, 'spec.nodeName'), {
       priority: 1,
     }),
@@ -196,10 +207,15 @@ const pods = define({
       (o) => text(o, 'status.nominatedNodeName'),
       { priority: 1 },
     ),
-    column('Readiness Gates', 'The readiness gates of the pod', (o) => {
-      const gates = array(o, 'spec.readinessGates');
-      return gates.length === 0 ? '<none>' : `0/${gates.length}`;
-    }, { priority: 1 }),
+    column(
+      'Readiness Gates',
+      'The readiness gates of the pod',
+      (o) => {
+        const gates = array(o, 'spec.readinessGates');
+        return gates.length === 0 ? '<none>' : `0/${gates.length}`;
+      },
+      { priority: 1 },
+    ),
   ],
 });
 
@@ -230,7 +246,11 @@ const configmaps = define({
   plural: 'configmaps',
   shortNames: ['cm'],
   namespaced: true,
-  columns: [NAME, column('Data', 'Number of data in configmap', dataCount, { type: 'integer' }), AGE],
+  columns: [
+    NAME,
+    column('Data', 'Number of data in configmap', dataCount, { type: 'integer' }),
+    AGE,
+  ],
 });
 
 const secrets = define({
@@ -261,7 +281,9 @@ const nodes = define({
   columns: [
     NAME,
     column('Status', 'The status of the node', (o) => {
-      const ready = (array(o, 'status.conditions') as NodeCondition[]).find((c) => c.type === 'Ready');
+      const ready = (array(o, 'status.conditions') as NodeCondition[]).find(
+        (c) => c.type === 'Ready',
+      );
       let status = ready?.status === 'True' ? 'Ready' : ready ? 'NotReady' : 'Unknown';
       if (at(o, 'spec.unschedulable') === true) status += ',SchedulingDisabled';
       return status;
@@ -282,9 +304,14 @@ const nodes = define({
     column('External-IP', 'List of external IPs for the node.', (o) => address(o, 'ExternalIP'), {
       priority: 1,
     }),
-    column('OS-Image', 'OS image reported by the node.', (o) => text(o, 'status.nodeInfo.osImage'), {
-      priority: 1,
-    }),
+    column(
+      'OS-Image',
+      'OS image reported by the node.',
+      (o) => text(o, 'status.nodeInfo.osImage'),
+      {
+        priority: 1,
+      },
+    ),
     column(
       'Kernel-Version',
       'Kernel version reported by the node.',
@@ -376,8 +403,11 @@ const events = define({
     ),
     column('Type', 'Type of this event', (o) => text(o, 'type', '')),
     column('Reason', 'Reason why this event was generated', (o) => text(o, 'reason', '')),
-    column('Object', 'The object this event is about', (o) =>
-      `${text(o, 'involvedObject.kind', '').toLowerCase()}/${text(o, 'involvedObject.name', '')}`,
+    column(
+      'Object',
+      'The object this event is about',
+      (o) =>
+        `${text(o, 'involvedObject.kind', '').toLowerCase()}/${text(o, 'involvedObject.name', '')}`,
     ),
     column('Message', 'A human-readable description of the status of this operation.', (o) =>
       text(o, 'message', ''),
@@ -386,15 +416,35 @@ const events = define({
 });
 
 function workloadColumns(): TableColumn[] {
-  const containers = (o: KubeObject) => array(o, 'spec.template.spec.containers') as { name?: string; image?: string }[];
+  const containers = (o: KubeObject) =>
+    array(o, 'spec.template.spec.containers') as { name?: string; image?: string }[];
   return [
-    column('Containers', 'Names of each container in the template.', (o) =>
-      containers(o).map((c) => c.name ?? '').join(','), { priority: 1 }),
-    column('Images', 'Images referenced by each container in the template.', (o) =>
-      containers(o).map((c) => c.image ?? '').join(','), { priority: 1 }),
-    column('Selector', 'Label selector for pods.', (o) => labelsText(at(o, 'spec.selector.matchLabels')), {
-      priority: 1,
-    }),
+    column(
+      'Containers',
+      'Names of each container in the template.',
+      (o) =>
+        containers(o)
+          .map((c) => c.name ?? '')
+          .join(','),
+      { priority: 1 },
+    ),
+    column(
+      'Images',
+      'Images referenced by each container in the template.',
+      (o) =>
+        containers(o)
+          .map((c) => c.image ?? '')
+          .join(','),
+      { priority: 1 },
+    ),
+    column(
+      'Selector',
+      'Label selector for pods.',
+      (o) => labelsText(at(o, 'spec.selector.matchLabels')),
+      {
+        priority: 1,
+      },
+    ),
   ];
 }
 
@@ -409,8 +459,12 @@ const replicasets = define({
   fields: ['status.replicas'],
   columns: [
     NAME,
-    column('Desired', 'Number of desired pods.', (o) => int(o, 'spec.replicas'), { type: 'integer' }),
-    column('Current', 'Number of actual replicas.', (o) => int(o, 'status.replicas'), { type: 'integer' }),
+    column('Desired', 'Number of desired pods.', (o) => int(o, 'spec.replicas'), {
+      type: 'integer',
+    }),
+    column('Current', 'Number of actual replicas.', (o) => int(o, 'status.replicas'), {
+      type: 'integer',
+    }),
     column('Ready', 'The number of ready replicas.', (o) => int(o, 'status.readyReplicas'), {
       type: 'integer',
     }),
@@ -429,13 +483,23 @@ const deployments = define({
   subresources: ['status'],
   columns: [
     NAME,
-    column('Ready', 'Number of the pod with ready state', (o) =>
-      `${int(o, 'status.readyReplicas')}/${int(o, 'spec.replicas')}`,
+    column(
+      'Ready',
+      'Number of the pod with ready state',
+      (o) => `${int(o, 'status.readyReplicas')}/${int(o, 'spec.replicas')}`,
     ),
-    column('Up-to-date', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.', (o) =>
-      int(o, 'status.updatedReplicas'), { type: 'integer' }),
-    column('Available', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.', (o) =>
-      int(o, 'status.availableReplicas'), { type: 'integer' }),
+    column(
+      'Up-to-date',
+      'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+      (o) => int(o, 'status.updatedReplicas'),
+      { type: 'integer' },
+    ),
+    column(
+      'Available',
+      'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+      (o) => int(o, 'status.availableReplicas'),
+      { type: 'integer' },
+    ),
     AGE,
     ...workloadColumns(),
   ],

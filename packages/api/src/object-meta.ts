@@ -1,5 +1,6 @@
 /** The JSON value space objects live in. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** apiVersion + kind: what every serialized object carries (metav1.TypeMeta). */
 export interface TypeMeta {

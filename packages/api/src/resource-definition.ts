@@ -19,14 +19,7 @@ export type FieldGetter<T extends KubeObject = KubeObject> = (object: T) => stri
 export type IndexGetter<T extends KubeObject = KubeObject> = (object: T) => string[];
 
 export type Verb =
-  | 'get'
-  | 'list'
-  | 'watch'
-  | 'create'
-  | 'update'
-  | 'patch'
-  | 'delete'
-  | 'deletecollection';
+  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 /**
  * Everything the server, the storage and the client need to know about one resource,
