@@ -26,8 +26,9 @@ function at(object: unknown, path: string): unknown {
 function field(path: string): FieldGetter {
   return (object) => {
     const value = at(object, path);
-    if (value === undefined || value === null) return '';
-    return typeof value === 'string' ? value : String(value);
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    return value === undefined || value === null ? '' : JSON.stringify(value);
   };
 }
 
