@@ -1,0 +1,127 @@
+import { CodecError, errorText } from '../codec-error.js';
+import {
+  FrameDecoder,
+  PendingFrame,
+  type StreamDecoderOptions,
+  type ValueMapper,
+} from './frame-decoder.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+function isJsonWhitespace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/**
+ * Decodes JSON documents written one after another with any whitespace between them, each
+ * possibly spanning many lines — what `kubectl get -w -o json` prints, and what client-go's JSON
+ * framer (a json.Decoder) accepts. Each top-level document must be an object or an array. It
+ * tracks string/escape state and bracket depth byte by byte, so it is slower than the newline
+ * decoder, which the apiserver's own streams should use.
+ */
+export class ConcatenatedJsonDecoder<T> extends FrameDecoder<T> {
+  private readonly pending = new PendingFrame();
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(map: ValueMapper<T>, options?: StreamDecoderOptions) {
+    super(map, options);
+  }
+
+  get bufferedBytes(): number {
+    return this.pending.bytes;
+  }
+
+  protected consume(buf: Buffer, out: T[]): void {
+    // Index in buf where the current document starts (0 when it began in an earlier chunk).
+    let start = 0;
+    for (let i = 0; i < buf.length; i++) {
+      if (this.inString) {
+        i = this.skipString(buf, i) - 1;
+        continue;
+      }
+      const byte = buf[i]!;
+      if (this.depth === 0) {
+        if (isJsonWhitespace(byte)) continue;
+        if (byte !== OPEN_BRACE && byte !== OPEN_BRACKET) {
+          throw new CodecError(
+            `malformed JSON stream: expected an object or an array, found byte 0x${byte.toString(16)}`,
+            this.base + i,
+          );
+        }
+        this.depth = 1;
+        start = i;
+        this.pending.start = this.base + i;
+        continue;
+      }
+      if (byte === QUOTE) this.inString = true;
+      else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.depth++;
+      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        this.depth--;
+        if (this.depth === 0) this.emit(buf, start, i + 1, out);
+      }
+    }
+    if (this.depth > 0) {
+      const piece = start === 0 ? buf : buf.subarray(start);
+      const size = this.pending.bytes + piece.length;
+      if (size > this.maxFrameSize) throw this.tooLarge(size, this.pending.start);
+      this.pending.add(piece, start === 0);
+    }
+  }
+
+  /**
+   * Skips string content from `i` with memchr-speed quote search; returns the index after the
+   * closing quote, or buf.length when the string continues into the next chunk.
+   */
+  private skipString(buf: Buffer, i: number): number {
+    if (this.escaped) {
+      this.escaped = false;
+      i++;
+    }
+    for (;;) {
+      const quote = buf.indexOf(QUOTE, i);
+      const end = quote < 0 ? buf.length : quote;
+      // An odd run of backslashes right before the quote (or the chunk end) escapes it.
+      let run = 0;
+      while (end - run - 1 >= i && buf[end - run - 1] === BACKSLASH) run++;
+      if (quote < 0) {
+        this.escaped = run % 2 === 1;
+        return buf.length;
+      }
+      if (run % 2 === 0) {
+        this.inString = false;
+        return quote + 1;
+      }
+      i = quote + 1;
+    }
+  }
+
+  protected finish(): void {
+    if (this.depth > 0) {
+      throw new CodecError('the stream ended inside a JSON document', this.pending.start);
+    }
+  }
+
+  private emit(buf: Buffer, start: number, end: number, out: T[]): void {
+    const offset = this.pending.start;
+    const size = this.pending.bytes + end - start;
+    if (size > this.maxFrameSize) throw this.tooLarge(size, offset);
+    const text =
+      this.pending.bytes > 0
+        ? this.pending.take(buf.subarray(0, end)).toString('utf8')
+        : buf.toString('utf8', start, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new CodecError(`malformed JSON: ${errorText(error)}`, offset, { cause: error });
+    }
+    out.push(this.map(value, offset));
+  }
+}

@@ -1,0 +1,72 @@
+import { ApiError } from '@listwatch/api';
+import type { Encoding } from '../encoding.js';
+
+/**
+ * How consecutive payloads are delimited on a stream:
+ * - `newline`: one JSON document per line (kube-apiserver's JSON watch);
+ * - `concatenated`: JSON documents one after another, any whitespace between, a document may
+ *   span lines (what `kubectl get -w -o json` prints; client-go's JSON framer reads it too);
+ * - `cbor-sequence`: RFC 8742, self-delimiting CBOR items (KEP-4222 `application/cbor-seq`);
+ * - `length-prefixed`: a 4-byte big-endian length before each payload (the protobuf watch
+ *   framing), usable with either encoding.
+ */
+export type Framing = 'newline' | 'concatenated' | 'cbor-sequence' | 'length-prefixed';
+
+export interface StreamFormat {
+  readonly encoding: Encoding;
+  readonly framing: Framing;
+}
+
+export const JSON_NEWLINE: StreamFormat = Object.freeze({ encoding: 'json', framing: 'newline' });
+export const JSON_CONCATENATED: StreamFormat = Object.freeze({
+  encoding: 'json',
+  framing: 'concatenated',
+});
+export const JSON_LENGTH_PREFIXED: StreamFormat = Object.freeze({
+  encoding: 'json',
+  framing: 'length-prefixed',
+});
+export const CBOR_SEQUENCE: StreamFormat = Object.freeze({
+  encoding: 'cbor',
+  framing: 'cbor-sequence',
+});
+export const CBOR_LENGTH_PREFIXED: StreamFormat = Object.freeze({
+  encoding: 'cbor',
+  framing: 'length-prefixed',
+});
+
+/** Every valid (encoding, framing) pair. */
+export const STREAM_FORMATS: readonly StreamFormat[] = [
+  JSON_NEWLINE,
+  JSON_CONCATENATED,
+  JSON_LENGTH_PREFIXED,
+  CBOR_SEQUENCE,
+  CBOR_LENGTH_PREFIXED,
+];
+
+/** The default watch framing of an encoding, as kube-apiserver serves it. */
+export function watchFormatOf(encoding: Encoding): StreamFormat {
+  return encoding === 'json' ? JSON_NEWLINE : CBOR_SEQUENCE;
+}
+
+/** Accepts a format or a bare encoding (meaning its default watch framing); rejects bad pairs. */
+export function resolveFormat(format: StreamFormat | Encoding): StreamFormat {
+  if (typeof format === 'string') return watchFormatOf(format);
+  const { encoding, framing } = format;
+  const valid =
+    framing === 'length-prefixed' ||
+    (encoding === 'json' && (framing === 'newline' || framing === 'concatenated')) ||
+    (encoding === 'cbor' && framing === 'cbor-sequence');
+  if (!valid) {
+    throw ApiError.internalError(new Error(`no ${framing} framing for ${encoding} encoding`));
+  }
+  return format;
+}
+
+/** A short stable key for caches. */
+export function formatKey(format: StreamFormat): string {
+  return `${format.encoding}/${format.framing}`;
+}
+
+/** The default cap on one frame: larger frames are errors, never unbounded buffering. */
+export const DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;

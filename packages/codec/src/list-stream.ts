@@ -1,0 +1,169 @@
+import { ApiError, type ListMeta } from '@listwatch/api';
+import { encodeCbor, encodeCborItem } from './cbor.js';
+import type { Encoding } from './encoding.js';
+
+/** A list without its items: what precedes `items` on the wire. */
+export interface ListHead {
+  kind?: string;
+  apiVersion?: string;
+  metadata: ListMeta;
+}
+
+export interface ListStreamOptions {
+  /** Items are batched into chunks of about this many bytes (default 64 KiB). */
+  chunkSize?: number;
+}
+
+const DEFAULT_CHUNK_SIZE = 64 * 1024;
+
+/**
+ * Encodes a LIST item by item (KEP-5116): memory is one item's encoding plus one chunk, not the
+ * whole response. The bytes are identical to encoding `{kind, apiVersion, metadata, items}` at
+ * once — `JSON.stringify` for JSON, the same CBOR encoder for CBOR (self-described tag, a
+ * definite-length items array).
+ */
+export function* encodeListStream(
+  list: ListHead & { items: readonly unknown[] },
+  encoding: Encoding,
+  options: ListStreamOptions = {},
+): Generator<Uint8Array, void, undefined> {
+  const chunker = new Chunker(options.chunkSize ?? DEFAULT_CHUNK_SIZE);
+  const writer =
+    encoding === 'json' ? new JsonListWriter(list) : new CborListWriter(list, list.items.length);
+  let out = chunker.add(writer.head());
+  if (out) yield out;
+  for (const item of list.items) {
+    out = chunker.add(writer.item(item));
+    if (out) yield out;
+  }
+  out = chunker.add(writer.tail());
+  if (out) yield out;
+  out = chunker.flush();
+  if (out) yield out;
+}
+
+/**
+ * The same from items produced asynchronously (e.g. pages read from storage). CBOR needs the item
+ * count up front (its array is definite-length); a source that yields a different number of items
+ * is an internal error.
+ */
+export async function* encodeListStreamAsync(
+  head: ListHead,
+  items: AsyncIterable<unknown> | Iterable<unknown>,
+  encoding: Encoding,
+  options: ListStreamOptions & { count?: number } = {},
+): AsyncGenerator<Uint8Array, void, undefined> {
+  if (encoding === 'cbor' && options.count === undefined) {
+    throw ApiError.internalError(new Error('a CBOR list stream needs the item count'));
+  }
+  const chunker = new Chunker(options.chunkSize ?? DEFAULT_CHUNK_SIZE);
+  const writer =
+    encoding === 'json' ? new JsonListWriter(head) : new CborListWriter(head, options.count ?? 0);
+  let out = chunker.add(writer.head());
+  if (out) yield out;
+  let count = 0;
+  for await (const item of items) {
+    count++;
+    out = chunker.add(writer.item(item));
+    if (out) yield out;
+  }
+  if (options.count !== undefined && count !== options.count) {
+    throw ApiError.internalError(
+      new Error(`list stream expected ${options.count} items, got ${count}`),
+    );
+  }
+  out = chunker.add(writer.tail());
+  if (out) yield out;
+  out = chunker.flush();
+  if (out) yield out;
+}
+
+interface ListWriter {
+  head(): Uint8Array;
+  item(item: unknown): Uint8Array;
+  tail(): Uint8Array;
+}
+
+class JsonListWriter implements ListWriter {
+  private first = true;
+
+  constructor(private readonly list: ListHead) {}
+
+  head(): Uint8Array {
+    const { kind, apiVersion, metadata } = this.list;
+    // Stringify the head with an empty items array and cut before `]}`: exactly the prefix
+    // JSON.stringify writes for the whole list, undefined fields dropped the same way.
+    const text = JSON.stringify({ kind, apiVersion, metadata, items: [] });
+    return Buffer.from(text.slice(0, -2), 'utf8');
+  }
+
+  item(item: unknown): Uint8Array {
+    // Inside an array JSON.stringify writes undefined as null.
+    const text = JSON.stringify(item) ?? 'null';
+    const out = this.first ? text : `,${text}`;
+    this.first = false;
+    return Buffer.from(out, 'utf8');
+  }
+
+  tail(): Uint8Array {
+    return Buffer.from(']}', 'utf8');
+  }
+}
+
+class CborListWriter implements ListWriter {
+  constructor(
+    private readonly list: ListHead,
+    private readonly count: number,
+  ) {}
+
+  head(): Uint8Array {
+    const { kind, apiVersion, metadata } = this.list;
+    // `items` is the last key, so the document ends with the empty array's header (0x80):
+    // replace it with the header for `count` items, written as cbor-x writes array headers.
+    const whole = encodeCbor({ kind, apiVersion, metadata, items: [] });
+    const header = arrayHeader(this.count);
+    const out = Buffer.allocUnsafe(whole.length - 1 + header.length);
+    out.set(whole.subarray(0, whole.length - 1), 0);
+    out.set(header, whole.length - 1);
+    return out;
+  }
+
+  item(item: unknown): Uint8Array {
+    return encodeCborItem(item);
+  }
+
+  tail(): Uint8Array {
+    return new Uint8Array(0);
+  }
+}
+
+/** The shortest CBOR array header for `n` elements. */
+function arrayHeader(n: number): Uint8Array {
+  if (n < 24) return Uint8Array.of(0x80 | n);
+  if (n < 0x100) return Uint8Array.of(0x98, n);
+  if (n < 0x10000) return Uint8Array.of(0x99, n >> 8, n & 0xff);
+  return Uint8Array.of(0x9a, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+}
+
+/** Batches small pieces into chunks of about `size` bytes; a large piece passes through alone. */
+class Chunker {
+  private parts: Uint8Array[] = [];
+  private bytes = 0;
+
+  constructor(private readonly size: number) {}
+
+  add(piece: Uint8Array): Uint8Array | undefined {
+    if (piece.length === 0) return undefined;
+    this.parts.push(piece);
+    this.bytes += piece.length;
+    return this.bytes >= this.size ? this.flush() : undefined;
+  }
+
+  flush(): Uint8Array | undefined {
+    if (this.bytes === 0) return undefined;
+    const out = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
+    this.parts = [];
+    this.bytes = 0;
+    return out;
+  }
+}
