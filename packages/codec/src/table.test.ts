@@ -32,14 +32,11 @@ describe('Table (meta.k8s.io/v1)', () => {
       ['Age', 0],
       ['IP', 1],
       ['Node', 1],
+      ['Nominated Node', 1],
+      ['Readiness Gates', 1],
     ]);
-    expect(columns[0]).toEqual({
-      name: 'Name',
-      type: 'string',
-      format: 'name',
-      description: 'Name must be unique within a namespace.',
-      priority: 0,
-    });
+    expect(columns[0]).toMatchObject({ name: 'Name', type: 'string', format: 'name', priority: 0 });
+    expect(columns[0]!.description).toMatch(/^Name must be unique within a namespace/);
     expect(columns[1]!.format).toBe('');
   });
 
@@ -53,6 +50,8 @@ describe('Table (meta.k8s.io/v1)', () => {
       '10m',
       (pod as unknown as { status: { podIP: string } }).status.podIP,
       (pod as unknown as { spec: { nodeName: string } }).spec.nodeName,
+      '<none>',
+      '<none>',
     ]);
   });
 
