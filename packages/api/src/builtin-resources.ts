@@ -1,4 +1,5 @@
 import { ageSince } from './human-duration.js';
+import type { NameRule } from './names.js';
 import type { KubeObject } from './object-meta.js';
 import type {
   FieldGetter,
@@ -103,6 +104,7 @@ interface Spec {
   namespaced: boolean;
   verbs?: readonly Verb[];
   subresources?: string[];
+  nameRule?: NameRule;
   fields?: string[];
   indexes?: Record<string, IndexGetter>;
   columns: TableColumn[];
@@ -120,6 +122,7 @@ function define(spec: Spec): ResourceDefinition {
     categories: spec.categories ?? [],
     namespaced: spec.namespaced,
     verbs: spec.verbs ?? ALL_VERBS,
+    nameRule: spec.nameRule ?? 'dns1123Subdomain',
     subresources: spec.subresources ?? [],
     selectableFields: Object.fromEntries((spec.fields ?? []).map((f) => [f, field(f)])),
     indexes: spec.indexes ?? {},
@@ -227,6 +230,7 @@ const namespaces = define({
   plural: 'namespaces',
   shortNames: ['ns'],
   namespaced: false,
+  nameRule: 'dns1123Label',
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: ['status', 'finalize'],
   fields: ['status.phase'],
@@ -347,6 +351,7 @@ const services = define({
   shortNames: ['svc'],
   categories: ['all'],
   namespaced: true,
+  nameRule: 'dns1035Label',
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: ['status'],
   columns: [

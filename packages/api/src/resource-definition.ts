@@ -1,3 +1,4 @@
+import type { NameRule } from './names.js';
 import type { KubeObject } from './object-meta.js';
 
 /** One column of a server-side Table (metav1.TableColumnDefinition) and how to fill it. */
@@ -38,6 +39,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   categories: readonly string[];
   namespaced: boolean;
   verbs: readonly Verb[];
+  /** How object names are validated (namespaces: DNS labels; services: DNS-1035 labels). */
+  nameRule: NameRule;
   /** Subresources served (`status`, `binding`). */
   subresources: readonly string[];
   /**

@@ -8,6 +8,7 @@ export type StorageErrorCode =
   | 'InvalidKey'
   | 'TooLarge'
   | 'Expired'
+  | 'ResourceVersionTooLarge'
   | 'Unreachable'
   | 'Internal';
 
@@ -19,6 +20,7 @@ const HTTP: Record<StorageErrorCode, [number, ApiError['reason']]> = {
   InvalidKey: [400, 'BadRequest'],
   TooLarge: [413, 'RequestEntityTooLarge'],
   Expired: [410, 'Expired'],
+  ResourceVersionTooLarge: [504, 'Timeout'],
   Unreachable: [503, 'ServiceUnavailable'],
   Internal: [500, 'InternalError'],
 };
@@ -46,7 +48,8 @@ export class StorageError extends ApiError {
   static keyExists(key: string): StorageError {
     return new StorageError('KeyExists', key, `key exists: ${key}`);
   }
-  static conflict(key: string, expected: number, actual: number): StorageError {
+  // Not `conflict`: the static side of ApiError already has one with another signature.
+  static revisionConflict(key: string, expected: number, actual: number): StorageError {
     return new StorageError(
       'ResourceVersionConflicts',
       key,
@@ -60,15 +63,38 @@ export class StorageError extends ApiError {
     return new StorageError('InvalidObject', key, `invalid object at ${key}: ${why}`);
   }
   static tooLarge(key: string, bytes: number, limit: number): StorageError {
-    return new StorageError('TooLarge', key, `object at ${key} is ${bytes} bytes, over the ${limit} byte limit`);
+    return new StorageError(
+      'TooLarge',
+      key,
+      `object at ${key} is ${bytes} bytes, over the ${limit} byte limit`,
+    );
   }
   /** The revision asked for has been compacted (`compacted` is the compaction revision if known). */
-  static expired(key: string, requested: number, compacted?: number): StorageError {
+  static override expired(key: string, requested?: number, compacted?: number): StorageError {
     const message =
-      compacted === undefined
-        ? `too old resource version: ${requested}`
-        : `too old resource version: ${requested} (${compacted})`;
+      requested === undefined
+        ? 'too old resource version'
+        : compacted === undefined
+          ? `too old resource version: ${requested}`
+          : `too old resource version: ${requested} (${compacted})`;
     return new StorageError('Expired', key, message);
+  }
+  /**
+   * A read at a revision the store has not reached (etcd: "required revision is a future
+   * revision"). Worded and shaped as kube-apiserver's NewTooLargeResourceVersionError: 504 with
+   * a ResourceVersionTooLarge cause, so clients retry.
+   */
+  static resourceVersionTooLarge(key: string, requested: number, current: number): StorageError {
+    const err = new StorageError(
+      'ResourceVersionTooLarge',
+      key,
+      `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    );
+    err.status.details = {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    };
+    return err;
   }
   static unreachable(key: string, cause: unknown): StorageError {
     const text = cause instanceof Error ? cause.message : String(cause);

@@ -55,7 +55,9 @@ export type StorageEvent = StorageChange | StorageProgress;
 export interface StorageWatchOptions {
   /**
    * Deliver every change with revision > fromRevision. Undefined: changes after now.
-   * A fromRevision older than the compacted revision ends the watch with 410 Expired.
+   * As etcd (whose start revision is fromRevision + 1): after compact(R), fromRevision >= R - 1
+   * is served and anything older ends the watch with 410 Expired. The change at exactly R has
+   * lost its previous state, so if it is a modification or deletion that is Expired too.
    */
   fromRevision?: Revision;
   /** Periodic PROGRESS events while idle (etcd's progress_notify). */
@@ -109,7 +111,11 @@ export interface Storage {
   watch(prefix: string, options?: StorageWatchOptions): StorageWatch;
   /** The latest revision of the whole store (for consistent reads). */
   currentRevision(): Promise<Revision>;
-  /** Drops history up to `revision`; reads and watches below it become 410 Expired. */
+  /**
+   * Drops history before `revision`: reads below it become 410 Expired (see fromRevision for
+   * watches). Compacting to an already compacted revision is a no-op; past the current revision
+   * it is ResourceVersionTooLarge.
+   */
   compact(revision: Revision): Promise<void>;
   close(): Promise<void>;
 }

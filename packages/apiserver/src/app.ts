@@ -1,0 +1,25 @@
+import { ApiError } from '@listwatch/api';
+import Koa from 'koa';
+import { discoveryMiddleware } from './discovery/discovery-router.js';
+import { resourceRouter } from './handlers/resource-router.js';
+import { accessLog } from './middleware/access-log.js';
+import { errors } from './middleware/errors.js';
+import { health } from './middleware/health.js';
+import { inflightLimits, type InflightLimits } from './middleware/limits.js';
+import type { ServerContext } from './server-context.js';
+
+/** The koa application: logging, Status errors, limits, health, discovery, resources. */
+export function createApp(server: ServerContext, limits: InflightLimits): Koa {
+  const app = new Koa();
+  app.silent = true;
+  app.use(accessLog(server));
+  app.use(errors(server));
+  app.use(health(server));
+  app.use(inflightLimits(server, limits));
+  app.use(discoveryMiddleware(server.registry.definitions));
+  app.use(resourceRouter(server));
+  app.use(() => {
+    throw new ApiError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+  });
+  return app;
+}

@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { acceptsJson, negotiateDiscovery, parseAccept } from './content-negotiation.js';
+
+const KUBECTL_ACCEPT =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+
+const token = fc.stringMatching(/^[a-z0-9][a-z0-9.+-]{0,10}$/);
+const paramValue = fc.stringMatching(/^[A-Za-z0-9.]{1,10}$/);
+const mediaRange = fc.record({
+  type: fc.oneof(token, fc.constant('*')),
+  subtype: fc.oneof(token, fc.constant('*')),
+  params: fc.dictionary(
+    token.filter((k) => k !== 'q'),
+    paramValue,
+    { maxKeys: 3 },
+  ),
+  q: fc.option(
+    fc.integer({ min: 1, max: 1000 }).map((n) => n / 1000),
+    { nil: undefined },
+  ),
+});
+type Range = typeof mediaRange extends fc.Arbitrary<infer R> ? R : never;
+
+function print(range: Range): string {
+  const params = Object.entries(range.params).map(([k, v]) => `;${k}=${v}`);
+  const q = range.q === undefined ? '' : `;q=${range.q}`;
+  return `${range.type}/${range.subtype}${params.join('')}${q}`;
+}
+
+describe('Accept parsing', () => {
+  it('reads back every range it is given, with its parameters and quality', () => {
+    fc.assert(
+      fc.property(fc.array(mediaRange, { minLength: 1, maxLength: 5 }), (ranges) => {
+        const parsed = parseAccept(ranges.map(print).join(', '));
+        expect(parsed).toHaveLength(ranges.length);
+        for (const range of ranges) {
+          expect(parsed).toContainEqual({
+            type: range.type,
+            subtype: range.subtype,
+            params: range.params,
+            q: range.q ?? 1,
+          });
+        }
+      }),
+    );
+  });
+
+  it('orders by quality, then specificity, then the order given', () => {
+    fc.assert(
+      fc.property(fc.array(mediaRange, { maxLength: 6 }), (ranges) => {
+        const parsed = parseAccept(ranges.map(print).join(','));
+        for (let i = 1; i < parsed.length; i++)
+          expect(parsed[i - 1]!.q).toBeGreaterThanOrEqual(parsed[i]!.q);
+      }),
+    );
+    expect(
+      parseAccept('*/*, text/*, application/json;q=0.5, text/plain').map(
+        (r) => `${r.type}/${r.subtype}`,
+      ),
+    ).toEqual(['text/plain', 'text/*', '*/*', 'application/json']);
+  });
+
+  it('drops refused (q=0) and malformed ranges, and reads an empty header as */*', () => {
+    expect(parseAccept('application/json;q=0, nonsense, a/b/c, text/plain;q=x')).toEqual([]);
+    expect(parseAccept(undefined)).toEqual([{ type: '*', subtype: '*', params: {}, q: 1 }]);
+    expect(parseAccept('  ')).toEqual([{ type: '*', subtype: '*', params: {}, q: 1 }]);
+  });
+
+  it('keeps commas and semicolons inside quoted parameter values', () => {
+    expect(parseAccept('application/json;profile="a,b;c";v=v1')).toEqual([
+      { type: 'application', subtype: 'json', params: { profile: 'a,b;c', v: 'v1' }, q: 1 },
+    ]);
+  });
+
+  it('never throws', () => {
+    fc.assert(fc.property(fc.string(), (header) => void parseAccept(header)));
+  });
+});
+
+describe('discovery negotiation', () => {
+  it('gives kubectl 1.32 aggregated discovery v2 on /api and /apis, legacy elsewhere', () => {
+    expect(negotiateDiscovery(KUBECTL_ACCEPT, { aggregated: true })).toEqual({
+      form: 'aggregated',
+      version: 'v2',
+    });
+    expect(negotiateDiscovery(KUBECTL_ACCEPT, { aggregated: false })).toEqual({ form: 'legacy' });
+  });
+
+  it('honours quality: a preferred legacy form wins over aggregated', () => {
+    const accept =
+      'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5, application/json';
+    expect(negotiateDiscovery(accept, { aggregated: true })).toEqual({ form: 'legacy' });
+  });
+
+  it('skips conversions discovery cannot do (Table, unknown versions) and refuses when nothing is left', () => {
+    expect(
+      negotiateDiscovery('application/json;as=Table;v=v1;g=meta.k8s.io', { aggregated: true }),
+    ).toBeUndefined();
+    expect(
+      negotiateDiscovery('application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList', {
+        aggregated: true,
+      }),
+    ).toBeUndefined();
+    expect(
+      negotiateDiscovery('application/vnd.kubernetes.protobuf', { aggregated: true }),
+    ).toBeUndefined();
+    expect(
+      negotiateDiscovery('application/json;as=Table;v=v1;g=meta.k8s.io, */*', {
+        aggregated: false,
+      }),
+    ).toEqual({ form: 'legacy' });
+  });
+
+  it('answers any request whose Accept allows application/json with a form', () => {
+    fc.assert(
+      fc.property(fc.array(mediaRange, { maxLength: 4 }), fc.boolean(), (ranges, aggregated) => {
+        const accept = [...ranges.map(print), 'application/json;q=0.001'].join(', ');
+        expect(negotiateDiscovery(accept, { aggregated })).toBeDefined();
+        expect(acceptsJson(accept)).toBe(true);
+      }),
+    );
+  });
+});

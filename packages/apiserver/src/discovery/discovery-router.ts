@@ -1,0 +1,220 @@
+import { ApiError, type ResourceDefinition } from '@listwatch/api';
+import type { Context, Middleware } from 'koa';
+import {
+  aggregatedContentType,
+  apiGroupDiscoveryList,
+  type AggregatedDiscoveryVersion,
+} from './aggregated.js';
+import { ApiGroupIndex } from './api-groups.js';
+import { acceptsJson, negotiateDiscovery } from './content-negotiation.js';
+import { representation, respondWithETag, type Representation } from './etag.js';
+import {
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  type ServerAddressByClientCIDR,
+} from './legacy.js';
+import { openApiV2Document, openApiV3Document, openApiV3Index, openApiV3Key } from './openapi.js';
+import { versionInfo } from './version.js';
+
+const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** kube-apiserver's body for a path nothing serves (a 404 from its NotFoundHandler). */
+function notFound(): ApiError {
+  return new ApiError({
+    code: 404,
+    reason: 'NotFound',
+    message: 'the server could not find the requested resource',
+    details: {},
+  });
+}
+
+function sendError(ctx: Context, err: ApiError): void {
+  ctx.status = err.code;
+  ctx.set('Content-Type', 'application/json');
+  ctx.set('Cache-Control', 'no-cache, private');
+  ctx.body = Buffer.from(JSON.stringify(err.status));
+}
+
+/** Computes a value on first use: OpenAPI documents are only built if someone asks. */
+function lazy<T>(make: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: make() }).v;
+}
+
+/**
+ * `host:port` of the socket the request came in on: what kube reports as the server address for
+ * clients from 0.0.0.0/0 (discovery/addresses.go), so clients learn how they reached us.
+ */
+function serverAddresses(ctx: Context): ServerAddressByClientCIDR[] {
+  const socket = ctx.req.socket;
+  let host = socket.localAddress ?? '127.0.0.1';
+  if (host.startsWith('::ffff:')) host = host.slice('::ffff:'.length);
+  const address = host.includes(':') ? `[${host}]` : host;
+  return [{ clientCIDR: '0.0.0.0/0', serverAddress: `${address}:${socket.localPort ?? 0}` }];
+}
+
+function notAcceptable(aggregated: boolean): ApiError {
+  const types = aggregated
+    ? `application/json, ${aggregatedContentType('v2')}, ${aggregatedContentType('v2beta1')}`
+    : 'application/json';
+  return ApiError.notAcceptable(`only the following media types are accepted: ${types}`);
+}
+
+/**
+ * Serves everything a client reads to discover the API: `/version`, legacy and aggregated
+ * discovery under `/api` and `/apis`, and the OpenAPI v2/v3 documents, all built from the
+ * resource definitions. Any other path goes to `next()`. Documents carry an ETag and answer
+ * If-None-Match with 304; errors are metav1.Status bodies.
+ */
+export function discoveryMiddleware(definitions: readonly ResourceDefinition[]): Middleware {
+  const index = new ApiGroupIndex(definitions);
+  const coreGroups = index.core ? [index.core] : [];
+  const coreVersions = index.core?.versions.map((v) => v.version) ?? [];
+
+  const version = representation(versionInfo());
+  const aggregated = (root: 'api' | 'apis', v: AggregatedDiscoveryVersion): Representation =>
+    representation(
+      apiGroupDiscoveryList(root === 'api' ? coreGroups : index.groups, v),
+      aggregatedContentType(v),
+    );
+  const aggregatedDocs: Record<
+    'api' | 'apis',
+    Record<AggregatedDiscoveryVersion, Representation>
+  > = {
+    api: { v2: aggregated('api', 'v2'), v2beta1: aggregated('api', 'v2beta1') },
+    apis: { v2: aggregated('apis', 'v2'), v2beta1: aggregated('apis', 'v2beta1') },
+  };
+  const resourceLists = new Map<string, Representation>(
+    index.allGroupVersions().map((gv) => [gv.groupVersion, representation(apiResourceList(gv))]),
+  );
+  const groupDocs = new Map<string, Representation>(
+    index.groups.map((g) => [
+      g.name,
+      representation({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(g) }),
+    ]),
+  );
+  const openApiV3Docs = lazy(
+    () =>
+      new Map(
+        index
+          .allGroupVersions()
+          .map((gv) => [openApiV3Key(gv), representation(openApiV3Document(gv))]),
+      ),
+  );
+  const openApiV3IndexDoc = lazy(() =>
+    representation(
+      openApiV3Index([...openApiV3Docs()].map(([key, doc]) => ({ key, etag: doc.etag }))),
+    ),
+  );
+  const openApiV2Doc = lazy(() => representation(openApiV2Document(index.allGroupVersions())));
+
+  /** `/api` and `/apis`: aggregated when asked for, legacy otherwise. */
+  function serveRoot(ctx: Context, root: 'api' | 'apis'): void {
+    const form = negotiateDiscovery(ctx.get('Accept') || undefined, { aggregated: true });
+    if (!form) return sendError(ctx, notAcceptable(true));
+    if (form.form === 'aggregated') {
+      return respondWithETag(ctx, aggregatedDocs[root][form.version], {
+        cacheControl: 'public',
+        vary: 'Accept',
+      });
+    }
+    const addresses = serverAddresses(ctx);
+    const body =
+      root === 'api'
+        ? { ...apiVersions(addresses), versions: coreVersions }
+        : apiGroupList(index.groups, addresses);
+    respondWithETag(ctx, representation(body), { vary: 'Accept' });
+  }
+
+  /** Legacy-only documents (a group, a group/version's resources). */
+  function serveLegacy(ctx: Context, doc: Representation | undefined): void {
+    if (!doc) return sendError(ctx, notFound());
+    if (!negotiateDiscovery(ctx.get('Accept') || undefined, { aggregated: false })) {
+      return sendError(ctx, notAcceptable(false));
+    }
+    respondWithETag(ctx, doc);
+  }
+
+  /** kube-openapi handler3: a matching `?hash=` makes the document immutable; a stale one redirects. */
+  function serveOpenApiV3(ctx: Context, key: string): void {
+    const doc = openApiV3Docs().get(key);
+    if (!doc) return sendError(ctx, notFound());
+    if (!acceptsJson(ctx.get('Accept') || undefined))
+      return sendError(ctx, ApiError.notAcceptable('only application/json is served'));
+    const hash = typeof ctx.query['hash'] === 'string' ? ctx.query['hash'] : '';
+    if (hash && hash !== doc.etag) {
+      ctx.status = 301;
+      ctx.redirect(`/openapi/v3/${key}?hash=${doc.etag}`);
+      return;
+    }
+    respondWithETag(
+      ctx,
+      doc,
+      hash
+        ? {
+            cacheControl: 'public, immutable',
+            vary: 'Accept',
+            expires: new Date(Date.now() + ONE_YEAR_MS),
+          }
+        : { vary: 'Accept' },
+    );
+  }
+
+  type Handler = (ctx: Context) => void;
+
+  /** The handler of a discovery path, or undefined for paths that belong to someone else. */
+  function route(path: string): Handler | undefined {
+    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const parts = trimmed.split('/').slice(1);
+    const [first = '', second = '', third = '', fourth = '', fifth = ''] = parts;
+    switch (`${first}:${parts.length}`) {
+      case 'version:1':
+        return (ctx) => respondWithETag(ctx, version);
+      case 'api:1':
+        return (ctx) => serveRoot(ctx, 'api');
+      case 'api:2':
+        return (ctx) => serveLegacy(ctx, index.core ? resourceLists.get(second) : undefined);
+      case 'apis:1':
+        return (ctx) => serveRoot(ctx, 'apis');
+      case 'apis:2':
+        return (ctx) => serveLegacy(ctx, groupDocs.get(second));
+      case 'apis:3':
+        return (ctx) => serveLegacy(ctx, resourceLists.get(`${second}/${third}`));
+    }
+    if (first !== 'openapi') return undefined;
+    if (second === 'v2' && parts.length === 2) return serveOpenApiV2;
+    if (second !== 'v3') return undefined;
+    if (parts.length === 2) return (ctx) => respondWithETag(ctx, openApiV3IndexDoc());
+    if (third === 'api' && parts.length === 4) return (ctx) => serveOpenApiV3(ctx, `api/${fourth}`);
+    if (third === 'apis' && parts.length === 5)
+      return (ctx) => serveOpenApiV3(ctx, `apis/${fourth}/${fifth}`);
+    return (ctx) => sendError(ctx, notFound());
+  }
+
+  function serveOpenApiV2(ctx: Context): void {
+    // kubectl asks for protobuf only; a 406 sends it to its fallbacks, as kube-openapi does.
+    if (!acceptsJson(ctx.get('Accept') || undefined)) {
+      return sendError(ctx, ApiError.notAcceptable('only application/json is served'));
+    }
+    respondWithETag(ctx, openApiV2Doc(), { vary: 'Accept' });
+  }
+
+  return async (ctx, next) => {
+    const handler = route(ctx.path);
+    if (!handler) {
+      await next();
+      return;
+    }
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      return sendError(
+        ctx,
+        ApiError.methodNotAllowed(
+          'the server does not allow this method on the requested resource',
+        ),
+      );
+    }
+    handler(ctx);
+  };
+}

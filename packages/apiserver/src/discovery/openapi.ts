@@ -1,0 +1,643 @@
+import type { ResourceDefinition } from '@listwatch/api';
+import type { ApiGroupVersion } from './api-groups.js';
+import {
+  kindSchema,
+  listSchema,
+  META,
+  SCHEMA_REF_PREFIX,
+  schemaNameOf,
+  withReferencedSchemas,
+  type Schema,
+} from './openapi-schemas.js';
+import { subresourcesOf, type GroupVersionKind, type SubresourceInfo } from './subresources.js';
+import { KUBERNETES_VERSION } from './version.js';
+
+// The OpenAPI documents kubectl reads: /openapi/v3 (an index of one document per group/version)
+// and /openapi/v2 (one swagger 2.0 document). kubectl 1.32 uses v3 to decide where validation
+// happens (cli-runtime resource/query_param_verifier_v3.go: a PATCH operation carrying the
+// GVK's x-kubernetes-group-version-kind and a `fieldValidation` parameter means the server
+// validates, so kubectl sends fieldValidation=Strict and skips client-side schema checks), for
+// strategic merge patch metadata in `kubectl apply` (apply/patcher.go) and for `kubectl explain`.
+
+type Action = 'get' | 'list' | 'post' | 'put' | 'patch' | 'delete' | 'deletecollection';
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+
+interface Parameter {
+  name: string;
+  in: 'query' | 'path';
+  description: string;
+  type: 'string' | 'boolean' | 'integer';
+  required?: boolean;
+}
+
+interface Operation {
+  method: Method;
+  operationId: string;
+  description: string;
+  tag: string;
+  action: Action;
+  gvk: GroupVersionKind;
+  params: Parameter[];
+  /** Component name of the request body. */
+  body?: string;
+  /** A PATCH: the body is a Patch in one of the patch media types. */
+  patch?: boolean;
+  responses: { code: string; description: string; schema: string }[];
+}
+
+interface PathItem {
+  path: string;
+  params: Parameter[];
+  operations: Operation[];
+}
+
+const q = (name: string, type: Parameter['type'], description: string): Parameter => ({
+  name,
+  in: 'query',
+  description,
+  type,
+});
+
+const PRETTY = q('pretty', 'string', "If 'true', then the output is pretty printed.");
+const NAMESPACE: Parameter = {
+  name: 'namespace',
+  in: 'path',
+  required: true,
+  type: 'string',
+  description: 'object name and auth scope, such as for teams and projects',
+};
+const nameParam = (kind: string): Parameter => ({
+  name: 'name',
+  in: 'path',
+  required: true,
+  type: 'string',
+  description: `name of the ${kind}`,
+});
+
+const DRY_RUN = q(
+  'dryRun',
+  'string',
+  'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed',
+);
+const FIELD_MANAGER = q(
+  'fieldManager',
+  'string',
+  'fieldManager is a name associated with the actor or entity that is making these changes.',
+);
+/** The parameter whose presence tells kubectl that the server validates fields. */
+const FIELD_VALIDATION = q(
+  'fieldValidation',
+  'string',
+  'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: silently drop them. - Warn: send a warning for each one. - Strict: fail the request with a BadRequest error listing them.',
+);
+const FORCE = q(
+  'force',
+  'boolean',
+  'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people.',
+);
+const LIST_PARAMS: Parameter[] = [
+  q(
+    'allowWatchBookmarks',
+    'boolean',
+    'allowWatchBookmarks requests watch events with type "BOOKMARK".',
+  ),
+  q(
+    'continue',
+    'string',
+    'The continue option should be set when retrieving more results from the server.',
+  ),
+  q(
+    'fieldSelector',
+    'string',
+    'A selector to restrict the list of returned objects by their fields. Defaults to everything.',
+  ),
+  q(
+    'labelSelector',
+    'string',
+    'A selector to restrict the list of returned objects by their labels. Defaults to everything.',
+  ),
+  q('limit', 'integer', 'limit is a maximum number of responses to return for a list call.'),
+  q(
+    'resourceVersion',
+    'string',
+    'resourceVersion sets a constraint on what resource versions a request may be served from.',
+  ),
+  q(
+    'resourceVersionMatch',
+    'string',
+    'resourceVersionMatch determines how resourceVersion is applied to list calls.',
+  ),
+  q(
+    'sendInitialEvents',
+    'boolean',
+    '`sendInitialEvents=true` may be set together with `watch=true`: the watch stream begins with synthetic events for the current state.',
+  ),
+  q('timeoutSeconds', 'integer', 'Timeout for the list/watch call.'),
+  q(
+    'watch',
+    'boolean',
+    'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.',
+  ),
+];
+const DELETE_PARAMS: Parameter[] = [
+  DRY_RUN,
+  q(
+    'gracePeriodSeconds',
+    'integer',
+    'The duration in seconds before the object should be deleted.',
+  ),
+  q(
+    'ignoreStoreReadErrorWithClusterBreakingPotential',
+    'boolean',
+    'if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error.',
+  ),
+  q('orphanDependents', 'boolean', 'Deprecated: please use the PropagationPolicy.'),
+  q(
+    'propagationPolicy',
+    'string',
+    'Whether and how garbage collection will be performed: Orphan, Background or Foreground.',
+  ),
+];
+const WRITE_PARAMS: Parameter[] = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION];
+const PATCH_PARAMS: Parameter[] = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE];
+
+/** The media types kube-apiserver accepts for PATCH (handlers/patch.go). */
+export const PATCH_CONTENT_TYPES = [
+  'application/apply-patch+yaml',
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+] as const;
+const RESPONSE_TYPES = ['application/json', 'application/yaml'] as const;
+
+const STATUS = `${META}.Status`;
+const DELETE_OPTIONS = `${META}.DeleteOptions`;
+const PATCH = `${META}.Patch`;
+
+function camel(text: string): string {
+  return text
+    .split(/[.-]/)
+    .filter(Boolean)
+    .map((part) => part[0]?.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** `Core`, `Apps`, `Coordination` (kube drops `.k8s.io`), `ExampleCom`. */
+function groupCamel(group: string): string {
+  return group === '' ? 'Core' : camel(group.replace(/\.k8s\.io$/, ''));
+}
+
+/** `core_v1`, `apps_v1`, `coordination_v1`: the tag kube gives a group/version's operations. */
+function tagOf(gv: { group: string; version: string }): string {
+  const name = gv.group === '' ? 'core' : gv.group.replace(/\.k8s\.io$/, '');
+  const tagGroup = name
+    .split(/[.-]/)
+    .map((p, i) => (i === 0 ? p : camel(p)))
+    .join('');
+  return `${tagGroup}_${gv.version}`;
+}
+
+export function pathPrefixOf(gv: { group: string; version: string }): string {
+  return gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
+}
+
+function ok(schema: string, ...codes: string[]): Operation['responses'] {
+  const text: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted' };
+  return codes.map((code) => ({ code, description: text[code] ?? code, schema }));
+}
+
+/** The paths and operations of one resource, as kube's installer.go registers them. */
+function resourcePaths(def: ResourceDefinition): PathItem[] {
+  const gvk: GroupVersionKind = { group: def.group, version: def.version, kind: def.kind };
+  const id = `${groupCamel(def.group)}${camel(def.version)}`;
+  const scoped = def.namespaced ? 'Namespaced' : '';
+  const kindName = schemaNameOf(gvk);
+  const listName = schemaNameOf({ ...gvk, kind: def.listKind });
+  const tag = tagOf(def);
+  const has = (verb: string) => def.verbs.some((v) => v === verb);
+  const prefix = pathPrefixOf(def);
+  const collectionPath = def.namespaced
+    ? `${prefix}/namespaces/{namespace}/${def.plural}`
+    : `${prefix}/${def.plural}`;
+  const scopeParams = def.namespaced ? [NAMESPACE] : [];
+  const base = { tag, gvk };
+  const items: PathItem[] = [];
+
+  const collection: Operation[] = [];
+  if (has('list')) {
+    collection.push({
+      ...base,
+      method: 'get',
+      action: 'list',
+      operationId: `list${id}${scoped}${def.kind}`,
+      description: `list or watch objects of kind ${def.kind}`,
+      params: LIST_PARAMS,
+      responses: ok(listName, '200'),
+    });
+  }
+  if (has('create')) {
+    collection.push({
+      ...base,
+      method: 'post',
+      action: 'post',
+      operationId: `create${id}${scoped}${def.kind}`,
+      description: `create a ${def.kind}`,
+      params: WRITE_PARAMS,
+      body: kindName,
+      responses: ok(kindName, '200', '201', '202'),
+    });
+  }
+  if (has('deletecollection')) {
+    collection.push({
+      ...base,
+      method: 'delete',
+      action: 'deletecollection',
+      operationId: `delete${id}Collection${scoped}${def.kind}`,
+      description: `delete collection of ${def.kind}`,
+      params: [
+        ...LIST_PARAMS.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks'),
+        ...DELETE_PARAMS,
+      ],
+      body: DELETE_OPTIONS,
+      responses: ok(STATUS, '200'),
+    });
+  }
+  if (collection.length)
+    items.push({ path: collectionPath, params: [...scopeParams, PRETTY], operations: collection });
+
+  const item: Operation[] = [];
+  if (has('get')) {
+    item.push({
+      ...base,
+      method: 'get',
+      action: 'get',
+      operationId: `read${id}${scoped}${def.kind}`,
+      description: `read the specified ${def.kind}`,
+      params: [],
+      responses: ok(kindName, '200'),
+    });
+  }
+  if (has('update')) {
+    item.push({
+      ...base,
+      method: 'put',
+      action: 'put',
+      operationId: `replace${id}${scoped}${def.kind}`,
+      description: `replace the specified ${def.kind}`,
+      params: WRITE_PARAMS,
+      body: kindName,
+      responses: ok(kindName, '200', '201'),
+    });
+  }
+  if (has('patch')) {
+    item.push({
+      ...base,
+      method: 'patch',
+      action: 'patch',
+      operationId: `patch${id}${scoped}${def.kind}`,
+      description: `partially update the specified ${def.kind}`,
+      params: PATCH_PARAMS,
+      body: PATCH,
+      patch: true,
+      responses: ok(kindName, '200', '201'),
+    });
+  }
+  if (has('delete')) {
+    item.push({
+      ...base,
+      method: 'delete',
+      action: 'delete',
+      operationId: `delete${id}${scoped}${def.kind}`,
+      description: `delete a ${def.kind}`,
+      params: DELETE_PARAMS,
+      body: DELETE_OPTIONS,
+      responses: ok(STATUS, '200', '202'),
+    });
+  }
+  const itemParams = [nameParam(def.kind), ...scopeParams, PRETTY];
+  if (item.length)
+    items.push({ path: `${collectionPath}/{name}`, params: itemParams, operations: item });
+
+  for (const sub of subresourcesOf(def)) {
+    const operations = subresourceOperations(
+      def,
+      sub,
+      `${id}${scoped}${def.kind}${camel(sub.name)}`,
+      tag,
+    );
+    if (operations.length) {
+      items.push({ path: `${collectionPath}/{name}/${sub.name}`, params: itemParams, operations });
+    }
+  }
+
+  if (def.namespaced && has('list')) {
+    items.push({
+      path: `${prefix}/${def.plural}`,
+      params: [PRETTY],
+      operations: [
+        {
+          ...base,
+          method: 'get',
+          action: 'list',
+          operationId: `list${id}${def.kind}ForAllNamespaces`,
+          description: `list or watch objects of kind ${def.kind}`,
+          params: LIST_PARAMS,
+          responses: ok(listName, '200'),
+        },
+      ],
+    });
+  }
+  return items;
+}
+
+function subresourceOperations(
+  def: ResourceDefinition,
+  sub: SubresourceInfo,
+  suffix: string,
+  tag: string,
+): Operation[] {
+  // Streams and proxies (exec, log, ...) have no object schema to validate or patch.
+  if (sub.shape !== 'object') return [];
+  const schema = schemaNameOf(sub.kind);
+  const what = `${sub.name} of the specified ${def.kind}`;
+  const base = { tag, gvk: sub.kind };
+  const operations: Operation[] = [];
+  for (const verb of sub.verbs) {
+    if (verb === 'get') {
+      operations.push({
+        ...base,
+        method: 'get',
+        action: 'get',
+        operationId: `read${suffix}`,
+        description: `read ${what}`,
+        params: [],
+        responses: ok(schema, '200'),
+      });
+    } else if (verb === 'update') {
+      operations.push({
+        ...base,
+        method: 'put',
+        action: 'put',
+        operationId: `replace${suffix}`,
+        description: `replace ${what}`,
+        params: WRITE_PARAMS,
+        body: schema,
+        responses: ok(schema, '200', '201'),
+      });
+    } else if (verb === 'patch') {
+      operations.push({
+        ...base,
+        method: 'patch',
+        action: 'patch',
+        operationId: `patch${suffix}`,
+        description: `partially update ${what}`,
+        params: PATCH_PARAMS,
+        body: PATCH,
+        patch: true,
+        responses: ok(schema, '200', '201'),
+      });
+    } else if (verb === 'create') {
+      operations.push({
+        ...base,
+        method: 'post',
+        action: 'post',
+        operationId: `create${suffix}`,
+        description: `create ${what}`,
+        params: WRITE_PARAMS,
+        body: schema,
+        responses: ok(schema, '200', '201', '202'),
+      });
+    }
+  }
+  return operations;
+}
+
+/** `GET /api/v1/` or `/apis/<g>/<v>/`: the group/version's own discovery document. */
+function resourceListPath(gv: ApiGroupVersion): PathItem {
+  return {
+    path: `${pathPrefixOf(gv)}/`,
+    params: [],
+    operations: [
+      {
+        method: 'get',
+        action: 'get',
+        operationId: `get${groupCamel(gv.group)}${camel(gv.version)}APIResources`,
+        description: 'get available resources',
+        tag: tagOf(gv),
+        gvk: { group: '', version: 'v1', kind: 'APIResourceList' },
+        params: [],
+        responses: ok(`${META}.APIResourceList`, '200'),
+      },
+    ],
+  };
+}
+
+function groupVersionPaths(gv: ApiGroupVersion): PathItem[] {
+  return [resourceListPath(gv), ...gv.resources.flatMap(resourcePaths)];
+}
+
+/** The kinds a group/version's operations read and write, as component schemas. */
+function groupVersionSchemas(gv: ApiGroupVersion): Record<string, Schema> {
+  const schemas: Record<string, Schema> = {};
+  for (const def of gv.resources) {
+    schemas[schemaNameOf(def)] = kindSchema(def);
+    schemas[schemaNameOf({ ...def, kind: def.listKind })] = listSchema(def);
+    for (const sub of subresourcesOf(def)) {
+      if (sub.shape === 'object') schemas[schemaNameOf(sub.kind)] ??= kindSchema(sub.kind);
+    }
+  }
+  return schemas;
+}
+
+function gvkObject(gvk: GroupVersionKind): { group: string; kind: string; version: string } {
+  return { group: gvk.group, kind: gvk.kind, version: gvk.version };
+}
+
+// --- OpenAPI v3 ----------------------------------------------------------------------------
+
+function v3Parameter(p: Parameter): Schema {
+  return {
+    name: p.name,
+    in: p.in,
+    description: p.description,
+    ...(p.required ? { required: true } : {}),
+    schema: { type: p.type, uniqueItems: true },
+  };
+}
+
+function v3Content(types: readonly string[], schema: string): Schema {
+  return Object.fromEntries(
+    types.map((t) => [t, { schema: { $ref: `${SCHEMA_REF_PREFIX}${schema}` } }]),
+  );
+}
+
+function v3Operation(op: Operation): Schema {
+  const responses: Record<string, Schema> = {};
+  for (const r of op.responses) {
+    responses[r.code] = {
+      description: r.description,
+      content: v3Content(RESPONSE_TYPES, r.schema),
+    };
+  }
+  responses['401'] = { description: 'Unauthorized' };
+  return {
+    tags: [op.tag],
+    description: op.description,
+    operationId: op.operationId,
+    ...(op.params.length ? { parameters: op.params.map(v3Parameter) } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            content: v3Content(op.patch ? PATCH_CONTENT_TYPES : ['*/*'], op.body),
+            required: true,
+          },
+        }
+      : {}),
+    responses,
+    'x-kubernetes-action': op.action,
+    'x-kubernetes-group-version-kind': gvkObject(op.gvk),
+  };
+}
+
+function v3Paths(items: PathItem[]): Record<string, Schema> {
+  const paths: Record<string, Schema> = {};
+  for (const item of items) {
+    const entry: Schema = {};
+    for (const op of item.operations) entry[op.method] = v3Operation(op);
+    if (item.params.length) entry['parameters'] = item.params.map(v3Parameter);
+    paths[item.path] = entry;
+  }
+  return paths;
+}
+
+const BEARER_TOKEN = {
+  type: 'apiKey',
+  description: 'Bearer Token authentication',
+  name: 'authorization',
+  in: 'header',
+} as const;
+
+/** The OpenAPI 3.0 document of one group/version (`/openapi/v3/apis/apps/v1`). */
+export function openApiV3Document(gv: ApiGroupVersion): Schema {
+  const paths = v3Paths(groupVersionPaths(gv));
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion },
+    paths,
+    components: {
+      schemas: withReferencedSchemas(groupVersionSchemas(gv), paths),
+      securitySchemes: { BearerToken: BEARER_TOKEN },
+    },
+  };
+}
+
+/** The key of a group/version in the v3 index: `api/v1`, `apis/apps/v1`. */
+export function openApiV3Key(gv: { group: string; version: string }): string {
+  return pathPrefixOf(gv).slice(1);
+}
+
+/** `GET /openapi/v3`: where each group/version's document lives, its hash in the URL. */
+export function openApiV3Index(documents: readonly { key: string; etag: string }[]): {
+  paths: Record<string, { serverRelativeURL: string }>;
+} {
+  const sorted = [...documents].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return {
+    paths: Object.fromEntries(
+      sorted.map((d) => [d.key, { serverRelativeURL: `/openapi/v3/${d.key}?hash=${d.etag}` }]),
+    ),
+  };
+}
+
+// --- OpenAPI v2 (swagger 2.0) -----------------------------------------------------------------
+
+const DEFINITIONS_PREFIX = '#/definitions/';
+
+/** Rewrites a v3 schema for swagger 2.0: refs into #/definitions, no oneOf. */
+function toV2Schema(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toV2Schema);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === '$ref' && typeof inner === 'string') {
+      out[key] = inner.replace(SCHEMA_REF_PREFIX, DEFINITIONS_PREFIX);
+    } else if (key === 'oneOf') {
+      // Swagger 2.0 has no oneOf; Quantity is published there as a string, as kube does.
+      out['type'] = 'string';
+    } else {
+      out[key] = toV2Schema(inner);
+    }
+  }
+  return out;
+}
+
+function v2Parameter(p: Parameter): Schema {
+  return {
+    name: p.name,
+    in: p.in,
+    description: p.description,
+    ...(p.required ? { required: true } : {}),
+    type: p.type,
+    uniqueItems: true,
+  };
+}
+
+function v2Operation(op: Operation): Schema {
+  const responses: Record<string, Schema> = {};
+  for (const r of op.responses) {
+    responses[r.code] = {
+      description: r.description,
+      schema: { $ref: `${DEFINITIONS_PREFIX}${r.schema}` },
+    };
+  }
+  responses['401'] = { description: 'Unauthorized' };
+  const body = op.body
+    ? [
+        {
+          name: 'body',
+          in: 'body',
+          required: true,
+          schema: { $ref: `${DEFINITIONS_PREFIX}${op.body}` },
+        },
+      ]
+    : [];
+  const params = [...body, ...op.params.map(v2Parameter)];
+  return {
+    description: op.description,
+    consumes: op.patch ? [...PATCH_CONTENT_TYPES] : ['*/*'],
+    produces: [...RESPONSE_TYPES],
+    schemes: ['https'],
+    tags: [op.tag],
+    operationId: op.operationId,
+    ...(params.length ? { parameters: params } : {}),
+    responses,
+    'x-kubernetes-action': op.action,
+    'x-kubernetes-group-version-kind': gvkObject(op.gvk),
+  };
+}
+
+/** `GET /openapi/v2`: every group/version in one swagger 2.0 document. */
+export function openApiV2Document(groupVersions: readonly ApiGroupVersion[]): Schema {
+  const items = groupVersions.flatMap(groupVersionPaths);
+  const paths: Record<string, Schema> = {};
+  for (const item of items) {
+    const entry: Schema = {};
+    for (const op of item.operations) entry[op.method] = v2Operation(op);
+    if (item.params.length) entry['parameters'] = item.params.map(v2Parameter);
+    paths[item.path] = entry;
+  }
+  const schemas = withReferencedSchemas(
+    Object.assign({}, ...groupVersions.map(groupVersionSchemas)) as Record<string, Schema>,
+    items
+      .flatMap((i) => i.operations.flatMap((o) => [o.body, ...o.responses.map((r) => r.schema)]))
+      .filter((name): name is string => name !== undefined)
+      .map((name) => ({ $ref: `${SCHEMA_REF_PREFIX}${name}` })),
+  );
+  return {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion },
+    paths,
+    definitions: toV2Schema(schemas),
+    securityDefinitions: { BearerToken: BEARER_TOKEN },
+    security: [{ BearerToken: [] }],
+  };
+}

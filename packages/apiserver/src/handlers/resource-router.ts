@@ -1,0 +1,67 @@
+import { ApiError } from '@listwatch/api';
+import type Koa from 'koa';
+import { parseRequestInfo } from '../registry/request-info.js';
+import type { ServerContext } from '../server-context.js';
+import { serveHttpWatch } from '../transports/http-watch.js';
+import { deleteCollection, deleteObject } from './delete.js';
+import { getObject, listObjects } from './read.js';
+import { requestScope } from './request-scope.js';
+import { verbOf } from './verb.js';
+import { openWatch } from './watch.js';
+import { createObject, patchObject, updateObject } from './write.js';
+
+/** What the metrics and logs record about a resource request. */
+export interface RequestLabels {
+  verb: string;
+  resource: string;
+}
+
+/** Routes `/api/...` and `/apis/...` resource requests to their verb's handler. */
+export function resourceRouter(server: ServerContext): Koa.Middleware {
+  return async (ctx, next) => {
+    const info = parseRequestInfo(ctx.path);
+    if (!info) return next();
+    const entry = server.registry.lookup(info.group, info.version, info.resource);
+    if (!entry) {
+      throw new ApiError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    }
+    const scope = requestScope(ctx, server, info, entry);
+    const verb = verbOf(ctx.method, info, scope.query);
+    const labels: RequestLabels = { verb: verb ?? ctx.method.toLowerCase(), resource: entry.definition.plural };
+    ctx.state['request'] = labels;
+    if (!verb || !entry.definition.verbs.includes(verb)) {
+      throw ApiError.methodNotAllowed(`the server does not allow this method on the requested resource`);
+    }
+    switch (verb) {
+      case 'get':
+        return scope.info.subresource === undefined || scope.info.subresource === 'status'
+          ? getObject(scope, scope.info.name!)
+          : Promise.reject(ApiError.notFound(scope.gr, `${scope.info.name!}/${scope.info.subresource}`));
+      case 'list':
+        return listObjects(scope);
+      case 'watch': {
+        if (server.shuttingDown) throw ApiError.serviceUnavailable('the apiserver is shutting down');
+        const watch = await openWatch(server, info, entry, scope.query, ctx.get('accept'));
+        const transport = ctx.req.httpVersionMajor === 2 ? 'http2' : 'http1';
+        const gauge = { resource: entry.definition.plural, transport };
+        server.metrics.watches.inc(gauge);
+        ctx.respond = false;
+        await serveHttpWatch(ctx.res, watch, (events) => {
+          server.metrics.watches.dec(gauge);
+          server.metrics.watchEventsSent.inc({ resource: entry.definition.plural }, events);
+        });
+        return;
+      }
+      case 'create':
+        return createObject(scope);
+      case 'update':
+        return updateObject(scope);
+      case 'patch':
+        return patchObject(scope);
+      case 'delete':
+        return deleteObject(scope);
+      case 'deletecollection':
+        return deleteCollection(scope);
+    }
+  };
+}

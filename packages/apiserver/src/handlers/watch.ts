@@ -1,0 +1,61 @@
+import { parseListOptions } from '@listwatch/api';
+import { negotiateWatch, parseIncludeObject, type EventView, type NegotiatedWatchCodec } from '@listwatch/codec';
+import type { CacheWatcher } from '@listwatch/storage';
+import type { RequestInfo } from '../registry/request-info.js';
+import type { ResourceEntry } from '../registry/resource-registry.js';
+import type { ServerContext } from '../server-context.js';
+import { pinnedName, predicateOf } from './selectors.js';
+
+/** An opened watch and how its events are to be written. */
+export interface OpenWatch {
+  watcher: CacheWatcher;
+  codec: NegotiatedWatchCodec;
+  /** The view of each event (Table, metadata only); `first` is for the first event of the stream. */
+  view(first: boolean): EventView | undefined;
+}
+
+/**
+ * Opens a WATCH (shared by every transport): validates the query, negotiates the encoding, picks
+ * the timeout (`timeoutSeconds`, else `--min-request-timeout` × (1 + rand) to spread re-watches,
+ * kubernetes#6770) and asks the watch cache. Errors here are plain HTTP errors; after this point
+ * they travel as ERROR events.
+ */
+export async function openWatch(
+  server: ServerContext,
+  info: RequestInfo,
+  entry: ResourceEntry,
+  query: URLSearchParams,
+  accept: string | undefined,
+): Promise<OpenWatch> {
+  const { definition, source } = entry;
+  const options = parseListOptions(query, { definition });
+  const codec = negotiateWatch(accept, { table: true });
+  const includeObject = codec.as === 'Table' ? parseIncludeObject(query.get('includeObject')) : undefined;
+  const predicate = predicateOf(options);
+  const name = pinnedName(predicate, info.legacyWatch ? info.name : undefined);
+  const timeoutMs =
+    options.timeoutSeconds !== undefined
+      ? options.timeoutSeconds * 1000
+      : Math.round(server.minRequestTimeoutSeconds * (1 + Math.random()) * 1000);
+  const namespace = definition.namespaced ? info.namespace : undefined;
+  const watcher = await source.watch({
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(name !== undefined ? { name } : {}),
+    predicate,
+    ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
+    ...(options.sendInitialEvents !== undefined ? { sendInitialEvents: options.sendInitialEvents } : {}),
+    allowWatchBookmarks: options.allowWatchBookmarks,
+    timeoutMs,
+  });
+  const version = codec.version ?? 'v1';
+  return {
+    watcher,
+    codec,
+    view: (first) =>
+      codec.as === 'Table'
+        ? { as: 'Table', definition, includeObject: includeObject ?? 'Metadata', version, columns: first }
+        : codec.as === 'PartialObjectMetadata'
+          ? { as: 'PartialObjectMetadata', version }
+          : undefined,
+  };
+}

@@ -1,0 +1,30 @@
+import type Koa from 'koa';
+import type { RequestLabels } from '../handlers/resource-router.js';
+import type { ServerContext } from '../server-context.js';
+
+/** One structured line per request and its metrics; headers (tokens) are never logged. */
+export function accessLog(server: ServerContext): Koa.Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const labels = ctx.state['request'] as RequestLabels | undefined;
+      const verb = labels?.verb ?? ctx.method.toLowerCase();
+      const resource = labels?.resource ?? '';
+      const code = ctx.respond === false ? 200 : ctx.status;
+      server.metrics.requests.inc({ verb, resource, code: String(code) });
+      server.metrics.requestDuration.observe({ verb, resource }, seconds);
+      server.logger.debug('request', {
+        method: ctx.method,
+        path: ctx.path,
+        verb,
+        resource,
+        code,
+        ms: Math.round(seconds * 1000),
+        userAgent: ctx.get('user-agent'),
+      });
+    }
+  };
+}

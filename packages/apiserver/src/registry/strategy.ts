@@ -1,0 +1,155 @@
+import {
+  ApiError,
+  apiVersionOf,
+  generateName,
+  validateObjectMeta,
+  type FieldError,
+  type KubeObject,
+  type ResourceDefinition,
+} from '@listwatch/api';
+import { randomUUID } from 'node:crypto';
+
+// What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
+// pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
+
+/** Fields outside spec that a write may not change through the main resource. */
+const SYSTEM_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+
+export function hasStatusSubresource(definition: ResourceDefinition): boolean {
+  return definition.subresources.includes('status');
+}
+
+/** Everything but metadata and status: a change here bumps metadata.generation. */
+function specOf(object: KubeObject): Record<string, unknown> {
+  const spec: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) if (!SYSTEM_FIELDS.has(key)) spec[key] = value;
+  return spec;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function invalid(definition: ResourceDefinition, name: string, errors: FieldError[]): ApiError {
+  return ApiError.invalid({ kind: definition.kind, ...(definition.group ? { group: definition.group } : {}) }, name, errors);
+}
+
+/** Checks apiVersion/kind of a body against the resource it was sent to (400 otherwise). */
+export function checkTypeMeta(definition: ResourceDefinition, object: KubeObject): void {
+  const expected = apiVersionOf(definition);
+  if (object.apiVersion !== undefined && object.apiVersion !== expected) {
+    throw ApiError.badRequest(
+      `the API version in the data (${object.apiVersion}) does not match the expected API version (${expected})`,
+    );
+  }
+  if (object.kind !== undefined && object.kind !== definition.kind) {
+    throw ApiError.badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${definition.kind})`);
+  }
+}
+
+/** Reads a request body as an object with metadata, or 400. */
+export function asObject(value: unknown): KubeObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw ApiError.badRequest('the body of the request must be a JSON object');
+  }
+  const object = value as KubeObject;
+  if (object.metadata === undefined || object.metadata === null) object.metadata = {};
+  if (typeof object.metadata !== 'object' || Array.isArray(object.metadata)) {
+    throw ApiError.badRequest('metadata must be an object');
+  }
+  return object;
+}
+
+/**
+ * BeforeCreate: type meta, namespace from the URL, generateName, uid, creationTimestamp,
+ * generation 1, server-owned fields cleared, then ObjectMeta validation (422).
+ */
+export function prepareForCreate(definition: ResourceDefinition, object: KubeObject, namespace: string | undefined): KubeObject {
+  checkTypeMeta(definition, object);
+  const meta = object.metadata;
+  if (definition.namespaced) {
+    if (meta.namespace && namespace && meta.namespace !== namespace) {
+      throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = meta.namespace || namespace || '';
+  } else {
+    delete meta.namespace;
+  }
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  const errors = validateObjectMeta(meta, { namespaced: definition.namespaced, nameRule: definition.nameRule });
+  if (errors.length) throw invalid(definition, meta.name ?? '', errors);
+  object.apiVersion = apiVersionOf(definition);
+  object.kind = definition.kind;
+  meta.uid = randomUUID();
+  meta.creationTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  meta.generation = 1;
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+  if (definition.plural === 'pods') {
+    // A new pod is Pending until a kubelet says otherwise (pod strategy PrepareForCreate).
+    object['status'] = { phase: 'Pending', ...(isRecord(object['status']) ? object['status'] : {}) };
+  }
+  if (definition.plural === 'namespaces') {
+    object['spec'] = { finalizers: ['kubernetes'], ...(isRecord(object['spec']) ? object['spec'] : {}) };
+    object['status'] = { phase: 'Active' };
+  }
+  return object;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * BeforeUpdate on the main resource or its status: identity fields stay, the status subresource
+ * only changes status, the main resource never does (when a status subresource exists), and
+ * generation follows spec changes.
+ */
+export function prepareForUpdate(
+  definition: ResourceDefinition,
+  next: KubeObject,
+  current: KubeObject,
+  subresource: 'status' | undefined,
+): KubeObject {
+  checkTypeMeta(definition, next);
+  const name = current.metadata.name ?? '';
+  if (next.metadata.name !== undefined && next.metadata.name !== name) {
+    throw ApiError.badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  if (definition.namespaced && next.metadata.namespace && next.metadata.namespace !== current.metadata.namespace) {
+    throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  let result: KubeObject;
+  if (subresource === 'status') {
+    // Status writes keep everything else, metadata included (status strategies' PrepareForUpdate).
+    result = { ...current, metadata: { ...current.metadata } };
+    if ('status' in next) result['status'] = next['status'];
+    else delete result['status'];
+  } else {
+    result = { ...next, metadata: { ...next.metadata } };
+    if (hasStatusSubresource(definition)) {
+      if ('status' in current) result['status'] = current['status'];
+      else delete result['status'];
+    }
+  }
+  const meta = result.metadata;
+  meta.name = name;
+  if (definition.namespaced) meta.namespace = current.metadata.namespace ?? '';
+  else delete meta.namespace;
+  if (current.metadata.uid !== undefined) meta.uid = current.metadata.uid;
+  if (current.metadata.creationTimestamp !== undefined) meta.creationTimestamp = current.metadata.creationTimestamp;
+  if (current.metadata.deletionTimestamp !== undefined) meta.deletionTimestamp = current.metadata.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  meta.generation = (current.metadata.generation ?? 1) + (sameJson(specOf(result), specOf(current)) ? 0 : 1);
+  result.apiVersion = apiVersionOf(definition);
+  result.kind = definition.kind;
+  const { generateName: _generated, ...identity } = meta;
+  const errors = validateObjectMeta(identity, {
+    namespaced: definition.namespaced,
+    nameRule: definition.nameRule,
+  }).filter((e) => e.field !== 'metadata.name' || !current.metadata.name);
+  if (errors.length) throw invalid(definition, name, errors);
+  return result;
+}

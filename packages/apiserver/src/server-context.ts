@@ -1,0 +1,17 @@
+import type { Logger, Storage } from '@listwatch/storage';
+import type { ApiServerMetrics } from './metrics.js';
+import type { ResourceRegistry } from './registry/resource-registry.js';
+
+/** What every handler needs: the registry, storage, settings, logging and metrics. */
+export interface ServerContext {
+  registry: ResourceRegistry;
+  storage: Storage;
+  logger: Logger;
+  metrics: ApiServerMetrics;
+  /** `--min-request-timeout` (s): a watch without timeoutSeconds lasts this × (1 + rand). */
+  minRequestTimeoutSeconds: number;
+  /** Request bodies above this are 413 (kube: 3 MiB). */
+  maxRequestBodyBytes: number;
+  /** Set once SIGTERM is received: no new watches, writes finish. */
+  shuttingDown: boolean;
+}

@@ -1,0 +1,154 @@
+import { builtinResources, type ResourceDefinition } from '@listwatch/api';
+import { createStorage, type Logger, type Storage, type StorageBackend } from '@listwatch/storage';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createSecureServer, createServer as createH2cServer, type Http2SecureServer, type Http2Server } from 'node:http2';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { createApp } from './app.js';
+import { jsonLogger } from './logger.js';
+import { ApiServerMetrics } from './metrics.js';
+import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
+import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-registry.js';
+import type { ServerContext } from './server-context.js';
+import { webSocketWatch } from './transports/websocket-watch.js';
+
+export interface ApiServerOptions {
+  bindAddress?: string;
+  /** 0: a random free port. Default 8080. */
+  port?: number;
+  /** PEM strings; both set: TLS with HTTP/2 (ALPN) and HTTP/1.1 on the same port. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** An open storage to serve (tests); otherwise one is created from the options below. */
+  storage?: Storage;
+  storageBackend?: StorageBackend;
+  dataDir?: string;
+  etcdServers?: string[];
+  etcdPrefix?: string;
+  /** ms; 0 disables (default 5 min). */
+  etcdCompactionInterval?: number;
+  defaultWatchCacheSize?: number;
+  watchCacheSizes?: Record<string, number>;
+  minRequestTimeoutSeconds?: number;
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  maxRequestBodyBytes?: number;
+  definitions?: readonly ResourceDefinition[];
+  logger?: Logger;
+  /** Bookmark frequency of the watch caches (kube: 1 min; tests shorten it). */
+  bookmarkIntervalMs?: number;
+}
+
+export interface RunningApiServer {
+  /** `http://127.0.0.1:PORT` (or https). */
+  url: string;
+  port: number;
+  storage: Storage;
+  context: ServerContext;
+  /** SIGTERM semantics: stop accepting, end watches cleanly, finish in-flight writes, close storage. */
+  close(): Promise<void>;
+}
+
+/** The HTTP/2 connection preface: a client speaking h2c with prior knowledge. */
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
+
+// Flow-control windows raised so HTTP/2 watches are not throttled (nodejs/node#50972).
+const H2_SETTINGS = { initialWindowSize: 4 * 1024 * 1024, maxConcurrentStreams: 250 };
+const H2_SESSION_WINDOW = 16 * 1024 * 1024;
+
+/** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
+export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
+  const logger = options.logger ?? jsonLogger('info');
+  const storage =
+    options.storage ??
+    createStorage({
+      backend: options.storageBackend ?? 'sqlite',
+      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+      ...(options.etcdServers !== undefined ? { endpoints: options.etcdServers } : {}),
+      ...(options.etcdPrefix !== undefined ? { prefix: options.etcdPrefix } : {}),
+      ...(options.etcdCompactionInterval !== undefined ? { compactionInterval: options.etcdCompactionInterval } : {}),
+    });
+  const metrics = new ApiServerMetrics();
+  const watchCacheSizes: WatchCacheSizes = {
+    ...(options.defaultWatchCacheSize !== undefined ? { default: options.defaultWatchCacheSize } : {}),
+    ...(options.watchCacheSizes ? { perResource: options.watchCacheSizes } : {}),
+  };
+  const registry = new ResourceRegistry(storage, options.definitions ?? builtinResources, {
+    watchCacheSizes,
+    logger,
+    metrics: metrics.cacher,
+    ...(options.bookmarkIntervalMs ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+  });
+  const context: ServerContext = {
+    registry,
+    storage,
+    logger,
+    metrics,
+    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+    maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
+    shuttingDown: false,
+  };
+  await ensureSystemNamespaces(storage);
+  await registry.start();
+  const app = createApp(context, {
+    readOnly: options.maxRequestsInflight ?? 400,
+    mutating: options.maxMutatingRequestsInflight ?? 200,
+  });
+  const handler = app.callback();
+  const upgrade = webSocketWatch(context);
+
+  let listener: NetServer | Http2SecureServer;
+  const http1: HttpServer = createHttpServer(handler);
+  // Watches are long-running: no overall request timeout; headers still must arrive promptly.
+  http1.requestTimeout = 0;
+  http1.headersTimeout = 60_000;
+  http1.keepAliveTimeout = 65_000;
+  http1.on('upgrade', upgrade);
+  const raiseWindow = (server: Http2Server | Http2SecureServer) =>
+    server.on('session', (session) => session.setLocalWindowSize(H2_SESSION_WINDOW));
+  let h2c: Http2Server | undefined;
+  if (options.tlsCert && options.tlsKey) {
+    const secure = createSecureServer({ cert: options.tlsCert, key: options.tlsKey, allowHTTP1: true, settings: H2_SETTINGS }, handler);
+    secure.on('upgrade', upgrade);
+    raiseWindow(secure);
+    listener = secure;
+  } else {
+    h2c = createH2cServer({ settings: H2_SETTINGS }, handler);
+    raiseWindow(h2c);
+    const plain = createNetServer((socket: Socket) => {
+      // Sniff the first bytes: h2c with prior knowledge, or HTTP/1.1 (which may upgrade to WebSocket).
+      socket.once('readable', () => {
+        const head = socket.read(H2_PREFACE.length) as Buffer | null;
+        if (head) socket.unshift(head);
+        if (head && head.equals(H2_PREFACE)) h2c!.emit('connection', socket);
+        else http1.emit('connection', socket);
+      });
+    });
+    listener = plain;
+  }
+  const bindAddress = options.bindAddress ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(options.port ?? 8080, bindAddress, () => resolve());
+  });
+  const port = (listener.address() as AddressInfo).port;
+  const scheme = options.tlsCert ? 'https' : 'http';
+  const host = bindAddress.includes(':') ? `[${bindAddress}]` : bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress;
+  const url = `${scheme}://${host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      context.shuttingDown = true;
+      listener.close();
+      // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
+      await registry.stop();
+      http1.closeIdleConnections();
+      await new Promise((r) => setTimeout(r, 50));
+      http1.closeAllConnections();
+      h2c?.close();
+      await storage.close();
+      logger.info('apiserver stopped', { url });
+    })());
+  logger.info('apiserver serving', { url, storage: options.storage ? 'provided' : (options.storageBackend ?? 'sqlite') });
+  return { url, port, storage, context, close };
+}

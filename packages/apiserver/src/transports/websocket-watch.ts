@@ -1,0 +1,82 @@
+import { ApiError, toApiError } from '@listwatch/api';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { openWatch, type OpenWatch } from '../handlers/watch.js';
+import { parseRequestInfo } from '../registry/request-info.js';
+import type { ServerContext } from '../server-context.js';
+
+const TOKEN_PROTOCOL = 'base64url.bearer.authorization.k8s.io.';
+
+/** Answers a failed upgrade with a plain HTTP Status response (kube does the same). */
+function reject(socket: Duplex, error: ApiError): void {
+  const body = JSON.stringify(error.status);
+  const reason = error.status.reason || 'Error';
+  socket.end(
+    `HTTP/1.1 ${error.code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * WATCH over WebSocket on the same URL (Upgrade: websocket): one message per event — JSON in text
+ * frames with the trailing newline, CBOR in binary frames. An Origin header is required; what the
+ * client sends is ignored. Browsers may carry a bearer token as a subprotocol.
+ */
+export function webSocketWatch(server: ServerContext): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: (protocols) => {
+      const plain = [...protocols].find((p) => !p.startsWith(TOKEN_PROTOCOL));
+      return plain ?? [...protocols][0] ?? false;
+    },
+  });
+  return (req, socket, head) => {
+    void (async () => {
+      let watch: OpenWatch;
+      let resource: string;
+      try {
+        if (!req.headers.origin) throw ApiError.forbidden({ resource: 'watch' }, '', 'an Origin header is required for WebSocket watches');
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        const info = parseRequestInfo(url.pathname);
+        const entry = info && server.registry.lookup(info.group, info.version, info.resource);
+        if (!info || !entry) throw new ApiError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+        resource = entry.definition.plural;
+        if (server.shuttingDown) throw ApiError.serviceUnavailable('the apiserver is shutting down');
+        const query = url.searchParams;
+        if (!info.legacyWatch && query.get('watch') === null) query.set('watch', 'true');
+        watch = await openWatch(server, info, entry, query, req.headers.accept);
+      } catch (err) {
+        reject(socket, toApiError(err));
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        server.metrics.watches.inc({ resource, transport: 'websocket' });
+        void pump(ws, watch).finally(() => server.metrics.watches.dec({ resource, transport: 'websocket' }));
+      });
+    })();
+  };
+}
+
+async function pump(ws: WebSocket, watch: OpenWatch): Promise<void> {
+  const { watcher, codec } = watch;
+  ws.on('close', () => watcher.end('closed'));
+  ws.on('message', () => undefined);
+  let first = true;
+  for (;;) {
+    const batch = await watcher.nextBatch();
+    if (batch === null || ws.readyState !== ws.OPEN) break;
+    await new Promise<void>((resolve) => {
+      let pending = batch.length;
+      for (const event of batch) {
+        const message = event.encoded.webSocketMessage(codec.encoding, watch.view(first));
+        first = false;
+        ws.send(message.data, { binary: message.binary }, () => {
+          if (--pending === 0) resolve();
+        });
+      }
+    });
+  }
+  watcher.end('closed');
+  if (ws.readyState === ws.OPEN) ws.close(1000);
+}

@@ -1,0 +1,126 @@
+import { toApiError, type KubeObject } from '@listwatch/api';
+import type { BackoffOptions } from '../backoff.js';
+import type { Clock } from '../clock.js';
+import type { ListParams, TweakListOptions } from '../list-params.js';
+import type { Logger } from '../logger.js';
+import type { ResourceRef, RestClient } from '../rest-client.js';
+import type { WatchStreamOptions } from '../watch-stream.js';
+import type { Indexers } from './indexer.js';
+import type { ListerWatcher } from './lister-watcher.js';
+import type { TransformFunc } from './queue.js';
+import { SharedIndexInformer, waitUntil } from './shared-informer.js';
+import { realClock } from '../clock.js';
+
+export interface InformerFactoryOptions {
+  /** Where informers list and watch; or give `listerWatcherFor`. */
+  client?: RestClient;
+  /** A custom source per resource, namespace and (tweaked) params; wins over `client`. */
+  listerWatcherFor?: (resource: ResourceRef, namespace: string, tweak: TweakListOptions | undefined) => ListerWatcher;
+  /** '' (default): all namespaces. */
+  namespace?: string;
+  /** Applied to every informer's LIST and WATCH, e.g. a label selector. */
+  tweakListOptions?: TweakListOptions;
+  /** Default handler resync period of every informer (0: none). */
+  defaultResyncMs?: number;
+  transform?: TransformFunc;
+  fifo?: 'real' | 'delta';
+  handlerBufferSize?: number;
+  useWatchList?: boolean;
+  watch?: Omit<WatchStreamOptions, 'signal'>;
+  reflector?: { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number };
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface InformerOptions<T extends KubeObject = KubeObject> {
+  namespace?: string;
+  tweakListOptions?: TweakListOptions;
+  resyncPeriodMs?: number;
+  indexers?: Indexers<T>;
+  transform?: TransformFunc<T>;
+}
+
+/**
+ * Hands out one SharedIndexInformer per resource, namespace and selectors, so every controller
+ * in a process that watches pods shares one watch and one cache (client-go
+ * SharedInformerFactory).
+ */
+export class SharedInformerFactory {
+  private readonly informers = new Map<string, SharedIndexInformer>();
+  private readonly options: InformerFactoryOptions;
+  private shuttingDown = false;
+
+  constructor(options: InformerFactoryOptions) {
+    if (!options.client && !options.listerWatcherFor) {
+      throw toApiError(new Error('an informer factory needs a client or a listerWatcherFor function'));
+    }
+    this.options = options;
+  }
+
+  /** The shared informer for a resource; created on first use, started by start(). */
+  informerFor<T extends KubeObject = KubeObject>(resource: ResourceRef, options: InformerOptions<T> = {}): SharedIndexInformer<T> {
+    const namespace = resource.namespaced ? (options.namespace ?? this.options.namespace ?? '') : '';
+    const tweak = combine(this.options.tweakListOptions, options.tweakListOptions);
+    const params = tweak ? tweak({}) : {};
+    const key = informerKey(resource, namespace, params);
+    const existing = this.informers.get(key);
+    if (existing) return existing as unknown as SharedIndexInformer<T>;
+    if (this.shuttingDown) throw toApiError(new Error('the informer factory is shut down'));
+    const lw = (this.options.listerWatcherFor?.(resource, namespace, tweak) ??
+      this.options.client!.resource<T>(resource).namespace(namespace).listerWatcher(tweak, this.options.watch ?? {})) as ListerWatcher<T>;
+    const transform = (options.transform ?? this.options.transform) as TransformFunc<T> | undefined;
+    const informer = new SharedIndexInformer<T>({
+      listerWatcher: lw,
+      resource: { group: resource.group, resource: resource.plural },
+      resyncPeriodMs: options.resyncPeriodMs ?? this.options.defaultResyncMs ?? 0,
+      ...(options.indexers ? { indexers: options.indexers } : {}),
+      ...(transform ? { transform } : {}),
+      ...(this.options.fifo ? { fifo: this.options.fifo } : {}),
+      ...(this.options.handlerBufferSize !== undefined ? { handlerBufferSize: this.options.handlerBufferSize } : {}),
+      ...(this.options.useWatchList !== undefined ? { useWatchList: this.options.useWatchList } : {}),
+      ...(this.options.reflector ? { reflector: this.options.reflector } : {}),
+      ...(this.options.logger ? { logger: this.options.logger } : {}),
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+    });
+    this.informers.set(key, informer as unknown as SharedIndexInformer);
+    return informer;
+  }
+
+  /** Starts every informer created so far that is not running yet. */
+  start(): void {
+    if (this.shuttingDown) return;
+    for (const informer of this.informers.values()) informer.start();
+  }
+
+  /** Waits until every started informer has synced; resolves each informer's outcome by key. */
+  async waitForCacheSync(signal?: AbortSignal): Promise<Map<string, boolean>> {
+    const clock = this.options.clock ?? realClock;
+    const result = new Map<string, boolean>();
+    await Promise.all(
+      [...this.informers].map(async ([key, informer]) => {
+        result.set(key, await waitUntil(() => informer.hasSynced(), () => informer.isStopped(), clock, signal));
+      }),
+    );
+    return result;
+  }
+
+  /** Stops every informer; the client is the caller's to close. */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+  }
+}
+
+function combine(a: TweakListOptions | undefined, b: TweakListOptions | undefined): TweakListOptions | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return (params) => b(a(params));
+}
+
+/** Informers are shared when they would send the same requests. */
+export function informerKey(resource: ResourceRef, namespace: string, params: ListParams): string {
+  const gvr = `${resource.group || 'core'}/${resource.version}/${resource.plural}`;
+  const ls = params.labelSelector?.toString() ?? '';
+  const fs = params.fieldSelector?.toString() ?? '';
+  return `${gvr}|ns=${namespace}|labels=${ls}|fields=${fs}`;
+}

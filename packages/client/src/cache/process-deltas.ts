@@ -1,0 +1,35 @@
+import type { KubeObject } from '@listwatch/api';
+import type { Deltas } from './delta.js';
+import type { ResourceEventHandler } from './resource-event-handler.js';
+import type { Store } from './store.js';
+
+/**
+ * Applies popped deltas, oldest first, to the informer's store and tells the handler
+ * (client-go tools/cache/controller.go processDeltas). Added, Updated, Replaced and Sync all
+ * become an add or an update depending on whether the store already has the key — so a relist
+ * or resync of a known object is an update with the old object — and Deleted a delete.
+ * The store is updated before the handler runs, so a handler reading the store sees the change.
+ */
+export function processDeltas<T extends KubeObject>(
+  handler: ResourceEventHandler<T>,
+  clientState: Store<T>,
+  deltas: Deltas<T>,
+  isInInitialList: boolean,
+): void {
+  for (const delta of deltas) {
+    if (delta.type === 'Deleted') {
+      clientState.delete(delta.object);
+      handler.onDelete?.(delta.object);
+      continue;
+    }
+    const obj = delta.object;
+    const old = clientState.get(obj);
+    if (old !== undefined) {
+      clientState.update(obj);
+      handler.onUpdate?.(old, obj);
+    } else {
+      clientState.add(obj);
+      handler.onAdd?.(obj, isInInitialList);
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import { toApiError, type KubeObject } from '@listwatch/api';
+import { Cond } from '../cond.js';
+import { Deque } from '../deque.js';
+import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
+import type { Delta, DeltaType, Deltas } from './delta.js';
+import { metaNamespaceKeyFunc, type KeyFunc } from './key-func.js';
+import { FIFOClosedError, type PopProcessFunc, type Queue, type TransformFunc } from './queue.js';
+import type { KeyListerGetter } from './store.js';
+
+export interface RealFIFOOptions<T extends KubeObject = KubeObject> {
+  /** Defaults to metaNamespaceKeyFunc. */
+  keyFunction?: KeyFunc<T>;
+  /** The consumer's store: required, as replace and resync are defined against it. */
+  knownObjects: KeyListerGetter<T>;
+  transformer?: TransformFunc<T>;
+}
+
+/**
+ * client-go's RealFIFO (tools/cache/the_real_fifo.go, the informer default since 1.33): every
+ * notification is delivered, one per pop, in the order it arrived — nothing is coalesced, so
+ * handlers see intermediate states and deletions of objects they never saw settle. In-order
+ * delivery is what makes an informer's event stream reason-able; prefer it to DeltaFIFO.
+ */
+export class RealFIFO<T extends KubeObject = KubeObject> implements Queue<T> {
+  private readonly items = new Deque<Delta<T>>();
+  private readonly cond = new Cond();
+  private readonly keyFunc: KeyFunc<T>;
+  private readonly knownObjects: KeyListerGetter<T>;
+  private readonly transformer: TransformFunc<T> | undefined;
+  private populated = false;
+  /** Items of the first replace not yet popped. */
+  private initialPopulationCount = 0;
+  private closed = false;
+
+  constructor(options: RealFIFOOptions<T>) {
+    this.keyFunc = options.keyFunction ?? metaNamespaceKeyFunc;
+    this.knownObjects = options.knownObjects;
+    this.transformer = options.transformer;
+  }
+
+  keyOf(obj: T | DeletedFinalStateUnknown<T>): string {
+    return obj instanceof DeletedFinalStateUnknown ? obj.key : this.keyFunc(obj);
+  }
+
+  add(obj: T): void {
+    this.populated = true;
+    this.append('Added', obj, false);
+  }
+
+  update(obj: T): void {
+    this.populated = true;
+    this.append('Updated', obj, false);
+  }
+
+  delete(obj: T | DeletedFinalStateUnknown<T>): void {
+    this.populated = true;
+    this.append('Deleted', obj, false);
+  }
+
+  /**
+   * Tombstones first — for queued keys missing from the list, then for known keys missing from
+   * it — then `Replaced` for every listed object (client-go reconcileReplacement).
+   */
+  replace(list: readonly T[], _resourceVersion: string): void {
+    const newKeys = new Set(list.map((obj) => this.keyOf(obj)));
+
+    const lastQueued = new Map<string, Delta<T>>();
+    for (const item of this.items) lastQueued.set(this.keyOf(item.object), item);
+
+    const tombstones: DeletedFinalStateUnknown<T>[] = [];
+    for (const [key, last] of lastQueued) {
+      // A queued delete already tells the consumer; a second one would be a duplicate.
+      if (newKeys.has(key) || last.type === 'Deleted') continue;
+      tombstones.push(new DeletedFinalStateUnknown(key, last.object));
+    }
+    for (const key of this.knownObjects.listKeys()) {
+      if (newKeys.has(key) || lastQueued.has(key)) continue;
+      tombstones.push(new DeletedFinalStateUnknown(key, this.knownObjects.getByKey(key)));
+    }
+
+    for (const tombstone of tombstones) this.append('Deleted', tombstone, true);
+    for (const obj of list) this.append('Replaced', obj, false);
+
+    if (!this.populated) {
+      this.populated = true;
+      this.initialPopulationCount = this.items.length;
+    }
+  }
+
+  resync(): void {
+    const queued = new Set<string>();
+    for (const item of this.items) queued.add(this.keyOf(item.object));
+    for (const key of this.knownObjects.listKeys()) {
+      // A queued change is newer than the store's copy; don't deliver the older state after it.
+      if (queued.has(key)) continue;
+      const obj = this.knownObjects.getByKey(key);
+      if (obj !== undefined) this.append('Sync', obj, true);
+    }
+  }
+
+  async pop(process: PopProcessFunc<T>): Promise<Deltas<T>> {
+    while (this.items.length === 0) {
+      if (this.closed) throw new FIFOClosedError();
+      await this.cond.wait();
+    }
+    const isInInitialList = !this.hasSynced();
+    const item = this.items.shift() as Delta<T>;
+    if (this.initialPopulationCount > 0) this.initialPopulationCount--;
+    const deltas: Deltas<T> = [item];
+    try {
+      process(deltas, isInInitialList);
+    } catch (err) {
+      throw toApiError(err);
+    }
+    return deltas;
+  }
+
+  hasSynced(): boolean {
+    return this.populated && this.initialPopulationCount === 0;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.cond.broadcast();
+  }
+
+  isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The number of queued notifications. */
+  len(): number {
+    return this.items.length;
+  }
+
+  private append(
+    type: DeltaType,
+    input: T | DeletedFinalStateUnknown<T>,
+    skipTransform: boolean,
+  ): void {
+    // The key must be computable, or replace could not reconcile this item later.
+    this.keyOf(input);
+    let obj = input;
+    if (this.transformer && !skipTransform && !(obj instanceof DeletedFinalStateUnknown)) {
+      obj = this.transformer(obj);
+    }
+    this.items.push({ type, object: obj } as Delta<T>);
+    this.cond.broadcast();
+  }
+}

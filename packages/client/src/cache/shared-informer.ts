@@ -1,0 +1,348 @@
+import { toApiError, type ApiError, type GroupResource, type KubeObject } from '@listwatch/api';
+import type { BackoffOptions } from '../backoff.js';
+import { realClock, type Clock } from '../clock.js';
+import { errorField, silentLogger, type Logger } from '../logger.js';
+import { sleep } from '../sleep.js';
+import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
+import { DeltaFIFO } from './delta-fifo.js';
+import { metaNamespaceIndexFunc, NamespaceIndex, newIndexer, type Indexer, type Indexers } from './indexer.js';
+import { Lister } from './lister.js';
+import type { ListerWatcher } from './lister-watcher.js';
+import { processDeltas } from './process-deltas.js';
+import {
+  DEFAULT_HANDLER_BUFFER_SIZE,
+  ProcessorListener,
+  type EventHandler,
+  type HandlerMetrics,
+  type Notification,
+} from './processor-listener.js';
+import { isFIFOClosedError, type Queue, type TransformFunc } from './queue.js';
+import { RealFIFO } from './real-fifo.js';
+import { Reflector } from './reflector.js';
+import type { ResourceEventHandler } from './resource-event-handler.js';
+
+/** client-go minimumResyncPeriod. */
+export const MINIMUM_RESYNC_PERIOD_MS = 1000;
+
+export interface SharedInformerOptions<T extends KubeObject = KubeObject> {
+  listerWatcher: ListerWatcher<T>;
+  /** Names the resource in logs and in the lister's NotFound errors. */
+  resource: GroupResource;
+  /** The default resync period of handlers that do not set one (0: none). */
+  resyncPeriodMs?: number;
+  /** Extra indexes; the namespace index is always there. */
+  indexers?: Indexers<T>;
+  /** Applied to every object before it is stored (e.g. drop managedFields to save memory). */
+  transform?: TransformFunc<T>;
+  /** `real` (default): every notification in order. `delta`: client-go's coalescing DeltaFIFO. */
+  fifo?: 'real' | 'delta';
+  /** Per-handler buffer, see ProcessorListener (default 10 000). */
+  handlerBufferSize?: number;
+  useWatchList?: boolean;
+  /** Reflector tuning: backoff, page size, watch timeout. */
+  reflector?: { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number };
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface HandlerOptions {
+  /** 0: no resync for this handler; below 1 s is raised to 1 s. */
+  resyncPeriodMs?: number;
+  bufferSize?: number;
+  /** Shown in metrics and logs. */
+  name?: string;
+}
+
+/** What addEventHandler returns (client-go ResourceEventHandlerRegistration). */
+export interface HandlerRegistration {
+  readonly name: string;
+  /** True once the informer synced and this handler was given the whole initial list. */
+  hasSynced(): boolean;
+  metrics(): HandlerMetrics;
+}
+
+export interface InformerMetrics {
+  resource: string;
+  hasSynced: boolean;
+  lastSyncResourceVersion: string;
+  items: number;
+  /** Notifications (RealFIFO) or keys (DeltaFIFO) between the reflector and the handlers. */
+  queued: number;
+  handlers: HandlerMetrics[];
+}
+
+/**
+ * One reflector and one cache per resource, shared by any number of handlers (client-go
+ * SharedIndexInformer): the reflector feeds a FIFO, a single loop pops it into the indexer and
+ * hands each notification to every handler's own bounded lane (ProcessorListener).
+ */
+export class SharedIndexInformer<T extends KubeObject = KubeObject> {
+  readonly resource: GroupResource;
+  private readonly indexer: Indexer<T>;
+  private readonly options: SharedInformerOptions<T>;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly listeners = new Set<ProcessorListener<T>>();
+  /** Listeners whose resync is due: Sync notifications go only to them. */
+  private syncingListeners = new Set<ProcessorListener<T>>();
+  private transform: TransformFunc<T> | undefined;
+  private resyncCheckPeriodMs: number;
+  private readonly defaultResyncMs: number;
+  private fifo: Queue<T> | undefined;
+  private reflector: Reflector<T> | undefined;
+  private watchErrorHandler: ((err: ApiError) => void) | undefined;
+  private watchStartHandler: ((rv: string) => void) | undefined;
+  private readonly abort = new AbortController();
+  private started = false;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private handlerSeq = 0;
+
+  constructor(options: SharedInformerOptions<T>) {
+    this.options = options;
+    this.resource = options.resource;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? realClock;
+    this.transform = options.transform;
+    this.defaultResyncMs = options.resyncPeriodMs ?? 0;
+    this.resyncCheckPeriodMs = this.defaultResyncMs;
+    this.indexer = newIndexer<T>({ [NamespaceIndex]: metaNamespaceIndexFunc, ...options.indexers });
+  }
+
+  get name(): string {
+    return this.resource.group ? `${this.resource.resource}.${this.resource.group}` : this.resource.resource;
+  }
+
+  /**
+   * Adds a handler. Before start it gets the initial list as it arrives; after start it first
+   * gets the cache's current content as initial-list adds. Either way its hasSynced() tells when
+   * it has seen the initial state.
+   */
+  addEventHandler(handler: EventHandler<T> | ResourceEventHandler<T>, options: HandlerOptions = {}): HandlerRegistration {
+    if (this.stopped) throw toApiError(new Error(`informer ${this.name} has stopped; it cannot take handlers`));
+    let resync = options.resyncPeriodMs ?? this.defaultResyncMs;
+    if (resync > 0 && resync < MINIMUM_RESYNC_PERIOD_MS) {
+      this.logger.warn('resync period too small, raised', { informer: this.name, requestedMs: resync, usedMs: MINIMUM_RESYNC_PERIOD_MS });
+      resync = MINIMUM_RESYNC_PERIOD_MS;
+    }
+    if (resync > 0) {
+      if (this.started) {
+        // The reflector's resync timer is fixed once running: a faster handler can't be served.
+        if (resync < this.resyncCheckPeriodMs) {
+          this.logger.warn('resync period is smaller than the running informer\'s resync check period; raised', {
+            informer: this.name,
+            requestedMs: resync,
+            usedMs: this.resyncCheckPeriodMs,
+          });
+          resync = this.resyncCheckPeriodMs;
+        }
+      } else if (this.resyncCheckPeriodMs === 0 || resync < this.resyncCheckPeriodMs) {
+        this.resyncCheckPeriodMs = resync;
+      }
+    }
+    const listener = new ProcessorListener<T>(handler, {
+      name: options.name ?? `${this.name}#${++this.handlerSeq}`,
+      bufferSize: options.bufferSize ?? this.options.handlerBufferSize ?? DEFAULT_HANDLER_BUFFER_SIZE,
+      resyncPeriodMs: resync,
+      cache: this.indexer,
+      upstreamSynced: () => this.hasSynced(),
+      logger: this.logger,
+    });
+    listener.determineNextResync(this.clock.now());
+    this.listeners.add(listener);
+    if (this.started) {
+      listener.replayCache();
+      void listener.run();
+    }
+    return {
+      name: listener.name,
+      hasSynced: () => listener.hasSynced(),
+      metrics: () => listener.metrics(),
+      [LISTENER]: listener,
+    } as HandlerRegistration;
+  }
+
+  /** Stops delivering to a handler; resolves once its current call has returned. */
+  async removeEventHandler(registration: HandlerRegistration): Promise<void> {
+    const listener = (registration as unknown as Record<symbol, ProcessorListener<T> | undefined>)[LISTENER];
+    if (!listener || !this.listeners.delete(listener)) return;
+    this.syncingListeners.delete(listener);
+    await listener.stop();
+  }
+
+  /** Before start: see Reflector's watchErrorHandler. */
+  setWatchErrorHandler(handler: (err: ApiError) => void): void {
+    this.watchErrorHandler = handler;
+  }
+
+  /** Before start: called whenever a watch is (re)established. */
+  setWatchStartHandler(handler: (resourceVersion: string) => void): void {
+    this.watchStartHandler = handler;
+  }
+
+  /** Before start: see SharedInformerOptions.transform. */
+  setTransform(transform: TransformFunc<T>): void {
+    if (this.started) throw toApiError(new Error('the transform cannot change after the informer started'));
+    this.transform = transform;
+  }
+
+  /** Adds indexes, indexing what is already cached. */
+  addIndexers(indexers: Indexers<T>): void {
+    this.indexer.addIndexers(indexers);
+  }
+
+  getIndexer(): Indexer<T> {
+    return this.indexer;
+  }
+
+  lister(): Lister<T> {
+    return new Lister<T>(this.indexer, this.resource);
+  }
+
+  hasSynced(): boolean {
+    return this.fifo?.hasSynced() ?? false;
+  }
+
+  isStopped(): boolean {
+    return this.stopped;
+  }
+
+  lastSyncResourceVersion(): string {
+    return this.reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  /** Resolves true once synced, false if `signal` aborts or the informer stops first. */
+  async waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
+    return waitUntil(() => this.hasSynced(), () => this.stopped, this.clock, signal);
+  }
+
+  /** Starts the reflector and the handlers; a second call is a no-op. */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    const fifoOptions = {
+      knownObjects: this.indexer,
+      ...(this.transform ? { transformer: this.transform } : {}),
+    };
+    const fifo: Queue<T> = this.options.fifo === 'delta' ? new DeltaFIFO<T>(fifoOptions) : new RealFIFO<T>(fifoOptions);
+    this.fifo = fifo;
+    const r = this.options.reflector ?? {};
+    this.reflector = new Reflector<T>({
+      name: this.name,
+      listerWatcher: this.options.listerWatcher,
+      store: fifo,
+      resyncPeriodMs: this.resyncCheckPeriodMs,
+      shouldResync: () => this.shouldResync(),
+      ...(this.options.useWatchList !== undefined ? { useWatchList: this.options.useWatchList } : {}),
+      ...(r.backoff ? { backoff: r.backoff } : {}),
+      ...(r.pageSize !== undefined ? { pageSize: r.pageSize } : {}),
+      ...(r.minWatchTimeoutMs !== undefined ? { minWatchTimeoutMs: r.minWatchTimeoutMs } : {}),
+      clock: this.clock,
+      logger: this.logger,
+      ...(this.watchErrorHandler ? { watchErrorHandler: this.watchErrorHandler } : {}),
+      ...(this.watchStartHandler ? { onWatchStart: this.watchStartHandler } : {}),
+    });
+    for (const listener of this.listeners) void listener.run();
+    const reflecting = this.reflector.run(this.abort.signal);
+    const processing = this.processLoop(fifo);
+    this.running = Promise.all([reflecting, processing]).then(() => undefined);
+  }
+
+  /**
+   * Shuts down: stops the reflector (closing its watch), closes the FIFO, and stops every
+   * handler — each finishes the call it is in; undelivered notifications are dropped.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.abort.abort();
+    this.fifo?.close();
+    await this.running;
+    await Promise.all([...this.listeners].map((l) => l.stop()));
+  }
+
+  /** Runs until `signal` aborts, then stops. */
+  async run(signal: AbortSignal): Promise<void> {
+    this.start();
+    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await this.stop();
+  }
+
+  metrics(): InformerMetrics {
+    return {
+      resource: this.name,
+      hasSynced: this.hasSynced(),
+      lastSyncResourceVersion: this.lastSyncResourceVersion(),
+      items: this.indexer.listKeys().length,
+      queued: this.fifo?.len() ?? 0,
+      handlers: [...this.listeners].map((l) => l.metrics()),
+    };
+  }
+
+  /** Chooses the listeners whose resync is due (client-go sharedProcessor.shouldResync). */
+  private shouldResync(): boolean {
+    const now = this.clock.now();
+    this.syncingListeners = new Set();
+    for (const listener of this.listeners) {
+      if (listener.shouldResync(now)) {
+        this.syncingListeners.add(listener);
+        listener.determineNextResync(now);
+      }
+    }
+    return this.syncingListeners.size > 0;
+  }
+
+  private distribute(n: Notification<T>, isSync: boolean): void {
+    for (const listener of isSync ? this.syncingListeners : this.listeners) listener.add(n);
+  }
+
+  /** The distributor handed to processDeltas: the store is updated before handlers hear. */
+  private readonly distributor: ResourceEventHandler<T> = {
+    onAdd: (obj, isInInitialList) => this.distribute({ type: 'add', obj, isInInitialList }, false),
+    // An update that did not change the resourceVersion is a resync (or a relist of an
+    // unchanged object): only handlers whose resync is due get it.
+    onUpdate: (oldObj, newObj) =>
+      this.distribute(
+        { type: 'update', oldObj, newObj },
+        oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion,
+      ),
+    onDelete: (obj: T | DeletedFinalStateUnknown<T>) => this.distribute({ type: 'delete', obj }, false),
+  };
+
+  private async processLoop(fifo: Queue<T>): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await fifo.pop((deltas, isInInitialList) => processDeltas(this.distributor, this.indexer, deltas, isInInitialList));
+      } catch (err) {
+        if (isFIFOClosedError(err)) return;
+        // A bad object (no key, a throwing index function) must not stop the informer.
+        this.logger.error('failed to process deltas', { informer: this.name, error: errorField(err) });
+      }
+    }
+  }
+}
+
+const LISTENER = Symbol('listener');
+
+/** Polls `done` (client-go WaitForCacheSync polls every 100 ms). */
+export async function waitUntil(
+  done: () => boolean,
+  gaveUp: () => boolean,
+  clock: Clock,
+  signal?: AbortSignal,
+  intervalMs = 100,
+): Promise<boolean> {
+  for (;;) {
+    if (done()) return true;
+    if (gaveUp() || signal?.aborted) return false;
+    await sleep(clock, intervalMs, signal);
+  }
+}
+
+/** Waits for every informer (or registration) to sync (client-go cache.WaitForCacheSync). */
+export async function waitForCacheSync(
+  signal: AbortSignal | undefined,
+  ...synced: { hasSynced(): boolean }[]
+): Promise<boolean> {
+  return waitUntil(() => synced.every((s) => s.hasSynced()), () => false, realClock, signal);
+}

@@ -1,0 +1,136 @@
+import type { KubeObject } from '@listwatch/api';
+import { DeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
+import { deletionHandlingMetaNamespaceKeyFunc } from './cache/key-func.js';
+import type { EventHandler } from './cache/processor-listener.js';
+import { waitForCacheSync } from './cache/shared-informer.js';
+import type { Clock } from './clock.js';
+import { errorField, silentLogger, type Logger } from './logger.js';
+import { RateLimitingQueue } from './workqueue/rate-limiting-queue.js';
+import type { RateLimiter } from './workqueue/rate-limiters.js';
+import type { WorkQueueMetrics } from './workqueue/metrics.js';
+
+export interface ControllerOptions<K> {
+  name: string;
+  /**
+   * Brings the world in line with the desired state of `key`, reading from listers. Throwing
+   * (or rejecting) requeues the key with backoff; returning forgets its failures. `signal`
+   * aborts when the controller shuts down.
+   */
+  reconcile: (key: K, signal: AbortSignal) => void | Promise<void>;
+  /** Parallel workers (default 1); a key is never reconciled by two at once. */
+  workers?: number;
+  /** Caches that must be synced before the first reconcile (informers, handler registrations). */
+  cacheSyncs?: { hasSynced(): boolean }[];
+  /** Give up on a key after this many failed attempts (default: never; backoff caps at 1000 s). */
+  maxRetries?: number;
+  rateLimiter?: RateLimiter<K>;
+  metrics?: WorkQueueMetrics;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/**
+ * The sample-controller loop: informers' handlers enqueue keys, N workers take them from a
+ * rate-limited work queue and reconcile. The queue guarantees a key is processed by one worker
+ * at a time and that repeated changes collapse into one pending item; errors retry with
+ * per-key exponential backoff.
+ */
+export class Controller<K = string> {
+  readonly name: string;
+  readonly queue: RateLimitingQueue<K>;
+  private readonly options: ControllerOptions<K>;
+  private readonly logger: Logger;
+
+  constructor(options: ControllerOptions<K>) {
+    this.options = options;
+    this.name = options.name;
+    this.logger = options.logger ?? silentLogger;
+    this.queue = new RateLimitingQueue<K>({
+      name: options.name,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+    });
+  }
+
+  enqueue(key: K): void {
+    this.queue.add(key);
+  }
+
+  /**
+   * Waits for the caches, runs the workers until `signal` aborts, then shuts the queue down and
+   * waits for the items being processed (client-go ShutDownWithDrain).
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    this.logger.info('starting controller', { controller: this.name });
+    const synced = await waitForCacheSync(signal, ...(this.options.cacheSyncs ?? []));
+    if (!synced) {
+      this.queue.shutDown();
+      return;
+    }
+    this.logger.info('caches synced; starting workers', { controller: this.name, workers: this.options.workers ?? 1 });
+    const workers = Array.from({ length: Math.max(1, this.options.workers ?? 1) }, () => this.worker(signal));
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    }
+    this.logger.info('shutting down controller', { controller: this.name });
+    await this.queue.shutDownWithDrain();
+    await Promise.all(workers);
+  }
+
+  private async worker(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const { item, shutdown } = await this.queue.get();
+      if (shutdown) return;
+      try {
+        await this.options.reconcile(item, signal);
+        this.queue.forget(item);
+      } catch (err) {
+        const retries = this.queue.numRequeues(item);
+        if (this.options.maxRetries !== undefined && retries >= this.options.maxRetries) {
+          this.logger.error('dropping key out of the queue after too many retries', {
+            controller: this.name,
+            key: String(item),
+            retries,
+            error: errorField(err),
+          });
+          this.queue.forget(item);
+        } else {
+          this.logger.warn('reconcile failed; requeued with backoff', {
+            controller: this.name,
+            key: String(item),
+            retries,
+            error: errorField(err),
+          });
+          this.queue.addRateLimited(item);
+        }
+      } finally {
+        this.queue.done(item);
+      }
+    }
+  }
+}
+
+/**
+ * A handler that enqueues the key (`namespace/name`) of every added, updated or deleted object,
+ * tombstones included — the usual first line of a controller.
+ */
+export function enqueueKeys<T extends KubeObject>(
+  queue: { add(key: string): void },
+  options: { skipResyncs?: boolean } = {},
+): EventHandler<T> {
+  const enqueue = (obj: T | DeletedFinalStateUnknown<T>): void => queue.add(deletionHandlingMetaNamespaceKeyFunc(obj));
+  return {
+    onAdd: (obj) => enqueue(obj),
+    onUpdate: (oldObj, newObj) => {
+      if (options.skipResyncs && oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion) return;
+      enqueue(newObj);
+    },
+    onDelete: (obj) => enqueue(obj),
+  };
+}
+
+/** The object a delete notification carries, unwrapping a tombstone (may be undefined). */
+export function deletedObject<T extends KubeObject>(obj: T | DeletedFinalStateUnknown<T>): T | undefined {
+  return obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+}

@@ -1,0 +1,181 @@
+export { realClock, type Clock, type ClockTimer } from './clock.js';
+export { FakeClock } from './fake-clock.js';
+
+export {
+  DeletedFinalStateUnknown,
+  isDeletedFinalStateUnknown,
+} from './cache/deleted-final-state-unknown.js';
+export {
+  deletionHandlingMetaNamespaceKeyFunc,
+  metaNamespaceKeyFunc,
+  splitMetaNamespaceKey,
+  type KeyFunc,
+} from './cache/key-func.js';
+export { newStore, type KeyListerGetter, type Store } from './cache/store.js';
+export {
+  metaNamespaceIndexFunc,
+  NamespaceIndex,
+  newIndexer,
+  type IndexFunc,
+  type Indexer,
+  type Indexers,
+} from './cache/indexer.js';
+export { Lister, NamespaceLister, type LabelMatcher } from './cache/lister.js';
+export { DeltaType, newestDelta, oldestDelta, type Delta, type Deltas } from './cache/delta.js';
+export {
+  FIFOClosedError,
+  isFIFOClosedError,
+  type PopProcessFunc,
+  type Queue,
+  type TransformFunc,
+} from './cache/queue.js';
+export { DeltaFIFO, type DeltaFIFOOptions } from './cache/delta-fifo.js';
+export { RealFIFO, type RealFIFOOptions } from './cache/real-fifo.js';
+export type { ResourceEventHandler } from './cache/resource-event-handler.js';
+export { processDeltas } from './cache/process-deltas.js';
+
+export {
+  InMemoryWorkQueueMetrics,
+  noopWorkQueueMetrics,
+  type WorkQueueMetrics,
+} from './workqueue/metrics.js';
+export { WorkQueue, type WorkQueueGetResult, type WorkQueueOptions } from './workqueue/queue.js';
+export { DelayingQueue } from './workqueue/delaying-queue.js';
+export {
+  RateLimitingQueue,
+  type RateLimitingQueueOptions,
+} from './workqueue/rate-limiting-queue.js';
+export {
+  BucketRateLimiter,
+  defaultControllerRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  ItemFastSlowRateLimiter,
+  MaxOfRateLimiter,
+  WithMaxWaitRateLimiter,
+  type RateLimiter,
+} from './workqueue/rate-limiters.js';
+
+export { jsonLineLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
+export { sleep } from './sleep.js';
+export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff.js';
+export {
+  ConnectionError,
+  WatchIdleError,
+  errorFromResponse,
+  isConnectionRefused,
+  isExpired,
+  isTooLargeResourceVersion,
+  isTooManyRequests,
+  reasonForCode,
+} from './client-errors.js';
+export {
+  anonymousCredentials,
+  basicAuth,
+  bearerToken,
+  clientCertificate,
+  TokenFileProvider,
+  type CredentialProvider,
+  type Credentials,
+  type TokenFileOptions,
+} from './credentials.js';
+export {
+  EXEC_API_VERSIONS,
+  ExecCredentialProvider,
+  type ExecClusterInfo,
+  type ExecConfig,
+  type ExecCredentialOptions,
+} from './exec-credential.js';
+export {
+  KubeConfig,
+  KubeConfigError,
+  mergeKubeConfigs,
+  parseKubeConfig,
+  SERVICE_ACCOUNT_DIR,
+  type KubeConfigCluster,
+  type KubeConfigContext,
+  type KubeConfigData,
+  type KubeConfigUser,
+  type LoadOptions,
+  type RestConfig,
+  type RestConfigOptions,
+  type TlsConfig,
+} from './kubeconfig.js';
+export { listParamsToQuery, type ListParams, type TweakListOptions } from './list-params.js';
+export {
+  DEFAULT_PAGE_SIZE,
+  ListPager,
+  type ListPage,
+  type ListPagerOptions,
+  type PageFunc,
+} from './list-pager.js';
+export {
+  PATCH_CONTENT_TYPES,
+  ResourceClient,
+  RestClient,
+  type DeleteOptions,
+  type GetOptions,
+  type HttpMethod,
+  type PatchType,
+  type RequestOptions,
+  type ResourceRef,
+  type RestClientOptions,
+  type RetryOptions,
+  type WriteOptions,
+} from './rest-client.js';
+export {
+  bearerSubprotocol,
+  DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS,
+  defaultIdleTimeoutMs,
+  type WatchConnector,
+  type WatchStream,
+  type WatchStreamOptions,
+  type WatchTransport,
+} from './watch-stream.js';
+
+export type { ListerWatcher } from './cache/lister-watcher.js';
+export { Reflector, type ReflectorOptions, type ReflectorStore } from './cache/reflector.js';
+export {
+  DEFAULT_HANDLER_BUFFER_SIZE,
+  type EventHandler,
+  type HandlerMetrics,
+} from './cache/processor-listener.js';
+export {
+  MINIMUM_RESYNC_PERIOD_MS,
+  SharedIndexInformer,
+  waitForCacheSync,
+  type HandlerOptions,
+  type HandlerRegistration,
+  type InformerMetrics,
+  type SharedInformerOptions,
+} from './cache/shared-informer.js';
+export {
+  informerKey,
+  SharedInformerFactory,
+  type InformerFactoryOptions,
+  type InformerOptions,
+} from './cache/informer-factory.js';
+
+export { Controller, deletedObject, enqueueKeys, type ControllerOptions } from './controller.js';
+export {
+  formatMicroTime,
+  LeaderElector,
+  LeaseLock,
+  type LeaderCallbacks,
+  type LeaderElectionConfig,
+  type LeaderElectionRecord,
+  type Lease,
+  type ResourceLock,
+} from './leader-election.js';
+export {
+  ADD,
+  CHANGE,
+  CONNECT,
+  DELETE,
+  ERROR,
+  makeInformer,
+  parseCollectionPath,
+  UPDATE,
+  type Informer,
+  type InformerEvent,
+  type MakeInformerOptions,
+} from './make-informer.js';

@@ -1,0 +1,533 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { ApiError } from '@listwatch/api';
+import { parse as parseYaml } from 'yaml';
+import type { Clock } from './clock.js';
+import {
+  anonymousCredentials,
+  basicAuth,
+  bearerToken,
+  clientCertificate,
+  TokenFileProvider,
+  type CredentialProvider,
+} from './credentials.js';
+import { ExecCredentialProvider, type ExecClusterInfo, type ExecConfig } from './exec-credential.js';
+import type { Logger } from './logger.js';
+
+export interface KubeConfigCluster {
+  name: string;
+  server: string;
+  /** A file path, absolute once loaded from a file. */
+  certificateAuthority?: string;
+  /** Base64 PEM. */
+  certificateAuthorityData?: string;
+  insecureSkipTlsVerify?: boolean;
+  tlsServerName?: string;
+  proxyUrl?: string;
+  /** `extensions[client.authentication.k8s.io/exec].extension`, handed to exec plugins. */
+  execExtension?: unknown;
+}
+
+export interface KubeConfigUser {
+  name: string;
+  token?: string;
+  tokenFile?: string;
+  clientCertificate?: string;
+  clientCertificateData?: string;
+  clientKey?: string;
+  clientKeyData?: string;
+  username?: string;
+  password?: string;
+  exec?: ExecConfig;
+}
+
+export interface KubeConfigContext {
+  name: string;
+  cluster: string;
+  user: string;
+  namespace?: string;
+}
+
+/** What a client needs to reach one cluster as one user (client-go rest.Config). */
+export interface RestConfig {
+  /** `https://host:port`, possibly with a path prefix. */
+  server: string;
+  tls?: TlsConfig;
+  credentials?: CredentialProvider;
+  /** The context's namespace, `default` when unset. */
+  namespace?: string;
+}
+
+/** PEM strings, not paths: files are read when the RestConfig is built. */
+export interface TlsConfig {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  servername?: string;
+  insecureSkipTlsVerify?: boolean;
+}
+
+/** A kubeconfig that cannot be used: missing, malformed, or pointing nowhere. */
+export class KubeConfigError extends ApiError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super({ code: 400, reason: 'BadRequest', message: `invalid configuration: ${message}` }, options);
+    this.name = 'KubeConfigError';
+  }
+}
+
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+export interface LoadOptions {
+  /** Defaults to process.env (`KUBECONFIG`, `KUBERNETES_SERVICE_HOST`/`_PORT`, `POD_NAMESPACE`). */
+  env?: NodeJS.ProcessEnv;
+  /** Defaults to the user's home directory (for `~/.kube/config`). */
+  homeDir?: string;
+  /** Where the service-account token, ca.crt and namespace live in a pod. */
+  serviceAccountDir?: string;
+}
+
+export interface RestConfigOptions {
+  /** Use this context instead of current-context. */
+  context?: string;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+type Raw = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(raw: Raw, key: string, where: string): string | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new KubeConfigError(`${where}: ${key} must be a string`);
+  return value;
+}
+
+function bool(raw: Raw, key: string, where: string): boolean | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw new KubeConfigError(`${where}: ${key} must be a boolean`);
+  return value;
+}
+
+/** Adds `key: value` only when value is defined (exactOptionalPropertyTypes). */
+function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** The named entries of a list (`clusters: [{name, cluster: {...}}]`). */
+function named(raw: Raw, list: string, field: string, where: string): [string, Raw][] {
+  const value = raw[list];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new KubeConfigError(`${where}: ${list} must be a list`);
+  return value.map((entry: unknown, i) => {
+    if (!isRecord(entry) || typeof entry.name !== 'string' || entry.name === '') {
+      throw new KubeConfigError(`${where}: ${list}[${i}] has no name`);
+    }
+    const body = entry[field] ?? {};
+    if (!isRecord(body)) throw new KubeConfigError(`${where}: ${list}[${i}].${field} must be a map`);
+    return [entry.name, body];
+  });
+}
+
+function parseCluster(name: string, raw: Raw, where: string): KubeConfigCluster {
+  const w = `${where}: cluster ${JSON.stringify(name)}`;
+  let execExtension: unknown;
+  const extensions = raw.extensions;
+  if (Array.isArray(extensions)) {
+    for (const ext of extensions as unknown[]) {
+      if (isRecord(ext) && ext.name === 'client.authentication.k8s.io/exec') execExtension = ext.extension;
+    }
+  }
+  return {
+    name,
+    server: str(raw, 'server', w) ?? '',
+    ...opt('certificateAuthority', str(raw, 'certificate-authority', w)),
+    ...opt('certificateAuthorityData', str(raw, 'certificate-authority-data', w)),
+    ...opt('insecureSkipTlsVerify', bool(raw, 'insecure-skip-tls-verify', w)),
+    ...opt('tlsServerName', str(raw, 'tls-server-name', w)),
+    ...opt('proxyUrl', str(raw, 'proxy-url', w)),
+    ...opt('execExtension', execExtension),
+  };
+}
+
+const INTERACTIVE_MODES = ['Never', 'IfAvailable', 'Always'] as const;
+
+function parseExec(raw: unknown, where: string): ExecConfig | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isRecord(raw)) throw new KubeConfigError(`${where}: exec must be a map`);
+  const command = str(raw, 'command', where);
+  if (command === undefined) throw new KubeConfigError(`${where}: exec.command is required`);
+  const args = raw.args ?? [];
+  if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) {
+    throw new KubeConfigError(`${where}: exec.args must be a list of strings`);
+  }
+  const env = raw.env ?? [];
+  if (
+    !Array.isArray(env) ||
+    env.some((e) => !isRecord(e) || typeof e.name !== 'string' || typeof e.value !== 'string')
+  ) {
+    throw new KubeConfigError(`${where}: exec.env must be a list of {name, value} strings`);
+  }
+  const modeText = str(raw, 'interactiveMode', where);
+  const mode = INTERACTIVE_MODES.find((m) => m === modeText);
+  if (modeText !== undefined && mode === undefined) {
+    throw new KubeConfigError(`${where}: exec.interactiveMode ${JSON.stringify(modeText)} is not supported`);
+  }
+  return {
+    apiVersion: str(raw, 'apiVersion', where) ?? '',
+    command,
+    args: args as string[],
+    env: env as { name: string; value: string }[],
+    ...opt('installHint', str(raw, 'installHint', where)),
+    ...opt('provideClusterInfo', bool(raw, 'provideClusterInfo', where)),
+    ...opt('interactiveMode', mode),
+  };
+}
+
+function parseUser(name: string, raw: Raw, where: string): KubeConfigUser {
+  const w = `${where}: user ${JSON.stringify(name)}`;
+  return {
+    name,
+    ...opt('token', str(raw, 'token', w)),
+    ...opt('tokenFile', str(raw, 'tokenFile', w)),
+    ...opt('clientCertificate', str(raw, 'client-certificate', w)),
+    ...opt('clientCertificateData', str(raw, 'client-certificate-data', w)),
+    ...opt('clientKey', str(raw, 'client-key', w)),
+    ...opt('clientKeyData', str(raw, 'client-key-data', w)),
+    ...opt('username', str(raw, 'username', w)),
+    ...opt('password', str(raw, 'password', w)),
+    ...opt('exec', parseExec(raw.exec, w)),
+  };
+}
+
+function parseContext(name: string, raw: Raw, where: string): KubeConfigContext {
+  const w = `${where}: context ${JSON.stringify(name)}`;
+  return {
+    name,
+    cluster: str(raw, 'cluster', w) ?? '',
+    user: str(raw, 'user', w) ?? '',
+    ...opt('namespace', str(raw, 'namespace', w)),
+  };
+}
+
+/** Makes relative file references absolute against `base` (clientcmd ResolveLocalPaths). */
+function resolvePaths(config: KubeConfigData, base: string): void {
+  const abs = (p: string | undefined): string | undefined =>
+    p === undefined || isAbsolute(p) ? p : join(base, p);
+  config.clusters = config.clusters.map((c) => ({
+    ...c,
+    ...opt('certificateAuthority', abs(c.certificateAuthority)),
+  }));
+  config.users = config.users.map((u) => ({
+    ...u,
+    ...opt('clientCertificate', abs(u.clientCertificate)),
+    ...opt('clientKey', abs(u.clientKey)),
+    ...opt('tokenFile', abs(u.tokenFile)),
+    // A bare command name is looked up on PATH; only a path with a separator is file-relative.
+    ...(u.exec && u.exec.command.includes(sep)
+      ? { exec: { ...u.exec, command: abs(u.exec.command) ?? u.exec.command } }
+      : {}),
+  }));
+}
+
+/** The parsed content of one kubeconfig (or the merge of several). */
+export interface KubeConfigData {
+  clusters: KubeConfigCluster[];
+  users: KubeConfigUser[];
+  contexts: KubeConfigContext[];
+  currentContext: string;
+}
+
+/** Parses kubeconfig YAML (or JSON). `where` names the source in errors. */
+export function parseKubeConfig(text: string, where = 'kubeconfig'): KubeConfigData {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new KubeConfigError(`${where}: ${(err as Error).message}`, { cause: err });
+  }
+  // An empty file is an empty config, as in clientcmd.Load.
+  if (doc === null || doc === undefined) {
+    return { clusters: [], users: [], contexts: [], currentContext: '' };
+  }
+  if (!isRecord(doc)) throw new KubeConfigError(`${where}: not a kubeconfig map`);
+  return {
+    clusters: named(doc, 'clusters', 'cluster', where).map(([n, r]) => parseCluster(n, r, where)),
+    users: named(doc, 'users', 'user', where).map(([n, r]) => parseUser(n, r, where)),
+    contexts: named(doc, 'contexts', 'context', where).map(([n, r]) => parseContext(n, r, where)),
+    currentContext: str(doc, 'current-context', where) ?? '',
+  };
+}
+
+/**
+ * kubectl's merge of several kubeconfigs (clientcmd ClientConfigLoadingRules.Load): the first
+ * file to define a cluster, user or context name wins, whole — a second `red-user` is ignored
+ * even for fields the first one lacks — and current-context comes from the first file that
+ * sets one.
+ */
+export function mergeKubeConfigs(configs: readonly KubeConfigData[]): KubeConfigData {
+  const pick = <T extends { name: string }>(lists: T[][]): T[] => {
+    const seen = new Map<string, T>();
+    for (const list of lists) for (const item of list) if (!seen.has(item.name)) seen.set(item.name, item);
+    return [...seen.values()];
+  };
+  return {
+    clusters: pick(configs.map((c) => c.clusters)),
+    users: pick(configs.map((c) => c.users)),
+    contexts: pick(configs.map((c) => c.contexts)),
+    currentContext: configs.find((c) => c.currentContext !== '')?.currentContext ?? '',
+  };
+}
+
+function readPem(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new KubeConfigError(`unable to read ${what} ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function decodeData(data: string, what: string): string {
+  const text = Buffer.from(data, 'base64').toString('utf8');
+  if (!text.includes('-----BEGIN')) throw new KubeConfigError(`${what} is not base64 PEM data`);
+  return text;
+}
+
+/**
+ * A loaded kubeconfig: clusters, users, contexts and the current context, loaded the way kubectl
+ * does (`$KUBECONFIG`, then `~/.kube/config`, then the pod's service account), and turned into
+ * a RestConfig for the REST client.
+ */
+export class KubeConfig implements KubeConfigData {
+  clusters: KubeConfigCluster[];
+  users: KubeConfigUser[];
+  contexts: KubeConfigContext[];
+  currentContext: string;
+  /** Where it came from: file paths, or `in-cluster`. For messages only. */
+  readonly sources: readonly string[];
+
+  constructor(data: KubeConfigData, sources: readonly string[] = []) {
+    this.clusters = data.clusters;
+    this.users = data.users;
+    this.contexts = data.contexts;
+    this.currentContext = data.currentContext;
+    this.sources = sources;
+  }
+
+  static fromString(text: string, options: { path?: string } = {}): KubeConfig {
+    const data = parseKubeConfig(text, options.path);
+    if (options.path !== undefined) resolvePaths(data, dirname(resolve(options.path)));
+    return new KubeConfig(data, options.path !== undefined ? [options.path] : []);
+  }
+
+  static fromFile(path: string): KubeConfig {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new KubeConfigError(`error loading config file "${path}": ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    return KubeConfig.fromString(text, { path });
+  }
+
+  /**
+   * Merges the files that exist, in order (kubectl's rules); missing files are skipped, an
+   * unreadable or malformed one is an error. Duplicates are read once.
+   */
+  static fromFiles(paths: readonly string[]): KubeConfig {
+    const files = [...new Set(paths.filter((p) => p !== ''))].filter((p) => existsSync(p));
+    const loaded = files.map((p) => KubeConfig.fromFile(p));
+    return new KubeConfig(mergeKubeConfigs(loaded), files);
+  }
+
+  /**
+   * The pod's own identity (client-go rest.InClusterConfig): the apiserver at
+   * `KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT`, the service-account token (re-read as it
+   * rotates), its CA, and its namespace.
+   */
+  static inCluster(options: LoadOptions = {}): KubeConfig {
+    const env = options.env ?? process.env;
+    const dir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+    const host = env.KUBERNETES_SERVICE_HOST;
+    const port = env.KUBERNETES_SERVICE_PORT;
+    if (!host || !port) {
+      throw new KubeConfigError(
+        'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined',
+      );
+    }
+    const tokenFile = join(dir, 'token');
+    if (!existsSync(tokenFile)) {
+      throw new KubeConfigError(`unable to load in-cluster configuration: no token at ${tokenFile}`);
+    }
+    const caFile = join(dir, 'ca.crt');
+    let namespace = env.POD_NAMESPACE;
+    if (!namespace) {
+      try {
+        namespace = readFileSync(join(dir, 'namespace'), 'utf8').trim();
+      } catch {
+        namespace = undefined;
+      }
+    }
+    const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    return new KubeConfig(
+      {
+        clusters: [
+          { name: 'in-cluster', server, ...(existsSync(caFile) ? { certificateAuthority: caFile } : {}) },
+        ],
+        users: [{ name: 'in-cluster', tokenFile }],
+        contexts: [
+          { name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace: namespace || 'default' },
+        ],
+        currentContext: 'in-cluster',
+      },
+      ['in-cluster'],
+    );
+  }
+
+  /**
+   * kubectl's lookup: the files of `$KUBECONFIG` (a path list, merged) if set, else
+   * `~/.kube/config`; if that yields no usable context, the in-cluster configuration.
+   */
+  static loadDefault(options: LoadOptions = {}): KubeConfig {
+    const env = options.env ?? process.env;
+    const list = env.KUBECONFIG;
+    const paths =
+      list !== undefined && list !== ''
+        ? list.split(delimiter)
+        : [join(options.homeDir ?? homedir(), '.kube', 'config')];
+    const merged = KubeConfig.fromFiles(paths);
+    if (merged.currentContext !== '' || merged.clusters.length > 0) return merged;
+    try {
+      return KubeConfig.inCluster(options);
+    } catch (err) {
+      throw new KubeConfigError(
+        `no configuration has been provided (looked in ${paths.join(', ')} and the in-cluster environment)`,
+        { cause: err },
+      );
+    }
+  }
+
+  /** A copy using another context. */
+  withContext(name: string): KubeConfig {
+    if (!this.contexts.some((c) => c.name === name)) {
+      throw new KubeConfigError(`context "${name}" does not exist`);
+    }
+    return new KubeConfig({ ...this, currentContext: name }, this.sources);
+  }
+
+  getContext(name = this.currentContext): KubeConfigContext {
+    if (name === '') throw new KubeConfigError('no current context is set');
+    const context = this.contexts.find((c) => c.name === name);
+    if (!context) throw new KubeConfigError(`context "${name}" does not exist`);
+    return context;
+  }
+
+  getCluster(name: string): KubeConfigCluster {
+    const cluster = this.clusters.find((c) => c.name === name);
+    if (!cluster) throw new KubeConfigError(`cluster "${name}" does not exist`);
+    return cluster;
+  }
+
+  /** A context may name no user (anonymous access); a missing named user is an error. */
+  getUser(name: string): KubeConfigUser | undefined {
+    if (name === '') return undefined;
+    const user = this.users.find((u) => u.name === name);
+    if (!user) throw new KubeConfigError(`user "${name}" does not exist`);
+    return user;
+  }
+
+  /** The current context's namespace, `default` when unset. */
+  namespace(context?: string): string {
+    return this.getContext(context).namespace || 'default';
+  }
+
+  /** Everything a RestClient needs, with certificate files read and credentials wired. */
+  restConfig(options: RestConfigOptions = {}): RestConfig {
+    const context = this.getContext(options.context);
+    const cluster = this.getCluster(context.cluster);
+    const user = this.getUser(context.user);
+    if (cluster.server === '') {
+      throw new KubeConfigError(`no server found for cluster "${cluster.name}"`);
+    }
+    const insecure = cluster.insecureSkipTlsVerify ?? false;
+    if (insecure && (cluster.certificateAuthority || cluster.certificateAuthorityData)) {
+      throw new KubeConfigError(
+        `cluster "${cluster.name}": specifying a root certificates file with the insecure flag is not allowed`,
+      );
+    }
+    const ca = cluster.certificateAuthorityData
+      ? decodeData(cluster.certificateAuthorityData, 'certificate-authority-data')
+      : cluster.certificateAuthority
+        ? readPem(cluster.certificateAuthority, 'certificate-authority')
+        : undefined;
+
+    const tls: TlsConfig = {
+      ...opt('ca', ca),
+      ...opt('servername', cluster.tlsServerName),
+      ...(insecure ? { insecureSkipTlsVerify: true } : {}),
+    };
+    return {
+      server: cluster.server,
+      tls,
+      credentials: this.credentialsFor(user, cluster, ca, options),
+      namespace: context.namespace || 'default',
+    };
+  }
+
+  private credentialsFor(
+    user: KubeConfigUser | undefined,
+    cluster: KubeConfigCluster,
+    ca: string | undefined,
+    options: RestConfigOptions,
+  ): CredentialProvider {
+    if (!user) return anonymousCredentials;
+    const common = { ...opt('clock', options.clock), ...opt('logger', options.logger) };
+    if (user.exec) {
+      const info: ExecClusterInfo = {
+        server: cluster.server,
+        ...opt('tls-server-name', cluster.tlsServerName),
+        ...opt('insecure-skip-tls-verify', cluster.insecureSkipTlsVerify),
+        ...opt('certificate-authority-data', ca === undefined ? undefined : Buffer.from(ca).toString('base64')),
+        ...opt('proxy-url', cluster.proxyUrl),
+        ...opt('config', cluster.execExtension),
+      };
+      return new ExecCredentialProvider(user.exec, { cluster: info, ...common });
+    }
+    const cert = user.clientCertificateData
+      ? decodeData(user.clientCertificateData, 'client-certificate-data')
+      : user.clientCertificate
+        ? readPem(user.clientCertificate, 'client-certificate')
+        : undefined;
+    const key = user.clientKeyData
+      ? decodeData(user.clientKeyData, 'client-key-data')
+      : user.clientKey
+        ? readPem(user.clientKey, 'client-key')
+        : undefined;
+    if ((cert === undefined) !== (key === undefined)) {
+      throw new KubeConfigError(`user "${user.name}": client-certificate and client-key must be set together`);
+    }
+    let header: CredentialProvider | undefined;
+    if (user.token) header = bearerToken(user.token);
+    else if (user.tokenFile) header = new TokenFileProvider(user.tokenFile, common);
+    else if (user.username !== undefined || user.password !== undefined) {
+      header = basicAuth(user.username ?? '', user.password ?? '');
+    }
+    if (cert !== undefined && key !== undefined) {
+      const certs = clientCertificate(cert, key);
+      if (!header) return certs;
+      const headerProvider = header;
+      return {
+        credentials: async () => ({ ...(await headerProvider.credentials()), ...(await certs.credentials()) }),
+        unauthorized: (used) => headerProvider.unauthorized?.(used) ?? false,
+      };
+    }
+    return header ?? anonymousCredentials;
+  }
+}

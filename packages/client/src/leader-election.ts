@@ -1,0 +1,364 @@
+import { ApiError, type KubeObject } from '@listwatch/api';
+import { realClock, type Clock } from './clock.js';
+import { errorField, silentLogger, type Logger } from './logger.js';
+import type { ResourceClient } from './rest-client.js';
+import { sleep } from './sleep.js';
+
+/** What the lock stores (client-go resourcelock.LeaderElectionRecord); times in epoch ms. */
+export interface LeaderElectionRecord {
+  holderIdentity: string;
+  leaseDurationSeconds: number;
+  acquireTime: number;
+  renewTime: number;
+  leaderTransitions: number;
+}
+
+/** A coordination.k8s.io/v1 Lease. */
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** Where the record lives (client-go resourcelock.Interface). */
+export interface ResourceLock {
+  readonly identity: string;
+  /** The current record, or undefined if there is no lock object yet. */
+  get(): Promise<LeaderElectionRecord | undefined>;
+  create(record: LeaderElectionRecord): Promise<void>;
+  /** Must fail (409) if the lock changed since it was last read or written. */
+  update(record: LeaderElectionRecord): Promise<void>;
+  describe(): string;
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+export function formatMicroTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function parseTime(value: string | undefined): number {
+  if (!value) return 0;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? 0 : t;
+}
+
+/**
+ * A Lease as the lock (client-go resourcelock.LeaseLock). Updates PUT the Lease last read or
+ * written, so its resourceVersion makes every write conditional: of two candidates racing for
+ * an expired lease exactly one succeeds.
+ */
+export class LeaseLock implements ResourceLock {
+  private lease: Lease | undefined;
+
+  constructor(
+    private readonly leases: ResourceClient<Lease>,
+    readonly namespace: string,
+    readonly name: string,
+    readonly identity: string,
+  ) {}
+
+  describe(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+
+  async get(): Promise<LeaderElectionRecord | undefined> {
+    try {
+      this.lease = await this.leases.namespace(this.namespace).get(this.name);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return undefined;
+      throw err;
+    }
+    const spec = this.lease.spec ?? {};
+    return {
+      holderIdentity: spec.holderIdentity ?? '',
+      leaseDurationSeconds: spec.leaseDurationSeconds ?? 0,
+      acquireTime: parseTime(spec.acquireTime),
+      renewTime: parseTime(spec.renewTime),
+      leaderTransitions: spec.leaseTransitions ?? 0,
+    };
+  }
+
+  async create(record: LeaderElectionRecord): Promise<void> {
+    this.lease = await this.leases.namespace(this.namespace).create({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: this.name, namespace: this.namespace },
+      spec: leaseSpec(record),
+    });
+  }
+
+  async update(record: LeaderElectionRecord): Promise<void> {
+    if (!this.lease) throw ApiError.conflict({ group: 'coordination.k8s.io', resource: 'leases' }, this.name, 'lease not initialized, call get or create first');
+    this.lease = await this.leases.namespace(this.namespace).update({ ...this.lease, spec: leaseSpec(record) });
+  }
+}
+
+function leaseSpec(record: LeaderElectionRecord): NonNullable<Lease['spec']> {
+  return {
+    holderIdentity: record.holderIdentity,
+    leaseDurationSeconds: record.leaseDurationSeconds,
+    acquireTime: formatMicroTime(record.acquireTime),
+    renewTime: formatMicroTime(record.renewTime),
+    leaseTransitions: record.leaderTransitions,
+  };
+}
+
+export interface LeaderCallbacks {
+  /** Runs while leading; `signal` aborts when leadership is lost or the elector stops. */
+  onStartedLeading(signal: AbortSignal): void | Promise<void>;
+  /** Called once leadership ended (only after onStartedLeading; client-go calls it in any case). */
+  onStoppedLeading?(): void;
+  /** A different holder was observed (including ourselves). */
+  onNewLeader?(identity: string): void;
+}
+
+export interface LeaderElectionConfig {
+  lock: ResourceLock;
+  /** How long non-leaders wait after the last observed change before taking over (15 s). */
+  leaseDurationMs?: number;
+  /** How long the leader keeps retrying a renewal before giving up (10 s). */
+  renewDeadlineMs?: number;
+  /** Between attempts (2 s); acquisition jitters it by up to 1.2×. */
+  retryPeriodMs?: number;
+  callbacks: LeaderCallbacks;
+  /** Clear the lease on a clean stop so a successor need not wait for it to expire. */
+  releaseOnCancel?: boolean;
+  name?: string;
+  clock?: Clock;
+  random?: () => number;
+  logger?: Logger;
+}
+
+const JITTER_FACTOR = 1.2;
+
+/**
+ * client-go's leaderelection.LeaderElector. Candidates try to take or renew the lock every
+ * retryPeriod; a lease counts as held while its record keeps changing — judged by *our* clock
+ * at the time we observed the change, never by the timestamps in it, so clock skew between
+ * candidates does not matter. The leader that cannot renew within renewDeadline steps down,
+ * before leaseDuration lets anyone else in.
+ */
+export class LeaderElector {
+  private readonly lock: ResourceLock;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly callbacks: LeaderCallbacks;
+  private readonly releaseOnCancel: boolean;
+  private readonly name: string;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly logger: Logger;
+  private observedRecord: LeaderElectionRecord | undefined;
+  private observedRaw = '';
+  private observedTime = 0;
+  private reportedLeader = '';
+
+  constructor(config: LeaderElectionConfig) {
+    this.lock = config.lock;
+    this.leaseDurationMs = config.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = config.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = config.retryPeriodMs ?? 2_000;
+    if (this.leaseDurationMs <= this.renewDeadlineMs) {
+      throw ApiError.badRequest('leaseDuration must be greater than renewDeadline');
+    }
+    if (this.renewDeadlineMs <= JITTER_FACTOR * this.retryPeriodMs) {
+      throw ApiError.badRequest('renewDeadline must be greater than retryPeriod*JitterFactor');
+    }
+    if (this.retryPeriodMs < 1) throw ApiError.badRequest('retryPeriod must be greater than zero');
+    this.callbacks = config.callbacks;
+    this.releaseOnCancel = config.releaseOnCancel ?? false;
+    this.name = config.name ?? this.lock.describe();
+    this.clock = config.clock ?? realClock;
+    this.random = config.random ?? Math.random;
+    this.logger = config.logger ?? silentLogger;
+  }
+
+  /** Whether we held the lock when we last looked. */
+  isLeader(): boolean {
+    return this.observedRecord?.holderIdentity === this.lock.identity;
+  }
+
+  /** The holder we last observed ('' if none). */
+  getLeader(): string {
+    return this.observedRecord?.holderIdentity ?? '';
+  }
+
+  /**
+   * Campaigns until leading, leads until the lease is lost or `signal` aborts, then returns.
+   * Run it again (in a loop) to stand for re-election.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (!(await this.acquire(signal))) return;
+    const leading = new AbortController();
+    const stop = (): void => leading.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const work = (async () => {
+      try {
+        await this.callbacks.onStartedLeading(leading.signal);
+      } catch (err) {
+        this.logger.error('onStartedLeading failed', { lock: this.name, error: errorField(err) });
+      }
+    })();
+    try {
+      await this.renew(signal);
+    } finally {
+      leading.abort();
+      signal.removeEventListener('abort', stop);
+      if (this.releaseOnCancel && signal.aborted) await this.release();
+      await work;
+      try {
+        this.callbacks.onStoppedLeading?.();
+      } catch (err) {
+        this.logger.error('onStoppedLeading failed', { lock: this.name, error: errorField(err) });
+      }
+    }
+  }
+
+  /** Gives the lock up if we hold it: a 1 s lease with no holder. */
+  async release(): Promise<boolean> {
+    if (!this.isLeader() || !this.observedRecord) return true;
+    const now = this.clock.now();
+    const record: LeaderElectionRecord = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTime: now,
+      renewTime: now,
+      leaderTransitions: this.observedRecord.leaderTransitions,
+    };
+    try {
+      await this.lock.update(record);
+    } catch (err) {
+      this.logger.error('failed to release lock', { lock: this.name, error: errorField(err) });
+      return false;
+    }
+    this.setObserved(record);
+    return true;
+  }
+
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    this.logger.info('attempting to acquire leader lease', { lock: this.name, identity: this.lock.identity });
+    while (!signal.aborted) {
+      const acquired = await this.tryAcquireOrRenew();
+      this.maybeReportTransition();
+      if (acquired) {
+        this.logger.info('successfully acquired lease', { lock: this.name, identity: this.lock.identity });
+        return true;
+      }
+      await sleep(this.clock, this.retryPeriodMs * (1 + JITTER_FACTOR * this.random()), signal);
+    }
+    return false;
+  }
+
+  /** Renews every retryPeriod; returns when a renewal could not succeed within renewDeadline. */
+  private async renew(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const deadline = this.clock.now() + this.renewDeadlineMs;
+      let renewed = false;
+      for (;;) {
+        if (signal.aborted) return;
+        renewed = await this.tryAcquireOrRenew();
+        if (renewed || this.clock.now() + this.retryPeriodMs > deadline) break;
+        await sleep(this.clock, this.retryPeriodMs, signal);
+      }
+      this.maybeReportTransition();
+      if (!renewed) {
+        this.logger.warn('failed to renew lease; stepping down', { lock: this.name, identity: this.lock.identity });
+        return;
+      }
+      await sleep(this.clock, this.retryPeriodMs, signal);
+    }
+  }
+
+  private isLeaseValid(now: number): boolean {
+    return this.observedTime + this.leaseDurationMs > now;
+  }
+
+  private setObserved(record: LeaderElectionRecord): void {
+    this.observedRecord = record;
+    this.observedTime = this.clock.now();
+  }
+
+  /** client-go tryAcquireOrRenew, step by step. */
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = this.clock.now();
+    const record: LeaderElectionRecord = {
+      holderIdentity: this.lock.identity,
+      leaseDurationSeconds: Math.floor(this.leaseDurationMs / 1000),
+      acquireTime: now,
+      renewTime: now,
+      leaderTransitions: 0,
+    };
+    // 1. Fast path: the leader updates the lease it wrote last time, assuming nobody touched it.
+    if (this.isLeader() && this.isLeaseValid(now) && this.observedRecord) {
+      record.acquireTime = this.observedRecord.acquireTime;
+      record.leaderTransitions = this.observedRecord.leaderTransitions;
+      try {
+        await this.lock.update(record);
+        this.setObserved(record);
+        return true;
+      } catch (err) {
+        this.logger.info('optimistic lease update failed; re-reading', { lock: this.name, error: errorField(err) });
+      }
+    }
+    // 2. Read (or create) the record.
+    let current: LeaderElectionRecord | undefined;
+    try {
+      current = await this.lock.get();
+    } catch (err) {
+      this.logger.warn('error retrieving lease', { lock: this.name, error: errorField(err) });
+      return false;
+    }
+    if (current === undefined) {
+      try {
+        await this.lock.create(record);
+      } catch (err) {
+        this.logger.warn('error creating lease', { lock: this.name, error: errorField(err) });
+        return false;
+      }
+      this.setObserved(record);
+      return true;
+    }
+    // 3. A changed record restarts the lease clock, on our clock.
+    const raw = JSON.stringify(current);
+    if (raw !== this.observedRaw) {
+      this.observedRaw = raw;
+      this.setObserved(current);
+    }
+    if (current.holderIdentity !== '' && this.isLeaseValid(now) && !this.isLeader()) {
+      return false;
+    }
+    // 4. Take it over or renew it.
+    if (this.isLeader()) {
+      record.acquireTime = current.acquireTime;
+      record.leaderTransitions = current.leaderTransitions;
+    } else {
+      record.leaderTransitions = current.leaderTransitions + 1;
+    }
+    try {
+      await this.lock.update(record);
+    } catch (err) {
+      this.logger.info('failed to update lease', { lock: this.name, error: errorField(err) });
+      return false;
+    }
+    this.setObserved(record);
+    return true;
+  }
+
+  private maybeReportTransition(): void {
+    const holder = this.observedRecord?.holderIdentity ?? '';
+    if (holder === this.reportedLeader) return;
+    this.reportedLeader = holder;
+    if (holder === '') return;
+    this.logger.info('new leader observed', { lock: this.name, leader: holder });
+    try {
+      this.callbacks.onNewLeader?.(holder);
+    } catch (err) {
+      this.logger.error('onNewLeader failed', { lock: this.name, error: errorField(err) });
+    }
+  }
+}

@@ -1,0 +1,185 @@
+import { ApiError, findBuiltinResource, objectKey, type KubeObject } from '@listwatch/api';
+import type { DeletedFinalStateUnknown} from './cache/deleted-final-state-unknown.js';
+import { isDeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
+import { splitMetaNamespaceKey } from './cache/key-func.js';
+import { SharedIndexInformer } from './cache/shared-informer.js';
+import type { KubeConfig } from './kubeconfig.js';
+import type { ListParams } from './list-params.js';
+import type { Logger } from './logger.js';
+import { RestClient, type ResourceRef, type RestClientOptions } from './rest-client.js';
+import type { RestConfig } from './kubeconfig.js';
+
+export const ADD = 'add';
+export const UPDATE = 'update';
+export const CHANGE = 'change';
+export const DELETE = 'delete';
+export const ERROR = 'error';
+export const CONNECT = 'connect';
+
+export type InformerEvent = typeof ADD | typeof UPDATE | typeof CHANGE | typeof DELETE | typeof ERROR | typeof CONNECT;
+
+export type ObjectCallback<T> = (obj: T) => void;
+export type UpdateCallback<T> = (obj: T, oldObj: T) => void;
+export type ErrorCallback = (err: ApiError) => void;
+export type ConnectCallback = () => void;
+
+/** The surface of @kubernetes/client-node's Informer, backed by a SharedIndexInformer. */
+export interface Informer<T extends KubeObject = KubeObject> {
+  on(event: typeof ADD | typeof CHANGE | typeof DELETE, cb: ObjectCallback<T>): void;
+  on(event: typeof UPDATE, cb: UpdateCallback<T>): void;
+  on(event: typeof ERROR, cb: ErrorCallback): void;
+  on(event: typeof CONNECT, cb: ConnectCallback): void;
+  off(event: InformerEvent, cb: (...args: never[]) => void): void;
+  /** Starts listing and watching; resolves once the initial list is in the cache. */
+  start(): Promise<void>;
+  /** Stops and closes its connections. */
+  stop(): Promise<void>;
+  /** Cached objects, of one namespace if given. */
+  list(namespace?: string): T[];
+  get(name: string, namespace?: string): T | undefined;
+  /** The shared informer underneath, for indexers, listers and metrics. */
+  readonly informer: SharedIndexInformer<T>;
+}
+
+export interface MakeInformerOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resyncPeriodMs?: number;
+  logger?: Logger;
+  /** Transport options for the informer's own RestClient. */
+  client?: Omit<RestClientOptions, keyof RestConfig>;
+}
+
+/**
+ * `/api/v1/namespaces/default/pods` → the resource and namespace it names. Built-in resources
+ * are looked up for their scope; anything else under a `namespaces/<ns>` segment is namespaced.
+ */
+export function parseCollectionPath(path: string): { resource: ResourceRef; namespace: string } {
+  const clean = path.split('?')[0]!.replace(/\/+$/, '');
+  const parts = clean.split('/').filter((p) => p !== '');
+  let group = '';
+  let rest: string[];
+  if (parts[0] === 'api' && parts.length >= 3) {
+    rest = parts.slice(1);
+  } else if (parts[0] === 'apis' && parts.length >= 4) {
+    group = parts[1]!;
+    rest = parts.slice(2);
+  } else {
+    throw ApiError.badRequest(`not a collection path: ${JSON.stringify(path)}`);
+  }
+  const version = rest[0]!;
+  let namespace = '';
+  let plural: string | undefined;
+  if (rest[1] === 'namespaces' && rest.length === 4) {
+    namespace = decodeURIComponent(rest[2]!);
+    plural = rest[3];
+  } else if (rest.length === 2) {
+    plural = rest[1];
+  }
+  if (!plural) throw ApiError.badRequest(`not a collection path: ${JSON.stringify(path)}`);
+  const builtin = findBuiltinResource(plural, group);
+  const namespaced = builtin?.plural === plural ? builtin.namespaced : namespace !== '';
+  return { resource: { group, version, plural, namespaced }, namespace };
+}
+
+/**
+ * A familiar entry point for @kubernetes/client-node users — `makeInformer(kc, path)` with
+ * `.on('add' | 'update' | 'delete' | 'error' | 'connect')` — on the shared informer: paginated
+ * lists, bookmarks, backoff with jitter, and it never stops on errors (client-node's informer
+ * stops on anything but 410 and has to be restarted from the error callback). `error` reports
+ * each failure; the informer keeps retrying by itself.
+ */
+export function makeInformer<T extends KubeObject = KubeObject>(
+  kubeConfig: KubeConfig,
+  path: string,
+  options: MakeInformerOptions = {},
+): Informer<T> {
+  const { resource, namespace } = parseCollectionPath(path);
+  const client = RestClient.fromKubeConfig(kubeConfig, {
+    ...options.client,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const tweak = (params: ListParams): ListParams => ({
+    ...params,
+    ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
+    ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
+  });
+  const informer = new SharedIndexInformer<T>({
+    listerWatcher: client.resource<T>(resource).namespace(namespace).listerWatcher(tweak),
+    resource: { group: resource.group, resource: resource.plural },
+    ...(options.resyncPeriodMs !== undefined ? { resyncPeriodMs: options.resyncPeriodMs } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+
+  const callbacks = new Map<InformerEvent, Set<(...args: never[]) => void>>();
+  const emit = (event: InformerEvent, ...args: unknown[]): void => {
+    for (const cb of callbacks.get(event) ?? []) {
+      try {
+        (cb as (...a: unknown[]) => void)(...args);
+      } catch (err) {
+        options.logger?.error('informer callback failed', { event, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  };
+  informer.setWatchErrorHandler((err) => emit(ERROR, err));
+  informer.setWatchStartHandler(() => emit(CONNECT));
+  informer.addEventHandler(
+    {
+      onAdd: (obj) => {
+        emit(ADD, obj);
+        emit(CHANGE, obj);
+      },
+      onUpdate: (oldObj, newObj) => {
+        // A resync is not a change a client-node user expects to hear about.
+        if (oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion) return;
+        emit(UPDATE, newObj, oldObj);
+        emit(CHANGE, newObj);
+      },
+      onDelete: (obj) => {
+        const last = lastKnown(obj);
+        emit(DELETE, last);
+        emit(CHANGE, last);
+      },
+    },
+    { name: `makeInformer ${path}` },
+  );
+
+  let stopped = false;
+  return {
+    informer,
+    on(event: InformerEvent, cb: (...args: never[]) => void): void {
+      let set = callbacks.get(event);
+      if (!set) callbacks.set(event, (set = new Set()));
+      set.add(cb);
+    },
+    off(event: InformerEvent, cb: (...args: never[]) => void): void {
+      callbacks.get(event)?.delete(cb);
+    },
+    async start(): Promise<void> {
+      informer.start();
+      await informer.waitForCacheSync();
+    },
+    async stop(): Promise<void> {
+      if (stopped) return;
+      stopped = true;
+      await informer.stop();
+      await client.close();
+    },
+    list(ns?: string): T[] {
+      const all = informer.getIndexer().list();
+      return ns === undefined ? all : all.filter((o) => (o.metadata.namespace ?? '') === ns);
+    },
+    get(name: string, ns?: string): T | undefined {
+      return informer.getIndexer().getByKey(objectKey({ name, ...(ns ? { namespace: ns } : {}) }));
+    },
+  };
+}
+
+/** client-node hands deletes the last known object; a tombstone without one gets a stub. */
+function lastKnown<T extends KubeObject>(obj: T | DeletedFinalStateUnknown<T>): T {
+  if (!isDeletedFinalStateUnknown(obj)) return obj;
+  const tombstone = obj;
+  if (tombstone.obj) return tombstone.obj;
+  const { namespace, name } = splitMetaNamespaceKey(tombstone.key);
+  return { metadata: { name, ...(namespace ? { namespace } : {}) } } as T;
+}

@@ -1,0 +1,222 @@
+import type { ApiError, KubeObject, WatchEvent } from '@listwatch/api';
+import { EncodedEvent } from '@listwatch/codec';
+import type { WatchCacheEvent } from './event-window.js';
+import type { SelectionPredicate } from './predicate.js';
+
+/**
+ * A watch event as it leaves the cache. The EncodedEvent of one storage change is the same
+ * instance for every watcher it goes to, so each encoding of it is computed once (cachingObject).
+ */
+export interface CacheWatchEvent {
+  encoded: EncodedEvent;
+  /** The resourceVersion this event moves the watcher to. */
+  revision: number;
+}
+
+/** A per-watcher event (initial ADDED, BOOKMARK, ERROR): encoded for that watcher alone. */
+export function ownEvent(event: WatchEvent, revision: number): CacheWatchEvent {
+  return { encoded: new EncodedEvent(event), revision };
+}
+
+/** Why a watcher ended: by the client, the deadline, the cache, or for being too slow. */
+export type WatcherEndReason = 'closed' | 'deadline' | 'reinitializing' | 'slow' | 'error' | 'shutdown';
+
+export interface CacheWatcherOptions {
+  predicate: SelectionPredicate;
+  /** Key prefix the watcher is scoped to (`/registry/pods/ns/` or an exact object key). */
+  keyPrefix: string;
+  /** Exact key when watching one object by name. */
+  exactKey?: string;
+  /** Only events with revision > this are delivered. */
+  startRevision: number;
+  allowBookmarks: boolean;
+  /** Epoch ms after which the watch simply ends (timeoutSeconds), undefined: never. */
+  deadline: number | undefined;
+  /** Events buffered for this watcher before it counts as blocked. */
+  capacity: number;
+  /**
+   * How long (ms) a watcher may stay blocked on a full buffer before it is terminated. Past the
+   * capacity, events queue in an overflow of at most `capacity` more; overflowing that ends the
+   * watcher at once, so memory per watcher stays bounded.
+   */
+  blockedBudgetMs: number;
+  now: () => number;
+  onEnd: (watcher: CacheWatcher, reason: WatcherEndReason) => void;
+}
+
+interface SharedVariants {
+  ADDED?: CacheWatchEvent;
+  MODIFIED?: CacheWatchEvent;
+  DELETED?: CacheWatchEvent;
+}
+
+// One memo per WatchCacheEvent and event type, shared across watchers (cachingObject's role).
+const variants = new WeakMap<WatchCacheEvent, SharedVariants>();
+
+function withResourceVersion(object: KubeObject, revision: number): KubeObject {
+  return { ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } };
+}
+
+function variant(event: WatchCacheEvent, type: 'ADDED' | 'MODIFIED' | 'DELETED'): CacheWatchEvent {
+  let memo = variants.get(event);
+  if (!memo) variants.set(event, (memo = {}));
+  const cached = memo[type];
+  if (cached) return cached;
+  let object = event.object;
+  // A watcher that stops matching sees the old state deleted at the event's revision.
+  if (type === 'DELETED' && event.type !== 'DELETED' && event.prevObject) {
+    object = withResourceVersion(event.prevObject, event.revision);
+  }
+  const created: CacheWatchEvent = { encoded: new EncodedEvent({ type, object }), revision: event.revision };
+  memo[type] = created;
+  return created;
+}
+
+/**
+ * One WATCH served by the cache (cacheWatcher): filters events by scope and selectors, turns
+ * selector transitions into ADDED/DELETED, buffers a bounded number of events, sends bookmarks.
+ * The dispatcher never waits on it: a watcher that cannot keep up is ended, and its client
+ * resumes from the last resourceVersion it saw.
+ */
+export class CacheWatcher {
+  private readonly queue: CacheWatchEvent[] = [];
+  private waiting: ((batch: CacheWatchEvent[] | null) => void) | undefined;
+  private ended: WatcherEndReason | undefined;
+  private blockedSince: number | undefined;
+  /** Revision of the last event queued (the client's resume point once delivered). */
+  lastRevision: number;
+
+  constructor(readonly options: CacheWatcherOptions) {
+    this.lastRevision = options.startRevision;
+  }
+
+  get endReason(): WatcherEndReason | undefined {
+    return this.ended;
+  }
+
+  get buffered(): number {
+    return this.queue.length;
+  }
+
+  inScope(key: string): boolean {
+    return this.options.exactKey !== undefined
+      ? key === this.options.exactKey
+      : key.startsWith(this.options.keyPrefix);
+  }
+
+  /** Queues initial events (synthetic ADDED, an ERROR) without the slow-watcher rules. */
+  seed(events: CacheWatchEvent[]): void {
+    for (const e of events) this.queue.push(e);
+    if (events.length) this.lastRevision = Math.max(this.lastRevision, events.at(-1)!.revision);
+    this.flush();
+  }
+
+  /** Offers one change; converts it for this watcher per convertToWatchEvent (cache_watcher.go). */
+  dispatch(event: WatchCacheEvent): void {
+    if (this.ended || event.revision <= this.lastRevision) return;
+    if (!this.inScope(event.key)) return;
+    const { predicate } = this.options;
+    const current = event.type !== 'DELETED' && predicate.matches(event.objectLabels, event.objectFields);
+    const previous =
+      event.prevObject !== undefined &&
+      predicate.matches(event.prevObjectLabels ?? {}, event.prevObjectFields ?? {});
+    let out: CacheWatchEvent | undefined;
+    if (current && !previous) out = variant(event, 'ADDED');
+    else if (current && previous) out = variant(event, 'MODIFIED');
+    else if (!current && previous) out = variant(event, 'DELETED');
+    if (out) this.enqueue(out);
+    else this.lastRevision = event.revision;
+  }
+
+  /**
+   * A periodic bookmark at `revision`, only when bookmarks were asked for and it moves the client
+   * forward; dropped rather than queued when the buffer is full (cache_watcher.go).
+   */
+  bookmark(revision: number, makeBookmark: (revision: number) => WatchEvent): boolean {
+    if (this.ended || !this.options.allowBookmarks) return false;
+    if (revision <= this.lastRevision || this.queue.length >= this.options.capacity) return false;
+    this.queue.push(ownEvent(makeBookmark(revision), revision));
+    this.lastRevision = revision;
+    this.flush();
+    return true;
+  }
+
+  private enqueue(event: CacheWatchEvent): void {
+    const { capacity, blockedBudgetMs, now } = this.options;
+    this.lastRevision = event.revision;
+    if (this.queue.length >= capacity) {
+      const t = now();
+      this.blockedSince ??= t;
+      if (this.queue.length >= capacity * 2 || t - this.blockedSince > blockedBudgetMs) {
+        this.end('slow');
+        return;
+      }
+    } else {
+      this.blockedSince = undefined;
+    }
+    this.queue.push(event);
+    this.flush();
+  }
+
+  /** Ends the watcher after an ERROR event (e.g. 410 Expired after the stream began). */
+  fail(error: ApiError): void {
+    if (this.ended) return;
+    this.queue.push(ownEvent({ type: 'ERROR', object: error.status }, this.lastRevision));
+    this.end('error');
+  }
+
+  /** Ends the stream; buffered events still drain unless the watcher was too slow. */
+  end(reason: WatcherEndReason): void {
+    if (this.ended) return;
+    this.ended = reason;
+    if (reason === 'slow' || reason === 'closed') this.queue.length = 0;
+    this.options.onEnd(this, reason);
+    this.flush();
+  }
+
+  /** Checks the blocked budget from a timer, for watchers that stay full with no new events. */
+  checkBlocked(): void {
+    if (this.ended || this.blockedSince === undefined) return;
+    if (this.queue.length < this.options.capacity) {
+      this.blockedSince = undefined;
+      return;
+    }
+    if (this.options.now() - this.blockedSince > this.options.blockedBudgetMs) this.end('slow');
+  }
+
+  private flush(): void {
+    const resolve = this.waiting;
+    if (!resolve) return;
+    if (this.queue.length > 0) {
+      this.waiting = undefined;
+      resolve(this.queue.splice(0));
+    } else if (this.ended) {
+      this.waiting = undefined;
+      resolve(null);
+    }
+  }
+
+  /** Everything buffered (at least one event), or null once the watch has ended and drained. */
+  nextBatch(): Promise<CacheWatchEvent[] | null> {
+    if (this.queue.length > 0) {
+      this.blockedSince = undefined;
+      return Promise.resolve(this.queue.splice(0));
+    }
+    if (this.ended) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<CacheWatchEvent> {
+    try {
+      for (;;) {
+        const batch = await this.nextBatch();
+        if (!batch) return;
+        yield* batch;
+      }
+    } finally {
+      this.end('closed');
+    }
+  }
+}

@@ -1,0 +1,490 @@
+import { ApiError, encodeContinue, type KubeObject, type ResourceDefinition } from '@listwatch/api';
+import { bookmarkEvent } from './bookmarks.js';
+import { ResourceKeys } from './resource-keys.js';
+import { silentLogger, type Logger } from '../logger.js';
+import type { Storage, StorageWatch } from '../storage.js';
+import { CacheWatcher, ownEvent, type CacheWatchEvent, type WatcherEndReason } from './cache-watcher.js';
+import type { CacherMetrics } from './cacher-metrics.js';
+import { Dispatcher, type WatcherScope } from './dispatcher.js';
+import type { WatchCacheEvent } from './event-window.js';
+import { SelectionPredicate } from './predicate.js';
+import { listFromStorage, type Page } from './storage-lister.js';
+import { WatchCache } from './watch-cache.js';
+import type { ListWatchSource } from './list-watch-source.js';
+
+export interface CacherOptions {
+  storage: Storage;
+  definition: ResourceDefinition;
+  /** Fixed window capacity (`--default-watch-cache-size`); undefined: adaptive. 0 is rejected: use no cacher. */
+  watchCacheSize?: number;
+  /** How often each watcher that asked gets a bookmark (kube: 1 min). */
+  bookmarkIntervalMs?: number;
+  /** Per-watcher buffer (kube: 10..1000). */
+  watcherCapacity?: number;
+  /** How long a watcher may stay blocked on a full buffer before it is ended. */
+  blockedBudgetMs?: number;
+  /** How long a request waits for the cache to reach a resourceVersion (kube: 3 s). */
+  freshnessTimeoutMs?: number;
+  /** How often progress is requested from storage while someone waits (kube: 100 ms). */
+  progressIntervalMs?: number;
+  /** How often deadlines, bookmarks and blocked watchers are checked (default 1 s). */
+  tickIntervalMs?: number;
+  logger?: Logger;
+  metrics?: CacherMetrics;
+  now?: () => number;
+}
+
+/** What a LIST asks of the cacher; the query has already been validated. */
+export interface CacheListRequest {
+  namespace?: string;
+  predicate?: SelectionPredicate;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  limit?: number;
+  continue?: string;
+}
+
+export interface CacheListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface CacheWatchRequest {
+  namespace?: string;
+  /** Watch one object (a `metadata.name` field selector or a legacy `/watch/.../name` path). */
+  name?: string;
+  predicate?: SelectionPredicate;
+  resourceVersion?: string;
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks?: boolean;
+  /** The watch ends by itself after this long (timeoutSeconds). */
+  timeoutMs?: number;
+}
+
+const RETRY_AFTER_NOT_READY = 1;
+
+/**
+ * The watch cache of one resource (kube-apiserver's Cacher): a single storage watch feeds a
+ * store and a window of recent events, and every LIST and WATCH of the resource is served from
+ * them, so storage sees one watch per resource however many clients there are.
+ */
+export class Cacher implements ListWatchSource {
+  readonly definition: ResourceDefinition;
+  readonly keys: ResourceKeys;
+  private readonly storage: Storage;
+  private readonly cache: WatchCache;
+  private readonly dispatcher: Dispatcher;
+  private readonly logger: Logger;
+  private readonly metrics: CacherMetrics;
+  private readonly now: () => number;
+  private readonly opts: Required<
+    Pick<
+      CacherOptions,
+      'bookmarkIntervalMs' | 'watcherCapacity' | 'blockedBudgetMs' | 'freshnessTimeoutMs' | 'progressIntervalMs' | 'tickIntervalMs'
+    >
+  >;
+  private ready = false;
+  private readyWaiters: (() => void)[] = [];
+  private stopped = false;
+  private storageWatch: StorageWatch | undefined;
+  private loop: Promise<void> | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+  private progressTimer: NodeJS.Timeout | undefined;
+  private readonly nextBookmark = new Map<CacheWatcher, number>();
+  private terminations = 0;
+
+  constructor(options: CacherOptions) {
+    if (options.watchCacheSize === 0) throw new Error('watch cache size 0 means no cacher: serve from storage');
+    this.storage = options.storage;
+    this.definition = options.definition;
+    this.keys = new ResourceKeys(options.storage.prefix, options.definition);
+    this.logger = options.logger ?? silentLogger;
+    this.metrics = options.metrics ?? {};
+    this.now = options.now ?? Date.now;
+    this.opts = {
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      watcherCapacity: options.watcherCapacity ?? 100,
+      blockedBudgetMs: options.blockedBudgetMs ?? 100,
+      freshnessTimeoutMs: options.freshnessTimeoutMs ?? 3_000,
+      progressIntervalMs: options.progressIntervalMs ?? 100,
+      tickIntervalMs: options.tickIntervalMs ?? 1000,
+    };
+    this.cache = new WatchCache(
+      options.definition,
+      options.watchCacheSize === undefined ? {} : { fixedCapacity: options.watchCacheSize },
+      this.now,
+    );
+    this.dispatcher = new Dispatcher(options.definition);
+  }
+
+  get resource(): string {
+    return this.definition.group ? `${this.definition.plural}.${this.definition.group}` : this.definition.plural;
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** The revision the cache has caught up to. */
+  get revision(): number {
+    return this.cache.revision;
+  }
+
+  get watcherCount(): number {
+    return this.dispatcher.size;
+  }
+
+  get terminatedSlowWatchers(): number {
+    return this.terminations;
+  }
+
+  get windowSize(): number {
+    return this.cache.window.size;
+  }
+
+  /** Starts the list-then-watch loop; resolves when the cache is first ready. */
+  start(): Promise<void> {
+    if (!this.loop) {
+      this.loop = this.run();
+      this.ticker = setInterval(() => this.tick(), this.opts.tickIntervalMs);
+      this.ticker.unref();
+    }
+    return this.waitReady();
+  }
+
+  waitReady(): Promise<void> {
+    if (this.ready) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.ticker) clearInterval(this.ticker);
+    this.stopProgress();
+    this.storageWatch?.close();
+    this.endAll('shutdown');
+    this.cache.failWaiters(ApiError.serviceUnavailable('the watch cache is shutting down'));
+    await this.loop;
+  }
+
+  // --- initialization -----------------------------------------------------------------------
+
+  private async run(): Promise<void> {
+    let backoff = 100;
+    while (!this.stopped) {
+      try {
+        const revision = await this.relist();
+        const watch = this.storage.watch(this.keys.prefix, { fromRevision: revision, progressNotify: true });
+        this.storageWatch = watch;
+        this.setReady(true);
+        backoff = 100;
+        for await (const event of watch) {
+          if (event.type === 'PROGRESS') this.cache.advance(event.revision);
+          else this.process(this.cache.apply(event));
+        }
+        if (!this.stopped) this.logger.warn('storage watch ended; re-initializing', { resource: this.resource });
+      } catch (err) {
+        if (this.stopped) break;
+        this.logger.warn('watch cache re-initializing', {
+          resource: this.resource,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 5_000);
+      } finally {
+        this.storageWatch = undefined;
+      }
+      if (this.stopped) break;
+      // Any break of the storage watch: every watcher ends, the client re-watches once ready.
+      this.setReady(false);
+      this.endAll('reinitializing');
+      this.metrics.reinitialized?.(this.resource);
+    }
+  }
+
+  /** Lists all of storage at one revision, page by page, and refills the cache. */
+  private async relist(): Promise<number> {
+    const items: { key: string; object: KubeObject }[] = [];
+    let revision = 0;
+    let continueFrom: string | undefined;
+    for (;;) {
+      const page = await this.storage.list(this.keys.prefix, {
+        limit: 10_000,
+        ...(revision ? { revision } : {}),
+        ...(continueFrom !== undefined ? { continueFrom } : {}),
+      });
+      revision = page.revision;
+      page.items.forEach((object, i) => items.push({ key: page.keys[i]!, object }));
+      if (!page.more) break;
+      continueFrom = `${page.keys.at(-1)!}\u0000`;
+    }
+    this.cache.replace(items, revision);
+    this.logger.info('watch cache initialized', { resource: this.resource, items: items.length, revision });
+    return revision;
+  }
+
+  private setReady(ready: boolean): void {
+    this.ready = ready;
+    if (!ready) return;
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private process(event: WatchCacheEvent): void {
+    const deliveries = this.dispatcher.dispatch(event, this.keys.prefix);
+    this.metrics.eventsDispatched?.(this.resource, deliveries);
+  }
+
+  // --- freshness ----------------------------------------------------------------------------
+
+  /** Waits until the cache has seen `revision`, asking storage for progress meanwhile. */
+  private async waitFresh(revision: number): Promise<void> {
+    if (revision <= this.cache.revision) return;
+    this.startProgress();
+    try {
+      await this.cache.waitUntilFresh(revision, this.opts.freshnessTimeoutMs);
+    } finally {
+      if (!this.cache.hasWaiters) this.stopProgress();
+    }
+  }
+
+  private startProgress(): void {
+    if (this.progressTimer) return;
+    this.storageWatch?.requestProgress();
+    this.progressTimer = setInterval(() => {
+      if (!this.cache.hasWaiters) this.stopProgress();
+      else this.storageWatch?.requestProgress();
+    }, this.opts.progressIntervalMs);
+    this.progressTimer.unref();
+  }
+
+  private stopProgress(): void {
+    if (this.progressTimer) clearInterval(this.progressTimer);
+    this.progressTimer = undefined;
+  }
+
+  // --- LIST ---------------------------------------------------------------------------------
+
+  /** Serves a LIST with kube-apiserver's resourceVersion semantics (see server.md §1). */
+  async list(request: CacheListRequest): Promise<CacheListResult> {
+    const started = this.now();
+    const predicate = request.predicate ?? SelectionPredicate.everything;
+    const scopePrefix = this.keys.scope(request.namespace);
+    const rv = request.resourceVersion ?? '';
+    const limit = request.limit && request.limit > 0 ? request.limit : undefined;
+    const fromStorage = async (revision: number | undefined): Promise<CacheListResult> => {
+      const page = await listFromStorage(this.storage, this.definition, {
+        scopePrefix,
+        predicate,
+        limit,
+        ...(request.continue ? { continueToken: request.continue } : {}),
+        ...(revision ? { revision } : {}),
+      });
+      this.metrics.list?.(this.resource, 'storage', this.now() - started);
+      return pageResult(page);
+    };
+
+    // Continuations and exact reads are served at their revision by storage.
+    const exact = request.resourceVersionMatch === 'Exact' || (request.resourceVersionMatch === undefined && limit !== undefined && rv !== '' && rv !== '0');
+    if (request.continue) return fromStorage(undefined);
+    if (exact) return fromStorage(Number(rv));
+
+    if (!this.ready) {
+      // While re-initializing, only cheap paginated unfiltered lists may go to storage (#65954).
+      if (predicate.empty && limit !== undefined) return fromStorage(undefined);
+      throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
+    }
+
+    if (rv === '') {
+      // Consistent read: prove the cache is as fresh as storage, else read storage.
+      const current = await this.storage.currentRevision();
+      try {
+        await this.waitFresh(current);
+      } catch {
+        this.logger.info('consistent read fell back to storage', { resource: this.resource, revision: current });
+        return fromStorage(undefined);
+      }
+    } else if (rv !== '0') {
+      await this.waitFresh(Number(rv));
+    }
+    const result = this.listFromCache(scopePrefix, predicate, rv === '0' ? undefined : limit);
+    this.metrics.list?.(this.resource, 'cache', this.now() - started);
+    return result;
+  }
+
+  private listFromCache(scopePrefix: string, predicate: SelectionPredicate, limit: number | undefined): CacheListResult {
+    const revision = this.cache.revision;
+    const items: KubeObject[] = [];
+    let lastKey: string | undefined;
+    let more = false;
+    let examined = 0;
+    const candidates = this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix);
+    for (const element of candidates) {
+      examined++;
+      if (!predicate.matches(element.labels, element.fields)) continue;
+      if (limit !== undefined && items.length >= limit) {
+        more = true;
+        break;
+      }
+      items.push(element.object);
+      lastKey = element.key;
+    }
+    const result: CacheListResult = { items, resourceVersion: String(revision) };
+    if (more && lastKey !== undefined) {
+      result.continue = encodeContinue(revision, lastKey, scopePrefix);
+      if (predicate.empty) result.remainingItemCount = this.countFrom(scopePrefix) - examined + 1;
+    }
+    return result;
+  }
+
+  private countFrom(scopePrefix: string): number {
+    let n = 0;
+    for (const _ of this.cache.store.range(scopePrefix)) n++;
+    return n;
+  }
+
+  /** Uses a resource index when the field selector pins it (pods by spec.nodeName). */
+  private indexedCandidates(scopePrefix: string, predicate: SelectionPredicate): Iterable<{ key: string; object: KubeObject; labels: Readonly<Record<string, string>>; fields: Readonly<Record<string, string>> }> | undefined {
+    for (const index of Object.keys(this.definition.indexes)) {
+      const value = predicate.exactField(index);
+      if (value === undefined) continue;
+      return this.cache.store.byIndex(index, value).filter((e) => e.key.startsWith(scopePrefix));
+    }
+    return undefined;
+  }
+
+  /** GET with resourceVersion=0 (any): the cached state of one object. */
+  getCached(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.cache.store.get(this.keys.object(namespace, name))?.object;
+  }
+
+  // --- WATCH --------------------------------------------------------------------------------
+
+  /**
+   * Opens a watch. Errors before the stream starts (not ready) are thrown; errors after it
+   * (a resourceVersion that fell out of the window) are one ERROR event, then the end.
+   */
+  async watch(request: CacheWatchRequest): Promise<CacheWatcher> {
+    if (!this.ready) throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
+    const predicate = request.predicate ?? SelectionPredicate.everything;
+    const rv = request.resourceVersion ?? '';
+    const initial = request.sendInitialEvents ?? (rv === '' || rv === '0');
+    if (rv === '' && initial) await this.waitFresh(await this.storage.currentRevision()).catch(() => undefined);
+    else if (rv !== '' && rv !== '0') {
+      // A watch from the future waits for it like a list would (NotOlderThan).
+      if (request.sendInitialEvents) await this.waitFresh(Number(rv));
+    }
+    if (!this.ready) throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
+
+    const exactKey = request.name !== undefined ? this.keys.object(request.namespace, request.name) : undefined;
+    const scopePrefix = this.keys.scope(request.namespace);
+    const now = this.now();
+    const revision = this.cache.revision;
+    const startRevision = initial ? revision : Number(rv || revision);
+    const watcher = new CacheWatcher({
+      predicate,
+      keyPrefix: scopePrefix,
+      ...(exactKey !== undefined ? { exactKey } : {}),
+      startRevision,
+      allowBookmarks: request.allowWatchBookmarks ?? false,
+      deadline: request.timeoutMs !== undefined ? now + request.timeoutMs : undefined,
+      capacity: this.opts.watcherCapacity,
+      blockedBudgetMs: this.opts.blockedBudgetMs,
+      now: this.now,
+      onEnd: (w, reason) => this.onWatcherEnd(w, reason),
+    });
+
+    if (initial) {
+      const events: CacheWatchEvent[] = [];
+      const source = exactKey !== undefined ? [this.cache.store.get(exactKey)].filter((e) => e !== undefined) : this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix);
+      for (const element of source) {
+        if (!predicate.matches(element.labels, element.fields)) continue;
+        const objectRevision = Number(element.object.metadata.resourceVersion ?? revision);
+        events.push(ownEvent({ type: 'ADDED', object: element.object }, objectRevision));
+      }
+      if (request.sendInitialEvents && request.allowWatchBookmarks) {
+        events.push(ownEvent(bookmarkEvent(this.definition, revision, true), revision));
+      }
+      watcher.seed(events);
+      watcher.lastRevision = revision;
+    } else {
+      const backlog = this.cache.window.since(startRevision);
+      if (!backlog) {
+        const oldest = this.cache.window.oldestResumableRevision();
+        watcher.fail(ApiError.expired(`too old resource version: ${startRevision} (${oldest})`));
+        return watcher;
+      }
+      for (const event of backlog) watcher.dispatch(event);
+    }
+    this.dispatcher.add(watcher, this.scopeOf(scopePrefix, exactKey, predicate));
+    this.scheduleBookmark(watcher, now);
+    this.metrics.watchers?.(this.resource, this.dispatcher.size);
+    return watcher;
+  }
+
+  private scopeOf(scopePrefix: string, exactKey: string | undefined, predicate: SelectionPredicate): WatcherScope {
+    if (exactKey !== undefined) return { kind: 'key', key: exactKey };
+    for (const index of Object.keys(this.definition.indexes)) {
+      const value = predicate.exactField(index);
+      if (value !== undefined) return { kind: 'index', index, value };
+    }
+    return { kind: 'prefix', prefix: scopePrefix };
+  }
+
+  private onWatcherEnd(watcher: CacheWatcher, reason: WatcherEndReason): void {
+    this.dispatcher.remove(watcher);
+    this.nextBookmark.delete(watcher);
+    if (reason === 'slow') {
+      this.terminations++;
+      this.logger.warn('terminated slow watcher', { resource: this.resource, buffered: watcher.buffered, revision: watcher.lastRevision });
+    }
+    this.metrics.watcherEnded?.(this.resource, reason);
+    this.metrics.watchers?.(this.resource, this.dispatcher.size);
+  }
+
+  private endAll(reason: WatcherEndReason): void {
+    for (const watcher of [...this.dispatcher.watchers()]) watcher.end(reason);
+  }
+
+  // --- bookmarks and deadlines --------------------------------------------------------------
+
+  private scheduleBookmark(watcher: CacheWatcher, now: number): void {
+    if (!watcher.options.allowBookmarks) return;
+    let next = now + this.opts.bookmarkIntervalMs;
+    const deadline = watcher.options.deadline;
+    // One bookmark just before the deadline, so the client resumes from a fresh revision.
+    if (deadline !== undefined && deadline - 2000 < next) next = Math.max(now, deadline - 2000);
+    this.nextBookmark.set(watcher, next);
+  }
+
+  /** Once a second: deadlines, due bookmarks, blocked watchers, window metrics. */
+  private tick(): void {
+    const now = this.now();
+    for (const watcher of [...this.dispatcher.watchers()]) {
+      const deadline = watcher.options.deadline;
+      if (deadline !== undefined && now >= deadline) {
+        watcher.end('deadline');
+        continue;
+      }
+      watcher.checkBlocked();
+      const due = this.nextBookmark.get(watcher);
+      if (due !== undefined && now >= due) {
+        watcher.bookmark(this.cache.revision, (rev) => bookmarkEvent(this.definition, rev));
+        this.scheduleBookmark(watcher, now);
+      }
+    }
+    this.metrics.window?.(this.resource, this.cache.window.size, this.cache.window.capacity, this.cache.window.age(now));
+  }
+}
+
+function pageResult(page: Page): CacheListResult {
+  return {
+    items: page.items,
+    resourceVersion: String(page.revision),
+    ...(page.continueToken !== undefined ? { continue: page.continueToken } : {}),
+    ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}),
+  };
+}

@@ -1,0 +1,125 @@
+import { ApiError, type KubeObject, type ResourceDefinition } from '@listwatch/api';
+import type { StorageChange } from '../storage.js';
+import { CacheStore, type StoreElement } from './cache-store.js';
+import { EventWindow, type WatchCacheEvent } from './event-window.js';
+
+/** watch_cache.go resourceVersionTooHighRetrySeconds. */
+const TOO_LARGE_RETRY_SECONDS = 1;
+
+/** The 504 a request for a resourceVersion the cache never reached gets (NewTooLargeResourceVersionError). */
+export function tooLargeResourceVersion(requested: number, current: number): ApiError {
+  return ApiError.timeout(`Too large resource version: ${requested}, current: ${current}`, TOO_LARGE_RETRY_SECONDS, [
+    { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
+  ]);
+}
+
+interface Waiter {
+  revision: number;
+  resolve: () => void;
+  reject: (err: ApiError) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The cache proper (watchCache): the current state, the window of recent events, and the
+ * revision the cache has caught up to. It only applies what the Cacher feeds it.
+ */
+export class WatchCache {
+  readonly store: CacheStore;
+  readonly window: EventWindow;
+  /** Everything up to this revision has been applied (events and progress notifications). */
+  revision = 0;
+  private waiters: Waiter[] = [];
+
+  constructor(
+    readonly definition: ResourceDefinition,
+    options: { fixedCapacity?: number },
+    private readonly now: () => number,
+  ) {
+    this.store = new CacheStore(definition);
+    this.window = new EventWindow(options.fixedCapacity === undefined ? {} : { fixedCapacity: options.fixedCapacity });
+  }
+
+  /** Refills from a list taken at `revision`; the window starts empty after it. */
+  replace(items: { key: string; object: KubeObject }[], revision: number): void {
+    this.store.replace(items.map((i) => this.store.element(i.object, i.key)));
+    this.window.reset(revision);
+    this.advance(revision);
+  }
+
+  /** Applies one storage change and returns it as the window keeps it. */
+  apply(change: StorageChange): WatchCacheEvent {
+    const previous: StoreElement | undefined = this.store.get(change.key);
+    const prevObject = previous?.object ?? change.prevObject;
+    const prev = previous ?? (prevObject ? this.store.element(prevObject, change.key) : undefined);
+    let element: StoreElement;
+    if (change.type === 'DELETED') {
+      // Selectors judge a deleted object by its last state.
+      element = prev ? { ...prev, object: change.object } : this.store.element(change.object, change.key);
+      this.store.delete(change.key);
+    } else {
+      element = this.store.element(change.object, change.key);
+      this.store.upsert(element);
+    }
+    const event: WatchCacheEvent = {
+      type: change.type,
+      key: change.key,
+      object: change.object,
+      objectLabels: element.labels,
+      objectFields: element.fields,
+      prevObject,
+      prevObjectLabels: prev?.labels,
+      prevObjectFields: prev?.fields,
+      revision: change.revision,
+      recordTime: this.now(),
+    };
+    this.window.push(event);
+    this.advance(change.revision);
+    return event;
+  }
+
+  /** A progress notification: nothing under our prefix changed up to `revision`. */
+  advance(revision: number): void {
+    if (revision <= this.revision) return;
+    this.revision = revision;
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.revision <= revision) {
+        clearTimeout(w.timer);
+        w.resolve();
+      } else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  /** Resolves once the cache has reached `revision`; 504 Too large resource version after `timeoutMs`. */
+  waitUntilFresh(revision: number, timeoutMs: number): Promise<void> {
+    if (revision <= this.revision) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        revision,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          reject(tooLargeResourceVersion(revision, this.revision));
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  get hasWaiters(): boolean {
+    return this.waiters.length > 0;
+  }
+
+  /** Fails every pending wait (the cache is re-initializing or stopping). */
+  failWaiters(err: ApiError): void {
+    for (const w of this.waiters) {
+      clearTimeout(w.timer);
+      w.reject(err);
+    }
+    this.waiters = [];
+  }
+}

@@ -1,0 +1,79 @@
+import type { Revision, Storage } from './storage.js';
+
+/** kube-apiserver's default `--etcd-compaction-interval`. */
+export const DEFAULT_COMPACTION_INTERVAL = 5 * 60_000;
+
+export interface CompactorOptions {
+  /** Milliseconds between rounds; 0 disables the compactor. */
+  interval: number;
+  /** A failed round is reported here and retried next round (default: a process warning). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Periodically drops old history, the way kube-apiserver compacts etcd
+ * (k8s.io/apiserver/pkg/storage/etcd3/compact.go): each round compacts to the revision seen one
+ * round earlier, so watchers and paginated lists always keep between one and two intervals of
+ * history. Nothing is compacted on the first round.
+ */
+export class Compactor {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private lastSeen: Revision = 0;
+  private compacted: Revision = 0;
+
+  constructor(
+    private readonly storage: Pick<Storage, 'currentRevision' | 'compact'>,
+    private readonly options: CompactorOptions,
+  ) {}
+
+  /** The revision of the last compaction this compactor made (0: none yet). */
+  get compactedRevision(): Revision {
+    return this.compacted;
+  }
+
+  start(): this {
+    if (this.options.interval > 0 && !this.running) {
+      this.running = true;
+      this.schedule();
+    }
+    return this;
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One round: compact to the revision seen last round, then remember the current one. */
+  async tick(): Promise<Revision | undefined> {
+    const current = await this.storage.currentRevision();
+    const target = this.lastSeen;
+    this.lastSeen = current;
+    if (target === 0 || target <= this.compacted) return undefined;
+    await this.storage.compact(target);
+    this.compacted = target;
+    return target;
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.tick()
+        .catch((err: unknown) => {
+          const report =
+            this.options.onError ??
+            ((e: unknown) =>
+              process.emitWarning(
+                `storage compaction failed: ${e instanceof Error ? e.message : String(e)}`,
+              ));
+          report(err);
+        })
+        .finally(() => {
+          if (this.running) this.schedule();
+        });
+    }, this.options.interval);
+    // A compactor alone must not keep the process alive.
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,374 @@
+import type { KubeObject } from '@listwatch/api';
+import {
+  Etcd3,
+  type ICompare,
+  type IKeyValue,
+  type IRequestOp,
+  type ITxnResponse,
+  type KVClient,
+} from 'etcd3';
+import { Compactor, DEFAULT_COMPACTION_INTERVAL } from '../compactor.js';
+import { guaranteedUpdate } from '../guaranteed-update.js';
+import {
+  DEFAULT_PREFIX,
+  prefixEnd,
+  validateContinueFrom,
+  validateKey,
+  validateListPrefix,
+  validateStoragePrefix,
+} from '../keys.js';
+import { DEFAULT_PROGRESS_NOTIFY_INTERVAL } from '../log-storage.js';
+import type {
+  Revision,
+  Storage,
+  StorageDeleteOptions,
+  StorageListOptions,
+  StorageListResult,
+  StorageUpdateOptions,
+  StorageWatch,
+  StorageWatchOptions,
+  TryUpdate,
+} from '../storage.js';
+import { StorageError, isStorageError } from '../storage-error.js';
+import { decodeObject, encodeObject } from '../stored-object.js';
+import { WatchChannel } from '../watch-channel.js';
+import { isFutureRevisionError, isTransient, neverSent, toStorageError } from './etcd3-errors.js';
+import { Etcd3Watch } from './etcd3-watch.js';
+import { HostHealth } from './host-health.js';
+
+/** grpc call options (a deadline), typed off the client so grpc-js need not be a dependency. */
+type CallOptions = NonNullable<Parameters<KVClient['range']>[1]>;
+
+export const DEFAULT_ETCD_ENDPOINTS = ['http://127.0.0.1:2379'];
+
+export interface Etcd3StorageOptions {
+  /** Client URLs of the etcd members (`--etcd-servers`). */
+  endpoints?: string[];
+  /** Key prefix (default `/registry`). */
+  prefix?: string;
+  /** Milliseconds between automatic compactions; 0 disables (default 5 min). */
+  compactionInterval?: number;
+  /** Milliseconds between PROGRESS events on idle `progressNotify` watches (default 5 s). */
+  progressNotifyInterval?: number;
+  /** Every operation answers or fails with Unreachable within this many ms (default 5 s). */
+  requestTimeout?: number;
+  /** A watch without a working stream this long fails with Unreachable (default 30 s). */
+  watchReconnectTimeout?: number;
+}
+
+function revisionOf(kv: { mod_revision: string }): Revision {
+  return Number(kv.mod_revision);
+}
+
+/**
+ * Storage in a real etcd cluster, as kube-apiserver keeps it: one key per object, the etcd
+ * revision as resourceVersion, writes as transactions comparing the key's mod revision
+ * (k8s.io/apiserver/pkg/storage/etcd3/store.go).
+ */
+export class Etcd3Storage implements Storage {
+  readonly prefix: string;
+  readonly endpoints: readonly string[];
+  private readonly client: Etcd3;
+  private readonly compactor: Compactor;
+  private readonly watches = new Set<Etcd3Watch>();
+  /** Watches still finding out "now"; this client's writes wait for them (see watch()). */
+  private readonly starting = new Set<Promise<unknown>>();
+  private readonly requestTimeout: number;
+  private readonly watchReconnectTimeout: number;
+  private readonly progressNotifyInterval: number;
+  private closed = false;
+
+  constructor(options: Etcd3StorageOptions = {}) {
+    this.prefix = validateStoragePrefix(options.prefix ?? DEFAULT_PREFIX);
+    this.endpoints = options.endpoints?.length ? [...options.endpoints] : DEFAULT_ETCD_ENDPOINTS;
+    this.requestTimeout = options.requestTimeout ?? 5_000;
+    this.watchReconnectTimeout = options.watchReconnectTimeout ?? 30_000;
+    this.progressNotifyInterval =
+      options.progressNotifyInterval ?? DEFAULT_PROGRESS_NOTIFY_INTERVAL;
+    this.client = new Etcd3({
+      hosts: [...this.endpoints],
+      faultHandling: new HostHealth(this.endpoints).options(),
+      grpcOptions: {
+        // Reconnect quickly to a restarted member (grpc's default backoff grows to 2 minutes).
+        'grpc.initial_reconnect_backoff_ms': 100,
+        'grpc.max_reconnect_backoff_ms': 1_000,
+        // kube-apiserver lifts the receive limit too: a LIST can be far over grpc's 4 MiB.
+        'grpc.max_receive_message_length': -1,
+        'grpc.use_local_subchannel_pool': 1,
+      },
+    });
+    this.compactor = new Compactor(this, {
+      interval: options.compactionInterval ?? DEFAULT_COMPACTION_INTERVAL,
+    }).start();
+  }
+
+  /**
+   * Runs one etcd call within the request timeout. Reads are retried on another member after any
+   * network failure; writes only when the request certainly never left (a retried write that did
+   * land would report a false conflict).
+   */
+  private async call<T>(
+    key: string,
+    idempotent: boolean,
+    op: (options: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    if (this.closed) throw StorageError.unreachable(key, 'storage is closed');
+    const deadline = Date.now() + this.requestTimeout;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            StorageError.unreachable(key, `etcd did not answer within ${this.requestTimeout} ms`),
+          ),
+        this.requestTimeout,
+      );
+    });
+    const attempt = async (): Promise<T> => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await op({ deadline: new Date(deadline) });
+        } catch (err) {
+          const retry = idempotent ? isTransient(err) : neverSent(err);
+          if (
+            !retry ||
+            this.closed ||
+            Date.now() + 100 >= deadline ||
+            tries > this.endpoints.length * 2
+          )
+            throw err;
+          await new Promise((r) => setTimeout(r, Math.min(50 * tries, 250)));
+        }
+      }
+    };
+    try {
+      return await Promise.race([attempt(), timeout]);
+    } catch (err) {
+      throw toStorageError(key, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async beforeWrite(): Promise<void> {
+    if (this.starting.size > 0) await Promise.all(this.starting);
+  }
+
+  private decode(kv: IKeyValue, revision = revisionOf(kv)): KubeObject {
+    return decodeObject(kv.key.toString('utf8'), kv.value, revision);
+  }
+
+  async get(key: string): Promise<KubeObject | undefined> {
+    validateKey(this.prefix, key);
+    const res = await this.call(key, true, (o) =>
+      this.client.kv.range({ key: Buffer.from(key) }, o),
+    );
+    const kv = res.kvs[0];
+    return kv && this.decode(kv);
+  }
+
+  async list(prefix: string, options: StorageListOptions = {}): Promise<StorageListResult> {
+    const listPrefix = validateListPrefix(this.prefix, prefix);
+    const start =
+      options.continueFrom === undefined
+        ? listPrefix
+        : validateContinueFrom(listPrefix, options.continueFrom);
+    const requested = options.revision ?? 0;
+    const res = await this.call(listPrefix, true, (o) =>
+      this.client.kv.range(
+        {
+          key: Buffer.from(start),
+          range_end: Buffer.from(prefixEnd(listPrefix)),
+          limit: options.limit ?? 0,
+          revision: requested,
+        },
+        o,
+      ),
+    ).catch(async (err: unknown) => {
+      if (isStorageError(err, 'Expired')) throw StorageError.expired(listPrefix, requested);
+      if (isStorageError(err) && isFutureRevisionError(err.cause)) {
+        throw StorageError.resourceVersionTooLarge(
+          listPrefix,
+          requested,
+          await this.currentRevision(),
+        );
+      }
+      throw err;
+    });
+    const remaining = Number(res.count) - res.kvs.length;
+    return {
+      items: res.kvs.map((kv) => this.decode(kv)),
+      keys: res.kvs.map((kv) => kv.key.toString('utf8')),
+      revision: requested || Number(res.header.revision),
+      more: res.more,
+      remaining,
+    };
+  }
+
+  async count(prefix: string): Promise<number> {
+    const listPrefix = validateListPrefix(this.prefix, prefix);
+    const res = await this.call(listPrefix, true, (o) =>
+      this.client.kv.range(
+        {
+          key: Buffer.from(listPrefix),
+          range_end: Buffer.from(prefixEnd(listPrefix)),
+          count_only: true,
+        },
+        o,
+      ),
+    );
+    return Number(res.count);
+  }
+
+  async create(key: string, object: KubeObject): Promise<KubeObject> {
+    validateKey(this.prefix, key);
+    const data = encodeObject(key, object);
+    await this.beforeWrite();
+    const res = await this.txn(
+      key,
+      [{ key: Buffer.from(key), target: 'Create', result: 'Equal', create_revision: 0 }],
+      {
+        request_put: { key: Buffer.from(key), value: Buffer.from(data) },
+      },
+    );
+    if (!res.succeeded) throw StorageError.keyExists(key);
+    return decodeObject(key, data, Number(res.header.revision));
+  }
+
+  async update(
+    key: string,
+    object: KubeObject,
+    options: StorageUpdateOptions = {},
+  ): Promise<KubeObject> {
+    validateKey(this.prefix, key);
+    const data = encodeObject(key, object);
+    await this.beforeWrite();
+    const res = await this.txn(key, [this.modCompare(key, options.expectedRevision)], {
+      request_put: { key: Buffer.from(key), value: Buffer.from(data) },
+    });
+    if (!res.succeeded) this.failed(key, res, options.expectedRevision);
+    return decodeObject(key, data, Number(res.header.revision));
+  }
+
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject> {
+    return guaranteedUpdate(this, key, tryUpdate);
+  }
+
+  async delete(key: string, options: StorageDeleteOptions = {}): Promise<KubeObject> {
+    validateKey(this.prefix, key);
+    await this.beforeWrite();
+    const res = await this.txn(key, [this.modCompare(key, options.expectedRevision)], {
+      request_delete_range: { key: Buffer.from(key), prev_kv: true },
+    });
+    if (!res.succeeded) this.failed(key, res, options.expectedRevision);
+    const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
+    if (!prev) throw StorageError.keyNotFound(key);
+    return this.decode(prev, Number(res.header.revision));
+  }
+
+  /** Exactly this mod revision, or (none expected) any: the key exists. */
+  private modCompare(key: string, expected: Revision | undefined): ICompare {
+    return expected === undefined
+      ? { key: Buffer.from(key), target: 'Mod', result: 'Greater', mod_revision: 0 }
+      : { key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: expected };
+  }
+
+  /** One compare-and-swap; the else branch reads the key so a failure can say why. */
+  private txn(key: string, compare: ICompare[], success: IRequestOp): Promise<ITxnResponse> {
+    return this.call(key, false, (o) =>
+      this.client.kv.txn(
+        { compare, success: [success], failure: [{ request_range: { key: Buffer.from(key) } }] },
+        o,
+      ),
+    );
+  }
+
+  private failed(key: string, res: ITxnResponse, expected: Revision | undefined): never {
+    const current = res.responses[0]?.response_range.kvs[0];
+    if (!current) throw StorageError.keyNotFound(key);
+    throw StorageError.revisionConflict(key, expected ?? 0, revisionOf(current));
+  }
+
+  watch(prefix: string, options: StorageWatchOptions = {}): StorageWatch {
+    let watchPrefix: string;
+    try {
+      watchPrefix = validateListPrefix(this.prefix, prefix);
+      if (this.closed) throw StorageError.unreachable(prefix, 'storage is closed');
+    } catch (err) {
+      const channel = new WatchChannel();
+      channel.fail(err as StorageError);
+      return channel;
+    }
+    let after: Revision | (() => Promise<Revision>);
+    if (options.fromRevision !== undefined) {
+      after = options.fromRevision;
+    } else {
+      // "From now" needs the current revision, which takes a round trip. Until it is known this
+      // client's own writes wait, so a write issued after watch() returns is always seen.
+      const known = this.currentRevision();
+      const settled = known.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.starting.add(settled);
+      void settled.then(() => this.starting.delete(settled));
+      after = () => known;
+    }
+    const watch: Etcd3Watch = new Etcd3Watch({
+      client: this.client,
+      prefix: watchPrefix,
+      after,
+      progressNotify: options.progressNotify ?? false,
+      progressNotifyInterval: this.progressNotifyInterval,
+      reconnectTimeout: this.watchReconnectTimeout,
+      createTimeout: this.requestTimeout,
+      onEnd: () => this.watches.delete(watch),
+    });
+    this.watches.add(watch);
+    return watch.channel;
+  }
+
+  async currentRevision(): Promise<Revision> {
+    // kube-apiserver's GetCurrentResourceVersion: a linearizable limit-1 read of the prefix.
+    const listPrefix = `${this.prefix}/`;
+    const res = await this.call(this.prefix, true, (o) =>
+      this.client.kv.range(
+        {
+          key: Buffer.from(listPrefix),
+          range_end: Buffer.from(prefixEnd(listPrefix)),
+          limit: 1,
+          keys_only: true,
+        },
+        o,
+      ),
+    );
+    return Number(res.header.revision);
+  }
+
+  async compact(revision: Revision): Promise<void> {
+    try {
+      await this.call(this.prefix, true, (o) => this.client.kv.compact({ revision }, o));
+    } catch (err) {
+      // Already compacted that far: a no-op, as for the other backends.
+      if (isStorageError(err, 'Expired')) return;
+      if (isStorageError(err) && isFutureRevisionError(err.cause)) {
+        throw StorageError.resourceVersionTooLarge(
+          this.prefix,
+          revision,
+          await this.currentRevision(),
+        );
+      }
+      throw err;
+    }
+  }
+
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.compactor.stop();
+      for (const watch of [...this.watches]) watch.close();
+      this.client.close();
+    }
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,53 @@
+// The watch cache (added by the lead; storage backends add their exports below).
+export * from './cacher/index.js';
+export * from './logger.js';
+
+// Storage: the interface, its errors, the backends and their helpers.
+export type {
+  Revision,
+  Storage,
+  StorageChange,
+  StorageDeleteOptions,
+  StorageEvent,
+  StorageEventType,
+  StorageListOptions,
+  StorageListResult,
+  StorageProgress,
+  StorageUpdateOptions,
+  StorageWatch,
+  StorageWatchOptions,
+  TryUpdate,
+} from './storage.js';
+export { StorageError, isStorageError, type StorageErrorCode } from './storage-error.js';
+export {
+  createStorage,
+  SQLITE_FILE,
+  STORAGE_BACKENDS,
+  type CreateStorageOptions,
+  type StorageBackend,
+} from './create-storage.js';
+export { MemoryStorage, type MemoryStorageOptions } from './memory/memory-storage.js';
+export { SqliteStorage, type SqliteStorageOptions } from './sqlite/sqlite-storage.js';
+export type { SqliteSynchronous } from './sqlite/sqlite-log.js';
+export {
+  Etcd3Storage,
+  DEFAULT_ETCD_ENDPOINTS,
+  type Etcd3StorageOptions,
+} from './etcd3/etcd3-storage.js';
+export { DEFAULT_PROGRESS_NOTIFY_INTERVAL, type LogStorageOptions } from './log-storage.js';
+export { Compactor, DEFAULT_COMPACTION_INTERVAL, type CompactorOptions } from './compactor.js';
+export {
+  formatDuration,
+  formatDurationNanos,
+  parseDuration,
+  parseDurationNanos,
+} from './duration.js';
+export {
+  DEFAULT_PREFIX,
+  compareKeys,
+  keyAfter,
+  prefixEnd,
+  validateKey,
+  validateListPrefix,
+} from './keys.js';
+export { MAX_REQUEST_BYTES, maxObjectBytes } from './stored-object.js';

@@ -1,0 +1,206 @@
+import type { KubeObject } from '@listwatch/api';
+import { Compactor, DEFAULT_COMPACTION_INTERVAL } from './compactor.js';
+import { guaranteedUpdate } from './guaranteed-update.js';
+import {
+  DEFAULT_PREFIX,
+  prefixEnd,
+  validateContinueFrom,
+  validateKey,
+  validateListPrefix,
+  validateStoragePrefix,
+} from './keys.js';
+import type { LogRecord } from './log-record.js';
+import type { RevisionLog } from './revision-log.js';
+import type {
+  Revision,
+  Storage,
+  StorageDeleteOptions,
+  StorageListOptions,
+  StorageListResult,
+  StorageUpdateOptions,
+  StorageWatch,
+  StorageWatchOptions,
+  TryUpdate,
+} from './storage.js';
+import { StorageError } from './storage-error.js';
+import { decodeObject, encodeObject } from './stored-object.js';
+import { WatchChannel } from './watch-channel.js';
+import { WatchHub } from './watch-hub.js';
+
+/** The default period of PROGRESS events on idle watches that ask for them. */
+export const DEFAULT_PROGRESS_NOTIFY_INTERVAL = 5_000;
+
+export interface LogStorageOptions {
+  /** Key prefix (default `/registry`). */
+  prefix?: string;
+  /** Milliseconds between automatic compactions; 0 disables (default 5 min). */
+  compactionInterval?: number;
+  /** Milliseconds between PROGRESS events on idle `progressNotify` watches (default 5 s). */
+  progressNotifyInterval?: number;
+}
+
+/**
+ * The Storage contract over a revision log that this process owns (memory, SQLite): validation,
+ * encoding, revision bounds and watch fan-out, shared so both backends behave the same.
+ */
+export class LogStorage implements Storage {
+  readonly prefix: string;
+  private readonly hub: WatchHub;
+  private readonly compactor: Compactor;
+  private closed = false;
+
+  protected constructor(
+    private readonly log: RevisionLog,
+    options: LogStorageOptions,
+  ) {
+    this.prefix = validateStoragePrefix(options.prefix ?? DEFAULT_PREFIX);
+    this.hub = new WatchHub(
+      log,
+      options.progressNotifyInterval ?? DEFAULT_PROGRESS_NOTIFY_INTERVAL,
+    );
+    this.compactor = new Compactor(this, {
+      interval: options.compactionInterval ?? DEFAULT_COMPACTION_INTERVAL,
+    }).start();
+  }
+
+  private usable(key: string): void {
+    if (this.closed) throw StorageError.unreachable(key, 'storage is closed');
+  }
+
+  get(key: string): Promise<KubeObject | undefined> {
+    return run(() => {
+      validateKey(this.prefix, key);
+      this.usable(key);
+      const row = this.log.get(key);
+      return row && decodeObject(key, row.value, row.modRevision);
+    });
+  }
+
+  list(prefix: string, options: StorageListOptions = {}): Promise<StorageListResult> {
+    return run(() => {
+      const listPrefix = validateListPrefix(this.prefix, prefix);
+      const start =
+        options.continueFrom === undefined
+          ? listPrefix
+          : validateContinueFrom(listPrefix, options.continueFrom);
+      this.usable(prefix);
+      const revision = this.readRevision(listPrefix, options.revision);
+      const { rows, count } = this.log.range(
+        start,
+        prefixEnd(listPrefix),
+        revision,
+        options.limit ?? 0,
+      );
+      const remaining = count - rows.length;
+      return {
+        items: rows.map((row) => decodeObject(row.key, row.value, row.modRevision)),
+        keys: rows.map((row) => row.key),
+        revision,
+        more: remaining > 0,
+        remaining,
+      };
+    });
+  }
+
+  count(prefix: string): Promise<number> {
+    return run(() => {
+      const listPrefix = validateListPrefix(this.prefix, prefix);
+      this.usable(prefix);
+      return this.log.range(listPrefix, prefixEnd(listPrefix), this.log.currentRevision(), 1).count;
+    });
+  }
+
+  create(key: string, object: KubeObject): Promise<KubeObject> {
+    return run(() => {
+      validateKey(this.prefix, key);
+      const data = encodeObject(key, object);
+      this.usable(key);
+      return this.committed(this.log.create(key, data));
+    });
+  }
+
+  update(key: string, object: KubeObject, options: StorageUpdateOptions = {}): Promise<KubeObject> {
+    return run(() => {
+      validateKey(this.prefix, key);
+      const data = encodeObject(key, object);
+      this.usable(key);
+      return this.committed(this.log.update(key, data, options.expectedRevision));
+    });
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject> {
+    validateKey(this.prefix, key);
+    return guaranteedUpdate(this, key, tryUpdate);
+  }
+
+  delete(key: string, options: StorageDeleteOptions = {}): Promise<KubeObject> {
+    return run(() => {
+      validateKey(this.prefix, key);
+      this.usable(key);
+      const record = this.log.delete(key, options.expectedRevision);
+      this.hub.publish(record);
+      return decodeObject(key, record.prev!.value, record.revision);
+    });
+  }
+
+  watch(prefix: string, options: StorageWatchOptions = {}): StorageWatch {
+    let watchPrefix: string;
+    try {
+      watchPrefix = validateListPrefix(this.prefix, prefix);
+      this.usable(prefix);
+    } catch (err) {
+      const channel = new WatchChannel();
+      channel.fail(err as StorageError);
+      return channel;
+    }
+    return this.hub.watch(watchPrefix, options);
+  }
+
+  currentRevision(): Promise<Revision> {
+    return run(() => {
+      this.usable(this.prefix);
+      return this.log.currentRevision();
+    });
+  }
+
+  compact(revision: Revision): Promise<void> {
+    return run(() => {
+      this.usable(this.prefix);
+      const current = this.log.currentRevision();
+      if (revision > current)
+        throw StorageError.resourceVersionTooLarge(this.prefix, revision, current);
+      // Compacting to an already compacted revision is a no-op, so competing compactors agree.
+      if (revision > this.log.compactedRevision()) this.log.compact(revision);
+    });
+  }
+
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.compactor.stop();
+      this.hub.closeAll();
+      this.log.close();
+    }
+    return Promise.resolve();
+  }
+
+  /** The revision a list reads at: latest, or one still in history. */
+  private readRevision(key: string, requested: Revision | undefined): Revision {
+    const current = this.log.currentRevision();
+    if (!requested) return current;
+    if (requested > current) throw StorageError.resourceVersionTooLarge(key, requested, current);
+    const compacted = this.log.compactedRevision();
+    if (requested < compacted) throw StorageError.expired(key, requested, compacted);
+    return requested;
+  }
+
+  private committed(record: LogRecord): KubeObject {
+    this.hub.publish(record);
+    return decodeObject(record.key, record.value!, record.revision);
+  }
+}
+
+/** Runs a synchronous step as a promise, so validation errors reject instead of throwing. */
+function run<T>(step: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(step()));
+}

@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { tempDir } from '@listwatch/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Storage } from '../storage.js';
+import { isStorageError } from '../storage-error.js';
+import { storageContract } from '../testing/contract.js';
+import { SqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js';
+
+const dir = tempDir('listwatch-sqlite-');
+afterAll(() => dir.remove());
+let files = 0;
+const nextFile = () => join(dir.path, `store-${files++}.db`);
+
+function reopen(storage: Storage, options: Partial<SqliteStorageOptions> = {}): SqliteStorage {
+  const { file } = storage as SqliteStorage;
+  return new SqliteStorage({ file, compactionInterval: 0, prefix: storage.prefix, ...options });
+}
+
+storageContract('sqlite', {
+  open: (options) =>
+    Promise.resolve(new SqliteStorage({ file: nextFile(), compactionInterval: 0, ...options })),
+  restart: async (storage) => {
+    await storage.close();
+    return reopen(storage);
+  },
+  writeRaw: async (storage, key, bytes) => {
+    await storage.close();
+    const db = new Database((storage as SqliteStorage).file);
+    const rev = (db.prepare('SELECT MAX(rev) AS rev FROM kv_log').get() as { rev: number }).rev + 1;
+    db.prepare(
+      'INSERT INTO kv_log (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, 0, 0, ?)',
+    ).run(rev, key, rev, Buffer.from(bytes));
+    db.prepare('INSERT INTO kv_current (key, rev) VALUES (?, ?)').run(key, rev);
+    db.close();
+    return reopen(storage);
+  },
+});
+
+describe('sqlite: the file', () => {
+  it('is owned by one storage at a time: a second one on the same file fails with Unreachable', async () => {
+    const first = new SqliteStorage({ file: nextFile(), compactionInterval: 0 });
+    try {
+      let error: unknown;
+      try {
+        reopen(first);
+      } catch (err) {
+        error = err;
+      }
+      expect(isStorageError(error, 'Unreachable')).toBe(true);
+      expect(String(error)).toContain('locked');
+    } finally {
+      await first.close();
+    }
+    const again = reopen(first);
+    await again.close();
+  });
+
+  it('loses nothing a process acknowledged when that process is killed with SIGKILL mid-stream', async () => {
+    const file = nextFile();
+    const writer = fileURLToPath(new URL('./testdata/crash-writer.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@listwatch/source', '--import', 'tsx', writer, file],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const acked: { name: string; revision: number }[] = [];
+    const exited = once(child, 'exit');
+    for await (const line of createInterface({ input: child.stdout })) {
+      const [name, revision] = line.split(' ');
+      acked.push({ name: name!, revision: Number(revision) });
+      if (acked.length === 50) child.kill('SIGKILL');
+    }
+    await exited;
+    expect(acked.length).toBeGreaterThanOrEqual(50);
+    const storage = new SqliteStorage({ file, compactionInterval: 0 });
+    try {
+      for (const { name, revision } of acked) {
+        const object = await storage.get(`/registry/configmaps/ns/${name}`);
+        expect(object?.metadata.resourceVersion).toBe(String(revision));
+      }
+      const last = acked.at(-1)!.revision;
+      expect(await storage.currentRevision()).toBeGreaterThanOrEqual(last);
+      const next = await storage.create('/registry/configmaps/ns/after-crash', {
+        metadata: { name: 'after-crash', namespace: 'ns' },
+      });
+      expect(Number(next.metadata.resourceVersion)).toBeGreaterThan(last);
+    } finally {
+      await storage.close();
+    }
+  });
+});

@@ -1,0 +1,28 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { LogStorage, type LogStorageOptions } from '../log-storage.js';
+import { SqliteLog, type SqliteSynchronous } from './sqlite-log.js';
+
+export interface SqliteStorageOptions extends LogStorageOptions {
+  /** The database file; created with its directory if missing. */
+  file: string;
+  /**
+   * SQLite's `synchronous`: FULL (default) syncs every commit to disk like etcd does; NORMAL
+   * survives process crashes but may lose the last commits on power loss.
+   */
+  synchronous?: SqliteSynchronous;
+}
+
+/**
+ * The embedded, durable default (k3s's choice, via kine): one SQLite file that survives restarts
+ * with its revisions and compaction point. One process owns the file at a time.
+ */
+export class SqliteStorage extends LogStorage {
+  readonly file: string;
+
+  constructor(options: SqliteStorageOptions) {
+    mkdirSync(dirname(options.file), { recursive: true });
+    super(new SqliteLog(options.file, options.synchronous), options);
+    this.file = options.file;
+  }
+}

@@ -1,0 +1,80 @@
+import type { KubeObject } from '@listwatch/api';
+import type { Revision } from './storage.js';
+import { StorageError } from './storage-error.js';
+
+/** etcd's default `--max-request-bytes` (1.5 MiB): the largest write etcd accepts. */
+export const MAX_REQUEST_BYTES = 1_572_864;
+
+/**
+ * Bytes of an etcd write request beyond the value and keys (txn framing, compare, raft entry).
+ * Measured against etcd 3.4 with generous headroom, so every backend refuses the same objects.
+ */
+const REQUEST_OVERHEAD = 512;
+
+/**
+ * The largest stored object (JSON bytes) allowed under `key`: a write carries the key three times
+ * (compare, put and the else-branch read) besides the value.
+ */
+export function maxObjectBytes(key: string): number {
+  return MAX_REQUEST_BYTES - REQUEST_OVERHEAD - 3 * Buffer.byteLength(key);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The bytes stored for an object: its JSON without `metadata.resourceVersion`, which the storage
+ * owns (kube-apiserver's etcd3 store clears it before writing too). Refuses non-objects, values
+ * JSON cannot represent, and anything over the size limit, before any backend is touched.
+ */
+export function encodeObject(key: string, object: KubeObject): string {
+  if (!isPlainObject(object)) throw StorageError.invalidObject(key, 'not a JSON object');
+  if (!isPlainObject(object.metadata))
+    throw StorageError.invalidObject(key, 'metadata is not an object');
+  const { resourceVersion: _ignored, ...metadata } = object.metadata;
+  let data: string;
+  try {
+    data = JSON.stringify({ ...object, metadata });
+  } catch (err) {
+    throw StorageError.invalidObject(
+      key,
+      `not serializable as JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const bytes = Buffer.byteLength(data);
+  const limit = maxObjectBytes(key);
+  if (bytes > limit) throw StorageError.tooLarge(key, bytes, limit);
+  return data;
+}
+
+/**
+ * The object stored under `key` at `revision`, with `metadata.resourceVersion` set from it.
+ * Anything that is not a JSON object with a metadata object is InvalidObject, naming the key.
+ */
+export function decodeObject(
+  key: string,
+  data: string | Uint8Array,
+  revision: Revision,
+): KubeObject {
+  const text =
+    typeof data === 'string'
+      ? data
+      : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw StorageError.invalidObject(
+      key,
+      `stored value is not JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  if (!isPlainObject(parsed))
+    throw StorageError.invalidObject(key, 'stored value is not a JSON object');
+  const metadata = parsed['metadata'];
+  if (!isPlainObject(metadata))
+    throw StorageError.invalidObject(key, 'stored value has no metadata object');
+  metadata['resourceVersion'] = String(revision);
+  return parsed as KubeObject;
+}
