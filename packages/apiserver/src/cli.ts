@@ -80,7 +80,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       continue;
     }
     if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
-    let [name, value] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    let value = inline;
     if (value === undefined) {
       value = argv[++i];
       if (value === undefined) throw new Error(`flag needs an argument: --${name}`);

@@ -93,7 +93,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     readOnly: options.maxRequestsInflight ?? 400,
     mutating: options.maxMutatingRequestsInflight ?? 200,
   });
-  const handler = app.callback();
+  const callback = app.callback();
+  const handler = (req: Parameters<typeof callback>[0], res: Parameters<typeof callback>[1]): void => {
+    void callback(req, res);
+  };
   const upgrade = webSocketWatch(context);
 
   let listener: NetServer | Http2SecureServer;

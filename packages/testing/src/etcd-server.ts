@@ -39,7 +39,7 @@ export class EtcdMember {
   /** Starts the process; resolves once it answers /health (a cluster needs quorum first). */
   async start(waitHealthy = true): Promise<void> {
     if (this.child) return;
-    const { name, dataDir, clientPort, peerPort, initialCluster } = this.options;
+    const { name, dataDir, peerPort, initialCluster } = this.options;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     const child = spawn(
       ensureEtcdBinary(),

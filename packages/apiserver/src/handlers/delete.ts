@@ -15,7 +15,7 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
   if (raw.length === 0) return {};
   const decoded = decodeBody(raw, scope.ctx.get('content-type') || 'application/json');
   if (typeof decoded !== 'object' || decoded === null) throw ApiError.badRequest('DeleteOptions must be an object');
-  return decoded as DeleteOptions;
+  return decoded;
 }
 
 /** Preconditions of DeleteOptions (uid, resourceVersion): a mismatch is 409 Conflict. */

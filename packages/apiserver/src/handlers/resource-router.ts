@@ -18,9 +18,12 @@ export interface RequestLabels {
 
 /** Routes `/api/...` and `/apis/...` resource requests to their verb's handler. */
 export function resourceRouter(server: ServerContext): Koa.Middleware {
-  return async (ctx, next) => {
+  return async (ctx, next): Promise<void> => {
     const info = parseRequestInfo(ctx.path);
-    if (!info) return next();
+    if (!info) {
+      await next();
+      return;
+    }
     const entry = server.registry.lookup(info.group, info.version, info.resource);
     if (!entry) {
       throw new ApiError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });

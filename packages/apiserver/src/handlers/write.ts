@@ -120,9 +120,9 @@ async function bindPod(scope: RequestScope, name: string): Promise<void> {
     if (current.metadata.deletionTimestamp) {
       throw ApiError.conflict(scope.gr, name, 'pod is being deleted, cannot be assigned to a host');
     }
-    const spec = (current['spec'] ?? {}) as Record<string, unknown>;
-    if (spec['nodeName']) {
-      throw ApiError.conflict(scope.gr, name, `pod ${name} is already assigned to node "${String(spec['nodeName'])}"`);
+    const spec = (current['spec'] ?? {}) as { nodeName?: string };
+    if (spec.nodeName) {
+      throw ApiError.conflict(scope.gr, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
     }
     return { ...current, spec: { ...spec, nodeName: node } };
   });

@@ -3,7 +3,7 @@ import type { ServerContext } from '../server-context.js';
 
 /** /healthz, /livez, /readyz (ready only once every watch cache is) and /metrics. */
 export function health(server: ServerContext): Koa.Middleware {
-  return async (ctx, next) => {
+  return async (ctx, next): Promise<void> => {
     switch (ctx.path) {
       case '/healthz':
       case '/livez':
@@ -22,7 +22,7 @@ export function health(server: ServerContext): Koa.Middleware {
         ctx.body = await server.metrics.registry.metrics();
         return;
       default:
-        return next();
+        await next();
     }
   };
 }

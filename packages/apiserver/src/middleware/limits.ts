@@ -21,8 +21,11 @@ function isLongRunning(ctx: Koa.Context): boolean {
  */
 export function inflightLimits(server: ServerContext, limits: InflightLimits): Koa.Middleware {
   const counts = { readOnly: 0, mutating: 0 };
-  return async (ctx, next) => {
-    if (isLongRunning(ctx)) return next();
+  return async (ctx, next): Promise<void> => {
+    if (isLongRunning(ctx)) {
+      await next();
+      return;
+    }
     const kind = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'readOnly' : 'mutating';
     const limit = limits[kind];
     if (limit > 0 && counts[kind] >= limit) {

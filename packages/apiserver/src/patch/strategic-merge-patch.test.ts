@@ -861,7 +861,7 @@ const keyedList = fc
       fc.array(fc.option(fc.integer(), { nil: undefined }), { minLength: names.length, maxLength: names.length }),
     ),
   )
-  .map(([names, values]) => names.map((name, i) => (values[i] === undefined ? { name } : { name, value: values[i] as number })));
+  .map(([names, values]) => names.map((name, i) => (values[i] === undefined ? { name } : { name, value: values[i] })));
 
 describe('strategic merge patch properties', () => {
   it('a patch that only sets non-list fields gives the same result as a merge patch', () => {

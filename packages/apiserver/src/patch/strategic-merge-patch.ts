@@ -105,7 +105,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
       setKey(
         original,
         key,
-        field.strategy === REPLACE ? (patchValue as JsonObject) : mergeMap(current, patchValue as JsonObject, field.schema),
+        field.strategy === REPLACE ? (patchValue) : mergeMap(current, patchValue as JsonObject, field.schema),
       );
     } else if (Array.isArray(current)) {
       setKey(
@@ -221,7 +221,7 @@ function validatePatchWithSetOrderList(patchList: JsonValue[], order: JsonValue[
   }
   if (p < items.length && o >= order.length) {
     throw patchEngineError(
-      `the order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER} list:\n${goFormat(order)}`,
+      `The order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER} list:\n${goFormat(order)}\n`,
     );
   }
 }

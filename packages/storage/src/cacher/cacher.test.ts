@@ -50,7 +50,7 @@ async function take(watcher: CacheWatcher, count: number, ms = 3000): Promise<Wa
 }
 
 const names = (events: WatchEvent[]) =>
-  events.map((e) => `${e.type}:${e.type === 'ERROR' ? (e.object as Status).code : (e.object.metadata.name ?? '')}`);
+  events.map((e) => `${e.type}:${e.type === 'ERROR' ? (e.object).code : (e.object.metadata.name ?? '')}`);
 
 const rv = (o: KubeObject) => Number(o.metadata.resourceVersion);
 

@@ -52,7 +52,7 @@ export class Dispatcher {
         break;
       case 'index': {
         let values = this.byIndex.get(scope.index);
-        if (!values) this.byIndex.set(scope.index, (values = new Map()));
+        if (!values) this.byIndex.set(scope.index, (values = new Map<string, Set<CacheWatcher>>()));
         addTo(values, scope.value, watcher);
       }
     }
