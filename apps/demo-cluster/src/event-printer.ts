@@ -1,4 +1,4 @@
-import type { KubeObject, WatchEvent } from '@listwatch/api';
+import type { WatchEvent } from '@listwatch/api';
 import { decodeWatchStream } from '@listwatch/codec';
 
 /**

@@ -145,9 +145,10 @@ class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.abort.abort();
-    // Nobody is iterating: the body would never be cancelled by the generator's finally.
-    if (!this.started) this.release();
+    // The generator may be parked at a yield that is never resumed: release here too (the
+    // body is cancelled by the abort).
+    this.idle.stop();
+    this.release();
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent<T>> {

@@ -4,6 +4,7 @@ import {
   toApiError,
   type KubeObject,
   type Status,
+  type WatchEvent,
 } from '@listwatch/api';
 import { Backoff, type BackoffOptions } from '../backoff.js';
 import {
@@ -96,6 +97,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly watchErrorHandler: ((err: ApiError) => void) | undefined;
   private readonly onWatchStart: ((rv: string) => void) | undefined;
   private lastSyncRV = '';
+  private readonly iterators = new WeakMap<WatchStream<T>, AsyncIterator<WatchEvent<T>>>();
   /** The last list or watch at lastSyncRV failed with 410 or "too large": relist at "". */
   private lastSyncRVUnavailable = false;
   /** The server paginated an RV "0" list: it has no watch cache, keep paginating. */
@@ -389,6 +391,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return false;
   }
 
+  /** One iterator per stream, kept across the watch-list phase and the watch that follows. */
+  private iteratorOf(stream: WatchStream<T>): AsyncIterator<WatchEvent<T>> {
+    let it = this.iterators.get(stream);
+    if (!it) {
+      it = stream[Symbol.asyncIterator]();
+      this.iterators.set(stream, it);
+    }
+    return it;
+  }
+
   /**
    * Applies one watch's events to `store` (client-go watchHandler). Returns when the stream
    * ends (a broken connection counts as an end: the caller re-watches from the last RV), or —
@@ -403,10 +415,15 @@ export class Reflector<T extends KubeObject = KubeObject> {
     signal: AbortSignal,
   ): Promise<WatchOutcome> {
     let count = 0;
+    const events = this.iteratorOf(stream);
     try {
-      for await (const event of stream) {
+      for (;;) {
+        // next() by hand, not for-await: leaving a for-await loop would close the stream, and
+        // a watch-list's stream goes on after its initial-events-end bookmark.
+        const next = await events.next();
+        if (next.done) break;
         if (signal.aborted) return { initialEventsEnd: false };
-        const raw = event;
+        const raw = next.value;
         if (raw.type === 'ERROR') throw statusError(raw.object);
         const obj = raw.object;
         const meta = (obj as { metadata?: unknown } | null)?.metadata;
