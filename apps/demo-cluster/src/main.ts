@@ -22,7 +22,8 @@ function takeFlag(args: string[], name: string): string | undefined {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const interval = Number(takeFlag(args, 'interval') ?? 1000);
-  if (!Number.isFinite(interval) || interval <= 0) throw new Error('--interval must be a positive number of milliseconds');
+  if (!Number.isFinite(interval) || interval <= 0)
+    throw new Error('--interval must be a positive number of milliseconds');
   const parsed = parseArgs(args);
   if (parsed.help) {
     process.stdout.write(`Usage: pnpm demo [--interval ms] [apiserver flags]\n\n${usage()}\n`);
@@ -31,7 +32,9 @@ async function main(): Promise<void> {
   const options = { dataDir: '.data', ...parsed.options, logger: jsonLogger('warn') };
   const server = await startApiServer(options);
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  say(`listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`);
+  say(
+    `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
+  );
   say(`try: kubectl --server ${server.url} get configmaps -n demo -w`);
   const workload = new Workload(server.url);
   await workload.ensureNamespace();

@@ -13,7 +13,12 @@ export class Workload {
     private readonly namespace = 'demo',
   ) {}
 
-  private async request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
+  private async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<Response> {
     return fetch(`${this.url}${path}`, {
       method,
       headers: { 'Content-Type': contentType, Accept: 'application/json' },
@@ -22,8 +27,11 @@ export class Workload {
   }
 
   async ensureNamespace(): Promise<void> {
-    const res = await this.request('POST', '/api/v1/namespaces', { metadata: { name: this.namespace } });
-    if (res.status !== 201 && res.status !== 409) throw new Error(`creating namespace: HTTP ${res.status}`);
+    const res = await this.request('POST', '/api/v1/namespaces', {
+      metadata: { name: this.namespace },
+    });
+    if (res.status !== 201 && res.status !== 409)
+      throw new Error(`creating namespace: HTTP ${res.status}`);
   }
 
   /** One write: create, then patch, then delete, cycling over five ConfigMaps. */
@@ -33,12 +41,20 @@ export class Workload {
     const base = `/api/v1/namespaces/${this.namespace}/configmaps`;
     switch (Math.floor(n / 5) % 3) {
       case 0: {
-        const object: KubeObject = { metadata: { name, labels: { app: 'demo' } }, data: { step: String(n) } };
+        const object: KubeObject = {
+          metadata: { name, labels: { app: 'demo' } },
+          data: { step: String(n) },
+        };
         await this.request('POST', base, object);
         break;
       }
       case 1:
-        await this.request('PATCH', `${base}/${name}`, { data: { step: String(n) } }, 'application/merge-patch+json');
+        await this.request(
+          'PATCH',
+          `${base}/${name}`,
+          { data: { step: String(n) } },
+          'application/merge-patch+json',
+        );
         break;
       default:
         await this.request('DELETE', `${base}/${name}`);

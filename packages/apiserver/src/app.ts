@@ -19,7 +19,11 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(discoveryMiddleware(server.registry.definitions));
   app.use(resourceRouter(server));
   app.use(() => {
-    throw new ApiError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    throw new ApiError({
+      code: 404,
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+    });
   });
   return app;
 }

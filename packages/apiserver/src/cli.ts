@@ -9,30 +9,75 @@ interface Flag {
 }
 
 function int(name: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new Error(`invalid value "${value}" for flag --${name}: must be a non-negative integer`);
+  if (!/^\d+$/.test(value))
+    throw new Error(`invalid value "${value}" for flag --${name}: must be a non-negative integer`);
   return Number(value);
 }
 
 /** kube-apiserver's flag names, for what this server implements. */
 export const FLAGS: readonly Flag[] = [
-  { name: 'bind-address', default: '127.0.0.1', help: 'The IP address on which to listen.', apply: (o, v) => (o.bindAddress = v) },
-  { name: 'port', default: '8080', help: 'The port to serve on (TLS when --tls-cert-file and --tls-private-key-file are set). 0 picks a free port.', apply: (o, v) => (o.port = int('port', v)) },
-  { name: 'tls-cert-file', help: 'PEM certificate: serve HTTPS with HTTP/2 (ALPN) and HTTP/1.1 on the same port.', apply: (_o, v, f) => (f['cert'] = v) },
-  { name: 'tls-private-key-file', help: 'PEM private key matching --tls-cert-file.', apply: (_o, v, f) => (f['key'] = v) },
+  {
+    name: 'bind-address',
+    default: '127.0.0.1',
+    help: 'The IP address on which to listen.',
+    apply: (o, v) => (o.bindAddress = v),
+  },
+  {
+    name: 'port',
+    default: '8080',
+    help: 'The port to serve on (TLS when --tls-cert-file and --tls-private-key-file are set). 0 picks a free port.',
+    apply: (o, v) => (o.port = int('port', v)),
+  },
+  {
+    name: 'tls-cert-file',
+    help: 'PEM certificate: serve HTTPS with HTTP/2 (ALPN) and HTTP/1.1 on the same port.',
+    apply: (_o, v, f) => (f['cert'] = v),
+  },
+  {
+    name: 'tls-private-key-file',
+    help: 'PEM private key matching --tls-cert-file.',
+    apply: (_o, v, f) => (f['key'] = v),
+  },
   {
     name: 'storage-backend',
     default: 'sqlite',
     help: `Storage: ${STORAGE_BACKENDS.join(', ')}. sqlite is durable and embedded; etcd3 needs --etcd-servers.`,
     apply: (o, v) => {
-      if (!STORAGE_BACKENDS.includes(v as StorageBackend)) throw new Error(`invalid value "${v}" for flag --storage-backend: one of ${STORAGE_BACKENDS.join(', ')}`);
+      if (!STORAGE_BACKENDS.includes(v as StorageBackend))
+        throw new Error(
+          `invalid value "${v}" for flag --storage-backend: one of ${STORAGE_BACKENDS.join(', ')}`,
+        );
       o.storageBackend = v as StorageBackend;
     },
   },
-  { name: 'data-dir', default: './listwatch-data', help: 'Directory of the sqlite database file.', apply: (o, v) => (o.dataDir = v) },
-  { name: 'etcd-servers', help: 'Comma-separated etcd client URLs (storage-backend etcd3).', apply: (o, v) => (o.etcdServers = v.split(',').filter(Boolean)) },
-  { name: 'etcd-prefix', default: '/registry', help: 'The prefix of every key in storage.', apply: (o, v) => (o.etcdPrefix = v) },
-  { name: 'etcd-compaction-interval', default: '5m', help: 'How often storage history is compacted, as a duration (2s, 5m, 1h); 0 disables.', apply: (o, v) => (o.etcdCompactionInterval = parseDuration(v)) },
-  { name: 'default-watch-cache-size', help: 'Fixed event window per resource (default: adaptive, >= 75 s of history); 0 disables the watch cache.', apply: (o, v) => (o.defaultWatchCacheSize = int('default-watch-cache-size', v)) },
+  {
+    name: 'data-dir',
+    default: './listwatch-data',
+    help: 'Directory of the sqlite database file.',
+    apply: (o, v) => (o.dataDir = v),
+  },
+  {
+    name: 'etcd-servers',
+    help: 'Comma-separated etcd client URLs (storage-backend etcd3).',
+    apply: (o, v) => (o.etcdServers = v.split(',').filter(Boolean)),
+  },
+  {
+    name: 'etcd-prefix',
+    default: '/registry',
+    help: 'The prefix of every key in storage.',
+    apply: (o, v) => (o.etcdPrefix = v),
+  },
+  {
+    name: 'etcd-compaction-interval',
+    default: '5m',
+    help: 'How often storage history is compacted, as a duration (2s, 5m, 1h); 0 disables.',
+    apply: (o, v) => (o.etcdCompactionInterval = parseDuration(v)),
+  },
+  {
+    name: 'default-watch-cache-size',
+    help: 'Fixed event window per resource (default: adaptive, >= 75 s of history); 0 disables the watch cache.',
+    apply: (o, v) => (o.defaultWatchCacheSize = int('default-watch-cache-size', v)),
+  },
   {
     name: 'watch-cache-sizes',
     help: 'Per-resource window sizes: resource[.group]#size, comma-separated (e.g. pods#1000,deployments.apps#0).',
@@ -40,18 +85,40 @@ export const FLAGS: readonly Flag[] = [
       o.watchCacheSizes = {};
       for (const part of v.split(',').filter(Boolean)) {
         const [resource, size] = part.split('#');
-        if (!resource || size === undefined) throw new Error(`invalid value "${part}" for flag --watch-cache-sizes`);
+        if (!resource || size === undefined)
+          throw new Error(`invalid value "${part}" for flag --watch-cache-sizes`);
         o.watchCacheSizes[resource] = int('watch-cache-sizes', size);
       }
     },
   },
-  { name: 'min-request-timeout', default: '1800', help: 'Seconds; a watch without timeoutSeconds lasts between this and twice this.', apply: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', v)) },
-  { name: 'max-requests-inflight', default: '400', help: 'Read-only requests served at once before 429 (watches excluded); 0: no limit.', apply: (o, v) => (o.maxRequestsInflight = int('max-requests-inflight', v)) },
-  { name: 'max-mutating-requests-inflight', default: '200', help: 'Mutating requests served at once before 429; 0: no limit.', apply: (o, v) => (o.maxMutatingRequestsInflight = int('max-mutating-requests-inflight', v)) },
+  {
+    name: 'min-request-timeout',
+    default: '1800',
+    help: 'Seconds; a watch without timeoutSeconds lasts between this and twice this.',
+    apply: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', v)),
+  },
+  {
+    name: 'max-requests-inflight',
+    default: '400',
+    help: 'Read-only requests served at once before 429 (watches excluded); 0: no limit.',
+    apply: (o, v) => (o.maxRequestsInflight = int('max-requests-inflight', v)),
+  },
+  {
+    name: 'max-mutating-requests-inflight',
+    default: '200',
+    help: 'Mutating requests served at once before 429; 0: no limit.',
+    apply: (o, v) => (o.maxMutatingRequestsInflight = int('max-mutating-requests-inflight', v)),
+  },
 ];
 
 export function usage(): string {
-  const lines = ['Usage: pnpm apiserver [flags]', '', 'A Kubernetes-compatible API server (list, watch, CRUD, discovery).', '', 'Flags:'];
+  const lines = [
+    'Usage: pnpm apiserver [flags]',
+    '',
+    'A Kubernetes-compatible API server (list, watch, CRUD, discovery).',
+    '',
+    'Flags:',
+  ];
   for (const flag of FLAGS) {
     lines.push(`  --${flag.name}${flag.default !== undefined ? ` (default ${flag.default})` : ''}`);
     lines.push(`      ${flag.help}`);

@@ -13,10 +13,17 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Structured JSON lines on stderr: `{"ts","level","msg",...fields}`. */
-export function jsonLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const at = (lvl: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[lvl] < ORDER[level]) return;
-    write(`${JSON.stringify({ ts: new Date().toISOString(), level: lvl, msg: message, ...redact(fields) })}\n`);
-  };
+export function jsonLogger(
+  level: LogLevel = 'info',
+  write: (line: string) => void = (l) => process.stderr.write(l),
+): Logger {
+  const at =
+    (lvl: LogLevel) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[lvl] < ORDER[level]) return;
+      write(
+        `${JSON.stringify({ ts: new Date().toISOString(), level: lvl, msg: message, ...redact(fields) })}\n`,
+      );
+    };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -82,7 +82,8 @@ export class ApiServerMetrics {
         this.cacheWindow.set({ resource }, size);
         this.cacheWindowAge.set({ resource }, ageMs / 1000);
       },
-      watcherEnded: (resource, reason: WatcherEndReason) => this.watcherEnds.inc({ resource, reason }),
+      watcherEnded: (resource, reason: WatcherEndReason) =>
+        this.watcherEnds.inc({ resource, reason }),
       list: (resource, source, ms) => this.listLatency.observe({ resource, source }, ms / 1000),
     };
   }

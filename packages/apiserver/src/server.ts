@@ -1,8 +1,18 @@
 import { builtinResources, type ResourceDefinition } from '@listwatch/api';
 import { createStorage, type Logger, type Storage, type StorageBackend } from '@listwatch/storage';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createSecureServer, createServer as createH2cServer, type Http2SecureServer, type Http2Server } from 'node:http2';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import {
+  createSecureServer,
+  createServer as createH2cServer,
+  type Http2SecureServer,
+  type Http2Server,
+} from 'node:http2';
+import {
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 import { createApp } from './app.js';
 import { jsonLogger } from './logger.js';
 import { ApiServerMetrics } from './metrics.js';
@@ -65,11 +75,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
       ...(options.etcdServers !== undefined ? { endpoints: options.etcdServers } : {}),
       ...(options.etcdPrefix !== undefined ? { prefix: options.etcdPrefix } : {}),
-      ...(options.etcdCompactionInterval !== undefined ? { compactionInterval: options.etcdCompactionInterval } : {}),
+      ...(options.etcdCompactionInterval !== undefined
+        ? { compactionInterval: options.etcdCompactionInterval }
+        : {}),
     });
   const metrics = new ApiServerMetrics();
   const watchCacheSizes: WatchCacheSizes = {
-    ...(options.defaultWatchCacheSize !== undefined ? { default: options.defaultWatchCacheSize } : {}),
+    ...(options.defaultWatchCacheSize !== undefined
+      ? { default: options.defaultWatchCacheSize }
+      : {}),
     ...(options.watchCacheSizes ? { perResource: options.watchCacheSizes } : {}),
   };
   const registry = new ResourceRegistry(storage, options.definitions ?? builtinResources, {
@@ -94,7 +108,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     mutating: options.maxMutatingRequestsInflight ?? 200,
   });
   const callback = app.callback();
-  const handler = (req: Parameters<typeof callback>[0], res: Parameters<typeof callback>[1]): void => {
+  const handler = (
+    req: Parameters<typeof callback>[0],
+    res: Parameters<typeof callback>[1],
+  ): void => {
     void callback(req, res);
   };
   const upgrade = webSocketWatch(context);
@@ -110,7 +127,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     server.on('session', (session) => session.setLocalWindowSize(H2_SESSION_WINDOW));
   let h2c: Http2Server | undefined;
   if (options.tlsCert && options.tlsKey) {
-    const secure = createSecureServer({ cert: options.tlsCert, key: options.tlsKey, allowHTTP1: true, settings: H2_SETTINGS }, handler);
+    const secure = createSecureServer(
+      { cert: options.tlsCert, key: options.tlsKey, allowHTTP1: true, settings: H2_SETTINGS },
+      handler,
+    );
     secure.on('upgrade', upgrade);
     raiseWindow(secure);
     listener = secure;
@@ -135,7 +155,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   });
   const port = (listener.address() as AddressInfo).port;
   const scheme = options.tlsCert ? 'https' : 'http';
-  const host = bindAddress.includes(':') ? `[${bindAddress}]` : bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress;
+  const host = bindAddress.includes(':')
+    ? `[${bindAddress}]`
+    : bindAddress === '0.0.0.0'
+      ? '127.0.0.1'
+      : bindAddress;
   const url = `${scheme}://${host}:${port}`;
 
   let closing: Promise<void> | undefined;
@@ -152,6 +176,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       await storage.close();
       logger.info('apiserver stopped', { url });
     })());
-  logger.info('apiserver serving', { url, storage: options.storage ? 'provided' : (options.storageBackend ?? 'sqlite') });
+  logger.info('apiserver serving', {
+    url,
+    storage: options.storage ? 'provided' : (options.storageBackend ?? 'sqlite'),
+  });
   return { url, port, storage, context, close };
 }

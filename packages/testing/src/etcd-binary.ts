@@ -34,7 +34,10 @@ export function ensureEtcdBinary(log: (line: string) => void = () => {}): string
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
   if (update.status !== 0) throw new Error(`apt-get update failed. ${INSTALL_HINT}`);
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'etcd-server'], { stdio: 'inherit', env });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'etcd-server'], {
+    stdio: 'inherit',
+    env,
+  });
   if (install.status !== 0) throw new Error(`apt-get install etcd-server failed. ${INSTALL_HINT}`);
   const installed = findOnPath('etcd');
   if (!installed) throw new Error(`etcd-server installed but no etcd on PATH. ${INSTALL_HINT}`);

@@ -4,7 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 
 /** Reads the whole request body; past `limit` bytes it is a 413 and the rest is not buffered. */
-export async function readBody(req: IncomingMessage | Http2ServerRequest, limit: number): Promise<Buffer> {
+export async function readBody(
+  req: IncomingMessage | Http2ServerRequest,
+  limit: number,
+): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
@@ -30,7 +33,11 @@ export function mediaType(contentType: string | undefined): string {
 export function decodeBody(body: Buffer, contentType: string | undefined): unknown {
   const type = mediaType(contentType);
   if (body.length === 0) throw ApiError.badRequest('the body of the request is empty');
-  if (type === 'application/json' || type === '' || type === 'application/vnd.kubernetes.protobuf+json') {
+  if (
+    type === 'application/json' ||
+    type === '' ||
+    type === 'application/vnd.kubernetes.protobuf+json'
+  ) {
     try {
       return JSON.parse(body.toString('utf8')) as unknown;
     } catch (err) {

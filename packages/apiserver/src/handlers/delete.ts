@@ -14,17 +14,30 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
   const raw = await readBody(scope.ctx.req, scope.server.maxRequestBodyBytes);
   if (raw.length === 0) return {};
   const decoded = decodeBody(raw, scope.ctx.get('content-type') || 'application/json');
-  if (typeof decoded !== 'object' || decoded === null) throw ApiError.badRequest('DeleteOptions must be an object');
+  if (typeof decoded !== 'object' || decoded === null)
+    throw ApiError.badRequest('DeleteOptions must be an object');
   return decoded;
 }
 
 /** Preconditions of DeleteOptions (uid, resourceVersion): a mismatch is 409 Conflict. */
-function checkPreconditions(scope: RequestScope, name: string, current: KubeObject, options: DeleteOptions): void {
+function checkPreconditions(
+  scope: RequestScope,
+  name: string,
+  current: KubeObject,
+  options: DeleteOptions,
+): void {
   const want = options.preconditions;
   if (want?.uid !== undefined && want.uid !== current.metadata.uid) {
-    throw ApiError.conflict(scope.gr, name, `Precondition failed: UID in precondition: ${want.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+    throw ApiError.conflict(
+      scope.gr,
+      name,
+      `Precondition failed: UID in precondition: ${want.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+    );
   }
-  if (want?.resourceVersion !== undefined && want.resourceVersion !== current.metadata.resourceVersion) {
+  if (
+    want?.resourceVersion !== undefined &&
+    want.resourceVersion !== current.metadata.resourceVersion
+  ) {
     throw ApiError.conflict(
       scope.gr,
       name,
@@ -40,7 +53,10 @@ function checkPreconditions(scope: RequestScope, name: string, current: KubeObje
  */
 export async function deleteObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
-  if (scope.info.subresource !== undefined) throw ApiError.methodNotAllowed('the server does not allow this method on the requested resource');
+  if (scope.info.subresource !== undefined)
+    throw ApiError.methodNotAllowed(
+      'the server does not allow this method on the requested resource',
+    );
   const options = await deleteOptions(scope);
   const { storage } = scope.server;
   const key = objectKey(scope, name);
@@ -50,18 +66,31 @@ export async function deleteObject(scope: RequestScope): Promise<void> {
   if (isDryRun(scope)) return writeObject(scope.ctx, 200, current, scope.definition);
   try {
     if (scope.definition.plural === 'namespaces') {
-      const terminating = await beginNamespaceDeletion(scope.server.registry, name, scope.server.logger);
+      const terminating = await beginNamespaceDeletion(
+        scope.server.registry,
+        name,
+        scope.server.logger,
+      );
       return writeObject(scope.ctx, 200, terminating, scope.definition);
     }
     if (current.metadata.finalizers?.length) {
       const marked = await storage.guaranteedUpdate(key, (latest) =>
         latest.metadata.deletionTimestamp
           ? latest
-          : { ...latest, metadata: { ...latest.metadata, deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), deletionGracePeriodSeconds: 0 } },
+          : {
+              ...latest,
+              metadata: {
+                ...latest.metadata,
+                deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+                deletionGracePeriodSeconds: 0,
+              },
+            },
       );
       return writeObject(scope.ctx, 200, marked, scope.definition);
     }
-    const deleted = await storage.delete(key, { expectedRevision: Number(current.metadata.resourceVersion) });
+    const deleted = await storage.delete(key, {
+      expectedRevision: Number(current.metadata.resourceVersion),
+    });
     writeObject(scope.ctx, 200, deleted, scope.definition);
   } catch (err) {
     if (isStorageError(err, 'ResourceVersionConflicts')) throw ApiError.conflict(scope.gr, name);
@@ -91,5 +120,9 @@ export async function deleteCollection(scope: RequestScope): Promise<void> {
       if (!isStorageError(err, 'KeyNotFound')) throw err;
     }
   }
-  writeList(scope.ctx, listOf(scope.definition, { resourceVersion: list.resourceVersion }, deleted), scope.definition);
+  writeList(
+    scope.ctx,
+    listOf(scope.definition, { resourceVersion: list.resourceVersion }, deleted),
+    scope.definition,
+  );
 }

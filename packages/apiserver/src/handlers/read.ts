@@ -26,7 +26,9 @@ export async function listObjects(scope: RequestScope): Promise<void> {
     ...(scope.namespace !== undefined ? { namespace: scope.namespace } : {}),
     predicate: predicateOf(options),
     ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
-    ...(options.resourceVersionMatch !== undefined ? { resourceVersionMatch: options.resourceVersionMatch } : {}),
+    ...(options.resourceVersionMatch !== undefined
+      ? { resourceVersionMatch: options.resourceVersionMatch }
+      : {}),
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
     ...(options.continue !== undefined ? { continue: options.continue } : {}),
   });
@@ -37,7 +39,9 @@ export async function listObjects(scope: RequestScope): Promise<void> {
       {
         resourceVersion: result.resourceVersion,
         ...(result.continue !== undefined ? { continue: result.continue } : {}),
-        ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
+        ...(result.remainingItemCount !== undefined
+          ? { remainingItemCount: result.remainingItemCount }
+          : {}),
       },
       result.items,
     ),

@@ -1,4 +1,9 @@
-import { ApiError, groupResourceOf, type GroupResource, type ResourceDefinition } from '@listwatch/api';
+import {
+  ApiError,
+  groupResourceOf,
+  type GroupResource,
+  type ResourceDefinition,
+} from '@listwatch/api';
 import { isStorageError, type ListWatchSource } from '@listwatch/storage';
 import type Koa from 'koa';
 import type { RequestInfo } from '../registry/request-info.js';
@@ -18,7 +23,12 @@ export interface RequestScope {
   gr: GroupResource;
 }
 
-export function requestScope(ctx: Koa.Context, server: ServerContext, info: RequestInfo, entry: ResourceEntry): RequestScope {
+export function requestScope(
+  ctx: Koa.Context,
+  server: ServerContext,
+  info: RequestInfo,
+  entry: ResourceEntry,
+): RequestScope {
   const { definition } = entry;
   if (!definition.namespaced && info.namespace !== undefined) {
     throw ApiError.notFound({ resource: 'namespaces' }, info.namespace);
@@ -47,7 +57,10 @@ export function interpret(scope: RequestScope, name: string, err: unknown): unkn
 
 export function requireName(scope: RequestScope): string {
   const name = scope.info.name;
-  if (name === undefined) throw ApiError.methodNotAllowed(`the server does not allow this method on the requested resource`);
+  if (name === undefined)
+    throw ApiError.methodNotAllowed(
+      `the server does not allow this method on the requested resource`,
+    );
   return name;
 }
 

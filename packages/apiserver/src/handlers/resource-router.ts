@@ -26,24 +26,36 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
     }
     const entry = server.registry.lookup(info.group, info.version, info.resource);
     if (!entry) {
-      throw new ApiError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+      throw new ApiError({
+        code: 404,
+        reason: 'NotFound',
+        message: 'the server could not find the requested resource',
+      });
     }
     const scope = requestScope(ctx, server, info, entry);
     const verb = verbOf(ctx.method, info, scope.query);
-    const labels: RequestLabels = { verb: verb ?? ctx.method.toLowerCase(), resource: entry.definition.plural };
+    const labels: RequestLabels = {
+      verb: verb ?? ctx.method.toLowerCase(),
+      resource: entry.definition.plural,
+    };
     ctx.state['request'] = labels;
     if (!verb || !entry.definition.verbs.includes(verb)) {
-      throw ApiError.methodNotAllowed(`the server does not allow this method on the requested resource`);
+      throw ApiError.methodNotAllowed(
+        `the server does not allow this method on the requested resource`,
+      );
     }
     switch (verb) {
       case 'get':
         return scope.info.subresource === undefined || scope.info.subresource === 'status'
           ? getObject(scope, scope.info.name!)
-          : Promise.reject(ApiError.notFound(scope.gr, `${scope.info.name!}/${scope.info.subresource}`));
+          : Promise.reject(
+              ApiError.notFound(scope.gr, `${scope.info.name!}/${scope.info.subresource}`),
+            );
       case 'list':
         return listObjects(scope);
       case 'watch': {
-        if (server.shuttingDown) throw ApiError.serviceUnavailable('the apiserver is shutting down');
+        if (server.shuttingDown)
+          throw ApiError.serviceUnavailable('the apiserver is shutting down');
         const watch = await openWatch(server, info, entry, scope.query, ctx.get('accept'));
         const transport = ctx.req.httpVersionMajor === 2 ? 'http2' : 'http1';
         const gauge = { resource: entry.definition.plural, transport };

@@ -1,4 +1,11 @@
-import { apiVersionOf, type KubeList, type KubeObject, type ListMeta, type ResourceDefinition, type Status } from '@listwatch/api';
+import {
+  apiVersionOf,
+  type KubeList,
+  type KubeObject,
+  type ListMeta,
+  type ResourceDefinition,
+  type Status,
+} from '@listwatch/api';
 import {
   asPartialObjectMetadata,
   asPartialObjectMetadataList,
@@ -30,7 +37,10 @@ function transform(
   if (!codec.as || !definition) return value;
   const version = codec.version ?? 'v1';
   if (codec.as === 'Table') {
-    return toTable(definition, value, { includeObject: parseIncludeObject(ctx.query['includeObject'] as string | undefined), version });
+    return toTable(definition, value, {
+      includeObject: parseIncludeObject(ctx.query['includeObject'] as string | undefined),
+      version,
+    });
   }
   if (codec.as === 'PartialObjectMetadata') return asPartialObjectMetadata(value, version);
   return asPartialObjectMetadataList(value, version);
@@ -38,11 +48,18 @@ function transform(
 
 function encode(codec: NegotiatedCodec, value: unknown): Buffer {
   if (codec.encoding === 'cbor') return Buffer.from(encodeCbor(value));
-  return Buffer.from(codec.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`);
+  return Buffer.from(
+    codec.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`,
+  );
 }
 
 /** Sends bytes, gzipped (level 1, as kube) when large and the client accepts it. */
-function send(ctx: Koa.Context, status: number, contentType: string, body: Buffer | Iterable<Uint8Array>): void {
+function send(
+  ctx: Koa.Context,
+  status: number,
+  contentType: string,
+  body: Buffer | Iterable<Uint8Array>,
+): void {
   ctx.status = status;
   ctx.type = contentType;
   if (Buffer.isBuffer(body)) {
@@ -93,12 +110,17 @@ export function writeObject(
   definition?: ResourceDefinition,
 ): void {
   const codec = negotiateObject(ctx.get('accept'), { table: definition !== undefined });
-  const value = object.kind === 'Status' ? object : transform(ctx, codec, object as KubeObject, definition);
+  const value =
+    object.kind === 'Status' ? object : transform(ctx, codec, object as KubeObject, definition);
   send(ctx, status, codec.contentType, encode(codec, value));
 }
 
 /** A typed list (PodList, ...) of `items`. */
-export function listOf(definition: ResourceDefinition, metadata: ListMeta, items: KubeObject[]): KubeList {
+export function listOf(
+  definition: ResourceDefinition,
+  metadata: ListMeta,
+  items: KubeObject[],
+): KubeList {
   return { kind: definition.listKind, apiVersion: apiVersionOf(definition), metadata, items };
 }
 
@@ -122,6 +144,7 @@ export function writeStatus(ctx: Koa.Context, status: Status): void {
   }
   ctx.status = status.code;
   ctx.type = codec.contentType;
-  if (status.details?.retryAfterSeconds) ctx.set('Retry-After', String(status.details.retryAfterSeconds));
+  if (status.details?.retryAfterSeconds)
+    ctx.set('Retry-After', String(status.details.retryAfterSeconds));
   ctx.body = encode(codec, status);
 }

@@ -2,7 +2,11 @@ import { parseBool, type Verb } from '@listwatch/api';
 import type { RequestInfo } from '../registry/request-info.js';
 
 /** The Kubernetes verb of a resource request (RequestInfoFactory's verb rules). */
-export function verbOf(method: string, info: RequestInfo, query: URLSearchParams): Verb | undefined {
+export function verbOf(
+  method: string,
+  info: RequestInfo,
+  query: URLSearchParams,
+): Verb | undefined {
   const watch = info.legacyWatch || (query.get('watch') !== null && safeBool(query.get('watch')!));
   switch (method) {
     case 'GET':

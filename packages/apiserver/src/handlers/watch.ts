@@ -1,5 +1,10 @@
 import { parseListOptions } from '@listwatch/api';
-import { negotiateWatch, parseIncludeObject, type EventView, type NegotiatedWatchCodec } from '@listwatch/codec';
+import {
+  negotiateWatch,
+  parseIncludeObject,
+  type EventView,
+  type NegotiatedWatchCodec,
+} from '@listwatch/codec';
 import type { CacheWatcher } from '@listwatch/storage';
 import type { RequestInfo } from '../registry/request-info.js';
 import type { ResourceEntry } from '../registry/resource-registry.js';
@@ -30,7 +35,8 @@ export async function openWatch(
   const { definition, source } = entry;
   const options = parseListOptions(query, { definition });
   const codec = negotiateWatch(accept, { table: true });
-  const includeObject = codec.as === 'Table' ? parseIncludeObject(query.get('includeObject')) : undefined;
+  const includeObject =
+    codec.as === 'Table' ? parseIncludeObject(query.get('includeObject')) : undefined;
   const predicate = predicateOf(options);
   const name = pinnedName(predicate, info.legacyWatch ? info.name : undefined);
   const timeoutMs =
@@ -43,7 +49,9 @@ export async function openWatch(
     ...(name !== undefined ? { name } : {}),
     predicate,
     ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
-    ...(options.sendInitialEvents !== undefined ? { sendInitialEvents: options.sendInitialEvents } : {}),
+    ...(options.sendInitialEvents !== undefined
+      ? { sendInitialEvents: options.sendInitialEvents }
+      : {}),
     allowWatchBookmarks: options.allowWatchBookmarks,
     timeoutMs,
   });
@@ -53,7 +61,13 @@ export async function openWatch(
     codec,
     view: (first) =>
       codec.as === 'Table'
-        ? { as: 'Table', definition, includeObject: includeObject ?? 'Metadata', version, columns: first }
+        ? {
+            as: 'Table',
+            definition,
+            includeObject: includeObject ?? 'Metadata',
+            version,
+            columns: first,
+          }
         : codec.as === 'PartialObjectMetadata'
           ? { as: 'PartialObjectMetadata', version }
           : undefined,

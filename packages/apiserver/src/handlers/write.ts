@@ -22,19 +22,30 @@ function subresourceOf(scope: RequestScope): 'status' | undefined {
 export async function createObject(scope: RequestScope): Promise<void> {
   const { definition, server } = scope;
   if (scope.info.name !== undefined) {
-    if (scope.info.subresource === 'binding' && definition.plural === 'pods') return bindPod(scope, scope.info.name);
-    throw ApiError.methodNotAllowed('the server does not allow this method on the requested resource');
+    if (scope.info.subresource === 'binding' && definition.plural === 'pods')
+      return bindPod(scope, scope.info.name);
+    throw ApiError.methodNotAllowed(
+      'the server does not allow this method on the requested resource',
+    );
   }
   if (definition.namespaced && scope.namespace === undefined) {
-    throw ApiError.methodNotAllowed('the server does not allow this method on the requested resource');
+    throw ApiError.methodNotAllowed(
+      'the server does not allow this method on the requested resource',
+    );
   }
-  const object = prepareForCreate(definition, asObject(decodeBody(await body(scope), scope.ctx.get('content-type'))), scope.namespace);
+  const object = prepareForCreate(
+    definition,
+    asObject(decodeBody(await body(scope), scope.ctx.get('content-type'))),
+    scope.namespace,
+  );
   const name = object.metadata.name ?? '';
   if (scope.namespace !== undefined) await admitNamespace(server.storage, scope.namespace);
   if (isDryRun(scope)) return writeObject(scope.ctx, 201, object, definition);
-  const created = await server.storage.create(objectKey(scope, name), object).catch((err: unknown) => {
-    throw interpret(scope, name, err);
-  });
+  const created = await server.storage
+    .create(objectKey(scope, name), object)
+    .catch((err: unknown) => {
+      throw interpret(scope, name, err);
+    });
   writeObject(scope.ctx, 201, created, definition);
 }
 
@@ -49,7 +60,11 @@ async function updateWith(
   const tryUpdate = (current: KubeObject): KubeObject => {
     const next = compute(current);
     const expected = next.metadata.resourceVersion;
-    if (expected !== undefined && expected !== '' && expected !== current.metadata.resourceVersion) {
+    if (
+      expected !== undefined &&
+      expected !== '' &&
+      expected !== current.metadata.resourceVersion
+    ) {
       throw ApiError.conflict(scope.gr, name);
     }
     return next;
@@ -72,7 +87,12 @@ export async function updateObject(scope: RequestScope): Promise<void> {
   const subresource = subresourceOf(scope);
   const incoming = asObject(decodeBody(await body(scope), scope.ctx.get('content-type')));
   const updated = await updateWith(scope, name, (current) => {
-    const next = prepareForUpdate(scope.definition, structuredClone(incoming), current, subresource);
+    const next = prepareForUpdate(
+      scope.definition,
+      structuredClone(incoming),
+      current,
+      subresource,
+    );
     next.metadata.resourceVersion = incoming.metadata.resourceVersion ?? '';
     if (next.metadata.resourceVersion === '') delete next.metadata.resourceVersion;
     return next;
@@ -95,7 +115,8 @@ export async function patchObject(scope: RequestScope): Promise<void> {
     const requested = patched.metadata?.resourceVersion;
     const next = prepareForUpdate(definition, asObject(patched), current, subresource);
     // A resourceVersion the patch itself sets is a precondition; otherwise the read state is.
-    if (requested !== undefined && requested !== current.metadata.resourceVersion) next.metadata.resourceVersion = requested;
+    if (requested !== undefined && requested !== current.metadata.resourceVersion)
+      next.metadata.resourceVersion = requested;
     else delete next.metadata.resourceVersion;
     return next;
   });
@@ -111,10 +132,14 @@ async function bindPod(scope: RequestScope, name: string): Promise<void> {
   const target = binding['target'] as { name?: unknown } | undefined;
   const node = typeof target?.name === 'string' ? target.name : '';
   if (!node) {
-    throw ApiError.invalid({ kind: 'Binding' }, name, [{ type: 'FieldValueRequired', field: 'target.name', detail: '' }]);
+    throw ApiError.invalid({ kind: 'Binding' }, name, [
+      { type: 'FieldValueRequired', field: 'target.name', detail: '' },
+    ]);
   }
   if (binding.metadata.name !== undefined && binding.metadata.name !== name) {
-    throw ApiError.badRequest(`the name of the object (${binding.metadata.name}) does not match the name on the URL (${name})`);
+    throw ApiError.badRequest(
+      `the name of the object (${binding.metadata.name}) does not match the name on the URL (${name})`,
+    );
   }
   await updateWith(scope, name, (current) => {
     if (current.metadata.deletionTimestamp) {
@@ -122,9 +147,19 @@ async function bindPod(scope: RequestScope, name: string): Promise<void> {
     }
     const spec = (current['spec'] ?? {}) as { nodeName?: string };
     if (spec.nodeName) {
-      throw ApiError.conflict(scope.gr, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+      throw ApiError.conflict(
+        scope.gr,
+        name,
+        `pod ${name} is already assigned to node "${spec.nodeName}"`,
+      );
     }
     return { ...current, spec: { ...spec, nodeName: node } };
   });
-  writeObject(scope.ctx, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  writeObject(scope.ctx, 201, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    code: 201,
+  });
 }

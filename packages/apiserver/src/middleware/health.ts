@@ -14,7 +14,11 @@ export function health(server: ServerContext): Koa.Middleware {
         const ready = server.registry.ready && !server.shuttingDown;
         ctx.status = ready ? 200 : 503;
         ctx.type = 'text/plain';
-        ctx.body = ready ? 'ok' : server.shuttingDown ? 'shutting down' : 'watch caches are not ready';
+        ctx.body = ready
+          ? 'ok'
+          : server.shuttingDown
+            ? 'shutting down'
+            : 'watch caches are not ready';
         return;
       }
       case '/metrics':

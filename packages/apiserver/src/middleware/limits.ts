@@ -12,7 +12,9 @@ export interface InflightLimits {
 function isLongRunning(ctx: Koa.Context): boolean {
   if (ctx.method !== 'GET') return false;
   const watch = ctx.query['watch'];
-  return ctx.path.includes('/watch/') || (watch !== undefined && watch !== 'false' && watch !== '0');
+  return (
+    ctx.path.includes('/watch/') || (watch !== undefined && watch !== 'false' && watch !== '0')
+  );
 }
 
 /**

@@ -43,7 +43,16 @@ export async function admitNamespace(storage: Storage, namespace: string): Promi
       namespace,
       `unable to create new content in namespace ${namespace} because it is being terminated`,
     );
-    err.status.details = { ...err.status.details, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] };
+    err.status.details = {
+      ...err.status.details,
+      causes: [
+        {
+          reason: 'NamespaceTerminating',
+          message: `namespace ${namespace} is being terminated`,
+          field: 'metadata.namespace',
+        },
+      ],
+    };
     throw err;
   }
 }
@@ -63,7 +72,10 @@ export async function beginNamespaceDeletion(
     if (current.metadata.deletionTimestamp) return current;
     return {
       ...current,
-      metadata: { ...current.metadata, deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      metadata: {
+        ...current.metadata,
+        deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      },
       status: { phase: 'Terminating' },
     };
   });

@@ -1,5 +1,12 @@
 import { apiVersionOf, type ResourceDefinition } from '@listwatch/api';
-import { Cacher, UncachedSource, type CacherMetrics, type ListWatchSource, type Logger, type Storage } from '@listwatch/storage';
+import {
+  Cacher,
+  UncachedSource,
+  type CacherMetrics,
+  type ListWatchSource,
+  type Logger,
+  type Storage,
+} from '@listwatch/storage';
 
 export interface WatchCacheSizes {
   /** `--default-watch-cache-size`: undefined adaptive, N fixed, 0 disabled. */
@@ -14,7 +21,9 @@ export interface ResourceEntry {
   source: ListWatchSource;
 }
 
-export function qualifiedResource(definition: Pick<ResourceDefinition, 'plural' | 'group'>): string {
+export function qualifiedResource(
+  definition: Pick<ResourceDefinition, 'plural' | 'group'>,
+): string {
   return definition.group ? `${definition.plural}.${definition.group}` : definition.plural;
 }
 
@@ -28,10 +37,17 @@ export class ResourceRegistry {
   constructor(
     readonly storage: Storage,
     definitions: readonly ResourceDefinition[],
-    options: { watchCacheSizes?: WatchCacheSizes; logger?: Logger; metrics?: CacherMetrics; bookmarkIntervalMs?: number } = {},
+    options: {
+      watchCacheSizes?: WatchCacheSizes;
+      logger?: Logger;
+      metrics?: CacherMetrics;
+      bookmarkIntervalMs?: number;
+    } = {},
   ) {
     for (const definition of definitions) {
-      const size = options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ?? options.watchCacheSizes?.default;
+      const size =
+        options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ??
+        options.watchCacheSizes?.default;
       const source: ListWatchSource =
         size === 0
           ? new UncachedSource(storage, definition)
@@ -41,7 +57,9 @@ export class ResourceRegistry {
               ...(size !== undefined ? { watchCacheSize: size } : {}),
               ...(options.logger ? { logger: options.logger } : {}),
               ...(options.metrics ? { metrics: options.metrics } : {}),
-              ...(options.bookmarkIntervalMs ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+              ...(options.bookmarkIntervalMs
+                ? { bookmarkIntervalMs: options.bookmarkIntervalMs }
+                : {}),
             });
       this.entries.set(`${apiVersionOf(definition)}/${definition.plural}`, { definition, source });
     }

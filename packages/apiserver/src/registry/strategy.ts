@@ -31,7 +31,11 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 function invalid(definition: ResourceDefinition, name: string, errors: FieldError[]): ApiError {
-  return ApiError.invalid({ kind: definition.kind, ...(definition.group ? { group: definition.group } : {}) }, name, errors);
+  return ApiError.invalid(
+    { kind: definition.kind, ...(definition.group ? { group: definition.group } : {}) },
+    name,
+    errors,
+  );
 }
 
 /** Checks apiVersion/kind of a body against the resource it was sent to (400 otherwise). */
@@ -43,7 +47,9 @@ export function checkTypeMeta(definition: ResourceDefinition, object: KubeObject
     );
   }
   if (object.kind !== undefined && object.kind !== definition.kind) {
-    throw ApiError.badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${definition.kind})`);
+    throw ApiError.badRequest(
+      `the kind in the data (${object.kind}) does not match the expected kind (${definition.kind})`,
+    );
   }
 }
 
@@ -64,19 +70,28 @@ export function asObject(value: unknown): KubeObject {
  * BeforeCreate: type meta, namespace from the URL, generateName, uid, creationTimestamp,
  * generation 1, server-owned fields cleared, then ObjectMeta validation (422).
  */
-export function prepareForCreate(definition: ResourceDefinition, object: KubeObject, namespace: string | undefined): KubeObject {
+export function prepareForCreate(
+  definition: ResourceDefinition,
+  object: KubeObject,
+  namespace: string | undefined,
+): KubeObject {
   checkTypeMeta(definition, object);
   const meta = object.metadata;
   if (definition.namespaced) {
     if (meta.namespace && namespace && meta.namespace !== namespace) {
-      throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      throw ApiError.badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     meta.namespace = meta.namespace || namespace || '';
   } else {
     delete meta.namespace;
   }
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-  const errors = validateObjectMeta(meta, { namespaced: definition.namespaced, nameRule: definition.nameRule });
+  const errors = validateObjectMeta(meta, {
+    namespaced: definition.namespaced,
+    nameRule: definition.nameRule,
+  });
   if (errors.length) throw invalid(definition, meta.name ?? '', errors);
   object.apiVersion = apiVersionOf(definition);
   object.kind = definition.kind;
@@ -89,10 +104,16 @@ export function prepareForCreate(definition: ResourceDefinition, object: KubeObj
   delete meta.selfLink;
   if (definition.plural === 'pods') {
     // A new pod is Pending until a kubelet says otherwise (pod strategy PrepareForCreate).
-    object['status'] = { phase: 'Pending', ...(isRecord(object['status']) ? object['status'] : {}) };
+    object['status'] = {
+      phase: 'Pending',
+      ...(isRecord(object['status']) ? object['status'] : {}),
+    };
   }
   if (definition.plural === 'namespaces') {
-    object['spec'] = { finalizers: ['kubernetes'], ...(isRecord(object['spec']) ? object['spec'] : {}) };
+    object['spec'] = {
+      finalizers: ['kubernetes'],
+      ...(isRecord(object['spec']) ? object['spec'] : {}),
+    };
     object['status'] = { phase: 'Active' };
   }
   return object;
@@ -116,10 +137,18 @@ export function prepareForUpdate(
   checkTypeMeta(definition, next);
   const name = current.metadata.name ?? '';
   if (next.metadata.name !== undefined && next.metadata.name !== name) {
-    throw ApiError.badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+    throw ApiError.badRequest(
+      `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`,
+    );
   }
-  if (definition.namespaced && next.metadata.namespace && next.metadata.namespace !== current.metadata.namespace) {
-    throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  if (
+    definition.namespaced &&
+    next.metadata.namespace &&
+    next.metadata.namespace !== current.metadata.namespace
+  ) {
+    throw ApiError.badRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
   }
   let result: KubeObject;
   if (subresource === 'status') {
@@ -139,10 +168,13 @@ export function prepareForUpdate(
   if (definition.namespaced) meta.namespace = current.metadata.namespace ?? '';
   else delete meta.namespace;
   if (current.metadata.uid !== undefined) meta.uid = current.metadata.uid;
-  if (current.metadata.creationTimestamp !== undefined) meta.creationTimestamp = current.metadata.creationTimestamp;
-  if (current.metadata.deletionTimestamp !== undefined) meta.deletionTimestamp = current.metadata.deletionTimestamp;
+  if (current.metadata.creationTimestamp !== undefined)
+    meta.creationTimestamp = current.metadata.creationTimestamp;
+  if (current.metadata.deletionTimestamp !== undefined)
+    meta.deletionTimestamp = current.metadata.deletionTimestamp;
   else delete meta.deletionTimestamp;
-  meta.generation = (current.metadata.generation ?? 1) + (sameJson(specOf(result), specOf(current)) ? 0 : 1);
+  meta.generation =
+    (current.metadata.generation ?? 1) + (sameJson(specOf(result), specOf(current)) ? 0 : 1);
   result.apiVersion = apiVersionOf(definition);
   result.kind = definition.kind;
   const { generateName: _generated, ...identity } = meta;

@@ -22,7 +22,11 @@ function waitDrain(res: Response): Promise<void> {
  * event already encoded once for all watchers. Backpressure stops reading from the watcher, whose
  * bounded buffer then ends the watch if the client stays slow.
  */
-export async function serveHttpWatch(res: Response, watch: OpenWatch, onEnd: (events: number) => void): Promise<void> {
+export async function serveHttpWatch(
+  res: Response,
+  watch: OpenWatch,
+  onEnd: (events: number) => void,
+): Promise<void> {
   const { watcher, codec } = watch;
   res.statusCode = 200;
   res.setHeader('Content-Type', codec.contentType);
@@ -47,7 +51,9 @@ export async function serveHttpWatch(res: Response, watch: OpenWatch, onEnd: (ev
         first = false;
       }
       sent += batch.length;
-      const ok = (res as ServerResponse).write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      const ok = (res as ServerResponse).write(
+        chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+      );
       if (!ok) await waitDrain(res);
     }
   } finally {

@@ -22,7 +22,9 @@ function reject(socket: Duplex, error: ApiError): void {
  * frames with the trailing newline, CBOR in binary frames. An Origin header is required; what the
  * client sends is ignored. Browsers may carry a bearer token as a subprotocol.
  */
-export function webSocketWatch(server: ServerContext): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export function webSocketWatch(
+  server: ServerContext,
+): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -36,13 +38,24 @@ export function webSocketWatch(server: ServerContext): (req: IncomingMessage, so
       let watch: OpenWatch;
       let resource: string;
       try {
-        if (!req.headers.origin) throw ApiError.forbidden({ resource: 'watch' }, '', 'an Origin header is required for WebSocket watches');
+        if (!req.headers.origin)
+          throw ApiError.forbidden(
+            { resource: 'watch' },
+            '',
+            'an Origin header is required for WebSocket watches',
+          );
         const url = new URL(req.url ?? '/', 'http://localhost');
         const info = parseRequestInfo(url.pathname);
         const entry = info && server.registry.lookup(info.group, info.version, info.resource);
-        if (!info || !entry) throw new ApiError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+        if (!info || !entry)
+          throw new ApiError({
+            code: 404,
+            reason: 'NotFound',
+            message: 'the server could not find the requested resource',
+          });
         resource = entry.definition.plural;
-        if (server.shuttingDown) throw ApiError.serviceUnavailable('the apiserver is shutting down');
+        if (server.shuttingDown)
+          throw ApiError.serviceUnavailable('the apiserver is shutting down');
         const query = url.searchParams;
         if (!info.legacyWatch && query.get('watch') === null) query.set('watch', 'true');
         watch = await openWatch(server, info, entry, query, req.headers.accept);
@@ -52,7 +65,9 @@ export function webSocketWatch(server: ServerContext): (req: IncomingMessage, so
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
         server.metrics.watches.inc({ resource, transport: 'websocket' });
-        void pump(ws, watch).finally(() => server.metrics.watches.dec({ resource, transport: 'websocket' }));
+        void pump(ws, watch).finally(() =>
+          server.metrics.watches.dec({ resource, transport: 'websocket' }),
+        );
       });
     })();
   };

@@ -1,4 +1,10 @@
-import { apiVersionOf, INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type ResourceDefinition, type WatchEvent } from '@listwatch/api';
+import {
+  apiVersionOf,
+  INITIAL_EVENTS_END_ANNOTATION,
+  type KubeObject,
+  type ResourceDefinition,
+  type WatchEvent,
+} from '@listwatch/api';
 
 /**
  * A BOOKMARK: an empty object of the watched kind carrying only the resourceVersion (and, at the

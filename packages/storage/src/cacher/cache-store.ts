@@ -47,7 +47,12 @@ export class CacheStore {
   }
 
   element(object: KubeObject, key: string): StoreElement {
-    return { key, object, labels: objectLabels(object), fields: objectFields(this.definition, object) };
+    return {
+      key,
+      object,
+      labels: objectLabels(object),
+      fields: objectFields(this.definition, object),
+    };
   }
 
   get(key: string): StoreElement | undefined {

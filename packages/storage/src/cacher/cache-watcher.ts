@@ -19,7 +19,8 @@ export function ownEvent(event: WatchEvent, revision: number): CacheWatchEvent {
 }
 
 /** Why a watcher ended: by the client, the deadline, the cache, or for being too slow. */
-export type WatcherEndReason = 'closed' | 'deadline' | 'reinitializing' | 'slow' | 'error' | 'shutdown';
+export type WatcherEndReason =
+  'closed' | 'deadline' | 'reinitializing' | 'slow' | 'error' | 'shutdown';
 
 export interface CacheWatcherOptions {
   predicate: SelectionPredicate;
@@ -67,7 +68,10 @@ function variant(event: WatchCacheEvent, type: 'ADDED' | 'MODIFIED' | 'DELETED')
   if (type === 'DELETED' && event.type !== 'DELETED' && event.prevObject) {
     object = withResourceVersion(event.prevObject, event.revision);
   }
-  const created: CacheWatchEvent = { encoded: new EncodedEvent({ type, object }), revision: event.revision };
+  const created: CacheWatchEvent = {
+    encoded: new EncodedEvent({ type, object }),
+    revision: event.revision,
+  };
   memo[type] = created;
   return created;
 }
@@ -116,7 +120,8 @@ export class CacheWatcher {
     if (this.ended || event.revision <= this.lastRevision) return;
     if (!this.inScope(event.key)) return;
     const { predicate } = this.options;
-    const current = event.type !== 'DELETED' && predicate.matches(event.objectLabels, event.objectFields);
+    const current =
+      event.type !== 'DELETED' && predicate.matches(event.objectLabels, event.objectFields);
     const previous =
       event.prevObject !== undefined &&
       predicate.matches(event.prevObjectLabels ?? {}, event.prevObjectFields ?? {});

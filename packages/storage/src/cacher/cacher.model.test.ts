@@ -1,4 +1,9 @@
-import { findBuiltinResource, parseLabelSelector, type KubeObject, type WatchEvent } from '@listwatch/api';
+import {
+  findBuiltinResource,
+  parseLabelSelector,
+  type KubeObject,
+  type WatchEvent,
+} from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../memory/memory-storage.js';
@@ -21,19 +26,29 @@ type Op =
   | { kind: 'watch'; back: number; color: string | undefined };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('put' as const), name: fc.constantFrom(...KEYS), color: fc.constantFrom(...COLORS) }),
+  fc.record({
+    kind: fc.constant('put' as const),
+    name: fc.constantFrom(...KEYS),
+    color: fc.constantFrom(...COLORS),
+  }),
   fc.record({ kind: fc.constant('delete' as const), name: fc.constantFrom(...KEYS) }),
-  fc.record({ kind: fc.constant('watch' as const), back: fc.nat(12), color: fc.option(fc.constantFrom(...COLORS), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant('watch' as const),
+    back: fc.nat(12),
+    color: fc.option(fc.constantFrom(...COLORS), { nil: undefined }),
+  }),
 );
 
 function expected(history: StorageChange[], from: number, color: string | undefined): string[] {
-  const matches = (o: KubeObject | undefined) => o !== undefined && (color === undefined || o.metadata.labels?.['color'] === color);
+  const matches = (o: KubeObject | undefined) =>
+    o !== undefined && (color === undefined || o.metadata.labels?.['color'] === color);
   const out: string[] = [];
   for (const c of history) {
     if (c.revision <= from) continue;
     const cur = c.type !== 'DELETED' && matches(c.object);
     const prev = matches(c.prevObject);
-    const type = cur && !prev ? 'ADDED' : cur && prev ? 'MODIFIED' : !cur && prev ? 'DELETED' : undefined;
+    const type =
+      cur && !prev ? 'ADDED' : cur && prev ? 'MODIFIED' : !cur && prev ? 'DELETED' : undefined;
     if (type) out.push(`${type}:${c.object.metadata.name}@${c.revision}`);
   }
   return out;
@@ -48,7 +63,10 @@ async function drain(watcher: CacheWatcher, count: number): Promise<string[]> {
   const got: string[] = [];
   const deadline = Date.now() + 3000;
   while (got.length < count && Date.now() < deadline) {
-    const batch = await Promise.race([watcher.nextBatch(), new Promise<null>((r) => setTimeout(() => r(null), 200))]);
+    const batch = await Promise.race([
+      watcher.nextBatch(),
+      new Promise<null>((r) => setTimeout(() => r(null), 200)),
+    ]);
     if (batch) got.push(...batch.map((b) => describeEvent(b.encoded.event)));
   }
   return got;
@@ -70,26 +88,55 @@ describe('the watch cache against a model of storage history', () => {
           for (const o of ops) {
             if (o.kind === 'watch') {
               const from = revisions[Math.max(0, revisions.length - 1 - o.back)]!;
-              const predicate = new SelectionPredicate(o.color ? parseLabelSelector(`color=${o.color}`) : undefined);
-              watchers.push({ watcher: await cacher.watch({ resourceVersion: String(from), predicate }), from, color: o.color });
+              const predicate = new SelectionPredicate(
+                o.color ? parseLabelSelector(`color=${o.color}`) : undefined,
+              );
+              watchers.push({
+                watcher: await cacher.watch({ resourceVersion: String(from), predicate }),
+                from,
+                color: o.color,
+              });
               continue;
             }
-            const object: KubeObject = { metadata: { name: o.name, namespace: 'ns', labels: { color: o.kind === 'put' ? o.color : '' } } };
+            const object: KubeObject = {
+              metadata: {
+                name: o.name,
+                namespace: 'ns',
+                labels: { color: o.kind === 'put' ? o.color : '' },
+              },
+            };
             let change: StorageChange;
             if (o.kind === 'delete') {
               if (!live.has(o.name)) continue;
               const prev = await storage.get(key(o.name));
               const last = await storage.delete(key(o.name));
               live.delete(o.name);
-              change = { type: 'DELETED', key: key(o.name), object: last, prevObject: prev!, revision: Number(last.metadata.resourceVersion) };
+              change = {
+                type: 'DELETED',
+                key: key(o.name),
+                object: last,
+                prevObject: prev!,
+                revision: Number(last.metadata.resourceVersion),
+              };
             } else if (live.has(o.name)) {
               const prev = await storage.get(key(o.name));
               const next = await storage.update(key(o.name), object);
-              change = { type: 'MODIFIED', key: key(o.name), object: next, prevObject: prev!, revision: Number(next.metadata.resourceVersion) };
+              change = {
+                type: 'MODIFIED',
+                key: key(o.name),
+                object: next,
+                prevObject: prev!,
+                revision: Number(next.metadata.resourceVersion),
+              };
             } else {
               const created = await storage.create(key(o.name), object);
               live.add(o.name);
-              change = { type: 'ADDED', key: key(o.name), object: created, revision: Number(created.metadata.resourceVersion) };
+              change = {
+                type: 'ADDED',
+                key: key(o.name),
+                object: created,
+                revision: Number(created.metadata.resourceVersion),
+              };
             }
             history.push(change);
             revisions.push(change.revision);

@@ -22,8 +22,18 @@ import { SelectionPredicate } from './predicate.js';
 const configmaps = findBuiltinResource('configmaps')!;
 const pods = findBuiltinResource('pods')!;
 
-function cm(namespace: string, name: string, labels?: Record<string, string>, data: Record<string, string> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labels ? { labels } : {}) }, data };
+function cm(
+  namespace: string,
+  name: string,
+  labels?: Record<string, string>,
+  data: Record<string, string> = {},
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, ...(labels ? { labels } : {}) },
+    data,
+  };
 }
 
 function pod(namespace: string, name: string, nodeName: string): KubeObject {
@@ -50,7 +60,9 @@ async function take(watcher: CacheWatcher, count: number, ms = 3000): Promise<Wa
 }
 
 const names = (events: WatchEvent[]) =>
-  events.map((e) => `${e.type}:${e.type === 'ERROR' ? (e.object).code : (e.object.metadata.name ?? '')}`);
+  events.map(
+    (e) => `${e.type}:${e.type === 'ERROR' ? e.object.code : (e.object.metadata.name ?? '')}`,
+  );
 
 const rv = (o: KubeObject) => Number(o.metadata.resourceVersion);
 
@@ -62,7 +74,10 @@ afterEach(async () => {
   }
 });
 
-async function setup(options: Partial<CacherOptions> = {}, storage: Storage = new MemoryStorage({ compactionInterval: 0 })) {
+async function setup(
+  options: Partial<CacherOptions> = {},
+  storage: Storage = new MemoryStorage({ compactionInterval: 0 }),
+) {
   const cacher = new Cacher({
     storage,
     definition: configmaps,
@@ -109,12 +124,16 @@ describe('Cacher LIST', () => {
   it('resourceVersion=N newer than anything the cache will see ends in 504 Too large resource version', async () => {
     const { cacher, storage } = await setup();
     const current = await storage.currentRevision();
-    const err = await cacher.list({ resourceVersion: String(current + 100) }).catch((e: unknown) => e);
+    const err = await cacher
+      .list({ resourceVersion: String(current + 100) })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     const status = (err as ApiError).status;
     expect(status.code).toBe(504);
     expect(status.reason).toBe('Timeout');
-    expect(status.message).toBe(`Timeout: Too large resource version: ${current + 100}, current: ${current}`);
+    expect(status.message).toBe(
+      `Timeout: Too large resource version: ${current + 100}, current: ${current}`,
+    );
     expect(status.details?.causes?.[0]?.reason).toBe('ResourceVersionTooLarge');
     expect(status.details?.retryAfterSeconds).toBe(1);
   });
@@ -122,7 +141,10 @@ describe('Cacher LIST', () => {
   it('resourceVersion=N waits until the cache has caught up to N', async () => {
     const { cacher, storage } = await setup({ freshnessTimeoutMs: 3000 });
     const current = await storage.currentRevision();
-    const pending = cacher.list({ resourceVersion: String(current + 1), resourceVersionMatch: 'NotOlderThan' });
+    const pending = cacher.list({
+      resourceVersion: String(current + 1),
+      resourceVersionMatch: 'NotOlderThan',
+    });
     await storage.create(cmKey('ns', 'late'), cm('ns', 'late'));
     const list = await pending;
     expect(list.items.map((o) => o.metadata.name)).toEqual(['late']);
@@ -156,7 +178,8 @@ describe('Cacher LIST', () => {
 
   it('a selector hides remainingItemCount and applies before the limit', async () => {
     const { cacher, storage } = await setup();
-    for (let i = 0; i < 6; i++) await storage.create(cmKey('ns', `c${i}`), cm('ns', `c${i}`, { odd: String(i % 2) }));
+    for (let i = 0; i < 6; i++)
+      await storage.create(cmKey('ns', `c${i}`), cm('ns', `c${i}`, { odd: String(i % 2) }));
     const predicate = new SelectionPredicate(parseLabelSelector('odd=1'));
     const first = await cacher.list({ limit: 2, predicate });
     expect(first.items.map((o) => o.metadata.name)).toEqual(['c1', 'c3']);
@@ -177,11 +200,16 @@ describe('Cacher LIST', () => {
     const { cacher, storage } = await setup();
     const a = await storage.create(cmKey('ns', 'a'), cm('ns', 'a'));
     await storage.create(cmKey('ns', 'b'), cm('ns', 'b'));
-    const exact = await cacher.list({ resourceVersion: String(rv(a)), resourceVersionMatch: 'Exact' });
+    const exact = await cacher.list({
+      resourceVersion: String(rv(a)),
+      resourceVersionMatch: 'Exact',
+    });
     expect(exact.items.map((o) => o.metadata.name)).toEqual(['a']);
     expect(exact.resourceVersion).toBe(String(rv(a)));
     await storage.compact(await storage.currentRevision());
-    const err = (await cacher.list({ resourceVersion: String(rv(a)), resourceVersionMatch: 'Exact' }).catch((e: unknown) => e)) as ApiError;
+    const err = (await cacher
+      .list({ resourceVersion: String(rv(a)), resourceVersionMatch: 'Exact' })
+      .catch((e: unknown) => e)) as ApiError;
     expect(err.status.code).toBe(410);
     expect(err.status.message).toBe('The resourceVersion for the provided list is too old.');
   });
@@ -192,7 +220,9 @@ describe('Cacher LIST', () => {
     const first = await cacher.list({ limit: 2 });
     await storage.create(cmKey('ns', 'c9'), cm('ns', 'c9'));
     await storage.compact(await storage.currentRevision());
-    const err = (await cacher.list({ limit: 2, continue: first.continue! }).catch((e: unknown) => e)) as ApiError;
+    const err = (await cacher
+      .list({ limit: 2, continue: first.continue! })
+      .catch((e: unknown) => e)) as ApiError;
     expect(err.status.code).toBe(410);
     expect(err.status.reason).toBe('Expired');
     const token = err.status.metadata.continue!;
@@ -207,7 +237,8 @@ describe('Cacher LIST', () => {
     const cacher = new Cacher({ storage, definition: pods });
     open.push({ cacher, storage });
     await cacher.start();
-    for (let i = 0; i < 6; i++) await storage.create(`/registry/pods/ns/p${i}`, pod('ns', `p${i}`, `node-${i % 3}`));
+    for (let i = 0; i < 6; i++)
+      await storage.create(`/registry/pods/ns/p${i}`, pod('ns', `p${i}`, `node-${i % 3}`));
     const predicate = new SelectionPredicate(undefined, parseFieldSelector('spec.nodeName=node-1'));
     const list = await cacher.list({ predicate });
     expect(list.items.map((o) => o.metadata.name)).toEqual(['p1', 'p4']);
@@ -276,7 +307,11 @@ describe('Cacher WATCH', () => {
     const { cacher, storage } = await setup();
     const b = await storage.create(cmKey('ns', 'b'), cm('ns', 'b'));
     const a = await storage.create(cmKey('ns', 'a'), cm('ns', 'a'));
-    const watcher = await cacher.watch({ sendInitialEvents: true, allowWatchBookmarks: true, resourceVersion: '' });
+    const watcher = await cacher.watch({
+      sendInitialEvents: true,
+      allowWatchBookmarks: true,
+      resourceVersion: '',
+    });
     await storage.create(cmKey('ns', 'c'), cm('ns', 'c'));
     const events = await take(watcher, 4);
     expect(names(events)).toEqual(['ADDED:a', 'ADDED:b', 'BOOKMARK:', 'ADDED:c']);
@@ -290,7 +325,10 @@ describe('Cacher WATCH', () => {
 
   it('an object entering the selector is ADDED, leaving it is DELETED at the event’s resourceVersion', async () => {
     const { cacher, storage } = await setup();
-    const watcher = await cacher.watch({ resourceVersion: '0', predicate: new SelectionPredicate(parseLabelSelector('watch=yes')) });
+    const watcher = await cacher.watch({
+      resourceVersion: '0',
+      predicate: new SelectionPredicate(parseLabelSelector('watch=yes')),
+    });
     await storage.create(cmKey('ns', 'x'), cm('ns', 'x', { watch: 'no' }));
     await storage.update(cmKey('ns', 'x'), cm('ns', 'x', { watch: 'yes' }));
     await storage.update(cmKey('ns', 'x'), cm('ns', 'x', { watch: 'yes' }, { k: 'v' }));
@@ -330,7 +368,11 @@ describe('Cacher WATCH', () => {
 
   it('ends a watch at its timeout, with a bookmark 2 s before it at the newest revision', async () => {
     const { cacher, storage } = await setup({ bookmarkIntervalMs: 60_000 });
-    const watcher = await cacher.watch({ resourceVersion: '0', allowWatchBookmarks: true, timeoutMs: 2300 });
+    const watcher = await cacher.watch({
+      resourceVersion: '0',
+      allowWatchBookmarks: true,
+      timeoutMs: 2300,
+    });
     const start = Date.now();
     await storage.create('/registry/secrets/ns/s', { metadata: { name: 's', namespace: 'ns' } });
     await cacher.list({});
@@ -371,7 +413,9 @@ describe('Cacher WATCH', () => {
 describe('slow watchers', () => {
   it('one healthy watcher keeps receiving while 50 stalled ones are terminated, buffers bounded', async () => {
     const { cacher, storage } = await setup({ watcherCapacity: 10, blockedBudgetMs: 50 });
-    const stalled = await Promise.all(Array.from({ length: 50 }, () => cacher.watch({ resourceVersion: '0' })));
+    const stalled = await Promise.all(
+      Array.from({ length: 50 }, () => cacher.watch({ resourceVersion: '0' })),
+    );
     const healthy = await cacher.watch({ resourceVersion: '0' });
     const received: WatchEvent[] = [];
     const reading = (async () => {

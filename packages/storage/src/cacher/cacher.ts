@@ -3,7 +3,12 @@ import { bookmarkEvent } from './bookmarks.js';
 import { ResourceKeys } from './resource-keys.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Storage, StorageWatch } from '../storage.js';
-import { CacheWatcher, ownEvent, type CacheWatchEvent, type WatcherEndReason } from './cache-watcher.js';
+import {
+  CacheWatcher,
+  ownEvent,
+  type CacheWatchEvent,
+  type WatcherEndReason,
+} from './cache-watcher.js';
 import type { CacherMetrics } from './cacher-metrics.js';
 import { Dispatcher, type WatcherScope } from './dispatcher.js';
 import type { WatchCacheEvent } from './event-window.js';
@@ -82,7 +87,12 @@ export class Cacher implements ListWatchSource {
   private readonly opts: Required<
     Pick<
       CacherOptions,
-      'bookmarkIntervalMs' | 'watcherCapacity' | 'blockedBudgetMs' | 'freshnessTimeoutMs' | 'progressIntervalMs' | 'tickIntervalMs'
+      | 'bookmarkIntervalMs'
+      | 'watcherCapacity'
+      | 'blockedBudgetMs'
+      | 'freshnessTimeoutMs'
+      | 'progressIntervalMs'
+      | 'tickIntervalMs'
     >
   >;
   private ready = false;
@@ -96,7 +106,8 @@ export class Cacher implements ListWatchSource {
   private terminations = 0;
 
   constructor(options: CacherOptions) {
-    if (options.watchCacheSize === 0) throw new Error('watch cache size 0 means no cacher: serve from storage');
+    if (options.watchCacheSize === 0)
+      throw new Error('watch cache size 0 means no cacher: serve from storage');
     this.storage = options.storage;
     this.definition = options.definition;
     this.keys = new ResourceKeys(options.storage.prefix, options.definition);
@@ -120,7 +131,9 @@ export class Cacher implements ListWatchSource {
   }
 
   get resource(): string {
-    return this.definition.group ? `${this.definition.plural}.${this.definition.group}` : this.definition.plural;
+    return this.definition.group
+      ? `${this.definition.plural}.${this.definition.group}`
+      : this.definition.plural;
   }
 
   get isReady(): boolean {
@@ -176,7 +189,10 @@ export class Cacher implements ListWatchSource {
     while (!this.stopped) {
       try {
         const revision = await this.relist();
-        const watch = this.storage.watch(this.keys.prefix, { fromRevision: revision, progressNotify: true });
+        const watch = this.storage.watch(this.keys.prefix, {
+          fromRevision: revision,
+          progressNotify: true,
+        });
         this.storageWatch = watch;
         this.setReady(true);
         backoff = 100;
@@ -184,7 +200,8 @@ export class Cacher implements ListWatchSource {
           if (event.type === 'PROGRESS') this.cache.advance(event.revision);
           else this.process(this.cache.apply(event));
         }
-        if (!this.stopped) this.logger.warn('storage watch ended; re-initializing', { resource: this.resource });
+        if (!this.stopped)
+          this.logger.warn('storage watch ended; re-initializing', { resource: this.resource });
       } catch (err) {
         if (this.stopped) break;
         this.logger.warn('watch cache re-initializing', {
@@ -221,7 +238,11 @@ export class Cacher implements ListWatchSource {
       continueFrom = `${page.keys.at(-1)!}\u0000`;
     }
     this.cache.replace(items, revision);
-    this.logger.info('watch cache initialized', { resource: this.resource, items: items.length, revision });
+    this.logger.info('watch cache initialized', {
+      resource: this.resource,
+      items: items.length,
+      revision,
+    });
     return revision;
   }
 
@@ -288,7 +309,12 @@ export class Cacher implements ListWatchSource {
     };
 
     // Continuations and exact reads are served at their revision by storage.
-    const exact = request.resourceVersionMatch === 'Exact' || (request.resourceVersionMatch === undefined && limit !== undefined && rv !== '' && rv !== '0');
+    const exact =
+      request.resourceVersionMatch === 'Exact' ||
+      (request.resourceVersionMatch === undefined &&
+        limit !== undefined &&
+        rv !== '' &&
+        rv !== '0');
     if (request.continue) return fromStorage(undefined);
     if (exact) return fromStorage(Number(rv));
 
@@ -304,7 +330,10 @@ export class Cacher implements ListWatchSource {
       try {
         await this.waitFresh(current);
       } catch {
-        this.logger.info('consistent read fell back to storage', { resource: this.resource, revision: current });
+        this.logger.info('consistent read fell back to storage', {
+          resource: this.resource,
+          revision: current,
+        });
         return fromStorage(undefined);
       }
     } else if (rv !== '0') {
@@ -315,13 +344,18 @@ export class Cacher implements ListWatchSource {
     return result;
   }
 
-  private listFromCache(scopePrefix: string, predicate: SelectionPredicate, limit: number | undefined): CacheListResult {
+  private listFromCache(
+    scopePrefix: string,
+    predicate: SelectionPredicate,
+    limit: number | undefined,
+  ): CacheListResult {
     const revision = this.cache.revision;
     const items: KubeObject[] = [];
     let lastKey: string | undefined;
     let more = false;
     let examined = 0;
-    const candidates = this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix);
+    const candidates =
+      this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix);
     for (const element of candidates) {
       examined++;
       if (!predicate.matches(element.labels, element.fields)) continue;
@@ -347,7 +381,17 @@ export class Cacher implements ListWatchSource {
   }
 
   /** Uses a resource index when the field selector pins it (pods by spec.nodeName). */
-  private indexedCandidates(scopePrefix: string, predicate: SelectionPredicate): Iterable<{ key: string; object: KubeObject; labels: Readonly<Record<string, string>>; fields: Readonly<Record<string, string>> }> | undefined {
+  private indexedCandidates(
+    scopePrefix: string,
+    predicate: SelectionPredicate,
+  ):
+    | Iterable<{
+        key: string;
+        object: KubeObject;
+        labels: Readonly<Record<string, string>>;
+        fields: Readonly<Record<string, string>>;
+      }>
+    | undefined {
     for (const index of Object.keys(this.definition.indexes)) {
       const value = predicate.exactField(index);
       if (value === undefined) continue;
@@ -368,18 +412,22 @@ export class Cacher implements ListWatchSource {
    * (a resourceVersion that fell out of the window) are one ERROR event, then the end.
    */
   async watch(request: CacheWatchRequest): Promise<CacheWatcher> {
-    if (!this.ready) throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
+    if (!this.ready)
+      throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
     const predicate = request.predicate ?? SelectionPredicate.everything;
     const rv = request.resourceVersion ?? '';
     const initial = request.sendInitialEvents ?? (rv === '' || rv === '0');
-    if (rv === '' && initial) await this.waitFresh(await this.storage.currentRevision()).catch(() => undefined);
+    if (rv === '' && initial)
+      await this.waitFresh(await this.storage.currentRevision()).catch(() => undefined);
     else if (rv !== '' && rv !== '0') {
       // A watch from the future waits for it like a list would (NotOlderThan).
       if (request.sendInitialEvents) await this.waitFresh(Number(rv));
     }
-    if (!this.ready) throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
+    if (!this.ready)
+      throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
 
-    const exactKey = request.name !== undefined ? this.keys.object(request.namespace, request.name) : undefined;
+    const exactKey =
+      request.name !== undefined ? this.keys.object(request.namespace, request.name) : undefined;
     const scopePrefix = this.keys.scope(request.namespace);
     const now = this.now();
     const revision = this.cache.revision;
@@ -399,7 +447,10 @@ export class Cacher implements ListWatchSource {
 
     if (initial) {
       const events: CacheWatchEvent[] = [];
-      const source = exactKey !== undefined ? [this.cache.store.get(exactKey)].filter((e) => e !== undefined) : this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix);
+      const source =
+        exactKey !== undefined
+          ? [this.cache.store.get(exactKey)].filter((e) => e !== undefined)
+          : (this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix));
       for (const element of source) {
         if (!predicate.matches(element.labels, element.fields)) continue;
         const objectRevision = Number(element.object.metadata.resourceVersion ?? revision);
@@ -425,7 +476,11 @@ export class Cacher implements ListWatchSource {
     return watcher;
   }
 
-  private scopeOf(scopePrefix: string, exactKey: string | undefined, predicate: SelectionPredicate): WatcherScope {
+  private scopeOf(
+    scopePrefix: string,
+    exactKey: string | undefined,
+    predicate: SelectionPredicate,
+  ): WatcherScope {
     if (exactKey !== undefined) return { kind: 'key', key: exactKey };
     for (const index of Object.keys(this.definition.indexes)) {
       const value = predicate.exactField(index);
@@ -439,7 +494,11 @@ export class Cacher implements ListWatchSource {
     this.nextBookmark.delete(watcher);
     if (reason === 'slow') {
       this.terminations++;
-      this.logger.warn('terminated slow watcher', { resource: this.resource, buffered: watcher.buffered, revision: watcher.lastRevision });
+      this.logger.warn('terminated slow watcher', {
+        resource: this.resource,
+        buffered: watcher.buffered,
+        revision: watcher.lastRevision,
+      });
     }
     this.metrics.watcherEnded?.(this.resource, reason);
     this.metrics.watchers?.(this.resource, this.dispatcher.size);
@@ -476,7 +535,12 @@ export class Cacher implements ListWatchSource {
         this.scheduleBookmark(watcher, now);
       }
     }
-    this.metrics.window?.(this.resource, this.cache.window.size, this.cache.window.capacity, this.cache.window.age(now));
+    this.metrics.window?.(
+      this.resource,
+      this.cache.window.size,
+      this.cache.window.capacity,
+      this.cache.window.age(now),
+    );
   }
 }
 
@@ -485,6 +549,8 @@ function pageResult(page: Page): CacheListResult {
     items: page.items,
     resourceVersion: String(page.revision),
     ...(page.continueToken !== undefined ? { continue: page.continueToken } : {}),
-    ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}),
+    ...(page.remainingItemCount !== undefined
+      ? { remainingItemCount: page.remainingItemCount }
+      : {}),
   };
 }

@@ -1,4 +1,10 @@
-export { Cacher, type CacherOptions, type CacheListRequest, type CacheListResult, type CacheWatchRequest } from './cacher.js';
+export {
+  Cacher,
+  type CacherOptions,
+  type CacheListRequest,
+  type CacheListResult,
+  type CacheWatchRequest,
+} from './cacher.js';
 export type { CacherMetrics } from './cacher-metrics.js';
 export { CacheWatcher, type CacheWatchEvent, type WatcherEndReason } from './cache-watcher.js';
 export { bookmarkEvent } from './bookmarks.js';

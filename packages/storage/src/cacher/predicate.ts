@@ -26,7 +26,10 @@ export class SelectionPredicate {
     return (this.label?.isEmpty() ?? true) && (this.field?.isEmpty() ?? true);
   }
 
-  matches(labels: Readonly<Record<string, string>>, fields: Readonly<Record<string, string>>): boolean {
+  matches(
+    labels: Readonly<Record<string, string>>,
+    fields: Readonly<Record<string, string>>,
+  ): boolean {
     if (this.label && !this.label.isEmpty() && !this.label.matches(labels)) return false;
     if (this.field && !this.field.isEmpty() && !this.field.matches(fields)) return false;
     return true;

@@ -21,6 +21,8 @@ export class ResourceKeys {
   }
 
   object(namespace: string | undefined, name: string): string {
-    return this.definition.namespaced ? `${this.prefix}${namespace ?? ''}/${name}` : `${this.prefix}${name}`;
+    return this.definition.namespaced
+      ? `${this.prefix}${namespace ?? ''}/${name}`
+      : `${this.prefix}${name}`;
   }
 }

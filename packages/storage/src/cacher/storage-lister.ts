@@ -1,4 +1,12 @@
-import { ApiError, CONTINUE_AT_LATEST, decodeContinue, encodeContinue, encodeContinueToken, type KubeObject, type ResourceDefinition } from '@listwatch/api';
+import {
+  ApiError,
+  CONTINUE_AT_LATEST,
+  decodeContinue,
+  encodeContinue,
+  encodeContinueToken,
+  type KubeObject,
+  type ResourceDefinition,
+} from '@listwatch/api';
 import { isStorageError } from '../storage-error.js';
 import type { Storage } from '../storage.js';
 import { objectFields, objectLabels } from './cache-store.js';
@@ -68,7 +76,10 @@ export async function listFromStorage(
       for (let i = 0; i < page.items.length; i++) {
         const object = page.items[i]!;
         const key = page.keys[i]!;
-        if (!filtering || request.predicate.matches(objectLabels(object), objectFields(definition, object))) {
+        if (
+          !filtering ||
+          request.predicate.matches(objectLabels(object), objectFields(definition, object))
+        ) {
           items.push(object);
           if (limit !== undefined && items.length >= limit) {
             lastKey = key;

@@ -24,7 +24,11 @@ export class UncachedSource implements ListWatchSource {
   constructor(
     private readonly storage: Storage,
     readonly definition: ResourceDefinition,
-    private readonly options: { watcherCapacity?: number; blockedBudgetMs?: number; now?: () => number } = {},
+    private readonly options: {
+      watcherCapacity?: number;
+      blockedBudgetMs?: number;
+      now?: () => number;
+    } = {},
   ) {
     this.keys = new ResourceKeys(storage.prefix, definition);
   }
@@ -43,7 +47,12 @@ export class UncachedSource implements ListWatchSource {
   async list(request: CacheListRequest): Promise<CacheListResult> {
     const rv = request.resourceVersion ?? '';
     const limit = request.limit && request.limit > 0 ? request.limit : undefined;
-    const exact = request.resourceVersionMatch === 'Exact' || (request.resourceVersionMatch === undefined && limit !== undefined && rv !== '' && rv !== '0');
+    const exact =
+      request.resourceVersionMatch === 'Exact' ||
+      (request.resourceVersionMatch === undefined &&
+        limit !== undefined &&
+        rv !== '' &&
+        rv !== '0');
     const page = await listFromStorage(this.storage, this.definition, {
       scopePrefix: this.keys.scope(request.namespace),
       predicate: request.predicate ?? SelectionPredicate.everything,
@@ -52,12 +61,15 @@ export class UncachedSource implements ListWatchSource {
       ...(exact && !request.continue ? { revision: Number(rv) } : {}),
     });
     // NotOlderThan from storage: the latest read must be at least that new (etcd3 store.GetList).
-    if (!exact && rv !== '' && rv !== '0' && page.revision < Number(rv)) throw tooLargeResourceVersion(Number(rv), page.revision);
+    if (!exact && rv !== '' && rv !== '0' && page.revision < Number(rv))
+      throw tooLargeResourceVersion(Number(rv), page.revision);
     return {
       items: page.items,
       resourceVersion: String(page.revision),
       ...(page.continueToken !== undefined ? { continue: page.continueToken } : {}),
-      ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}),
+      ...(page.remainingItemCount !== undefined
+        ? { remainingItemCount: page.remainingItemCount }
+        : {}),
     };
   }
 
@@ -66,15 +78,24 @@ export class UncachedSource implements ListWatchSource {
     const rv = request.resourceVersion ?? '';
     const initial = request.sendInitialEvents ?? (rv === '' || rv === '0');
     const scopePrefix = this.keys.scope(request.namespace);
-    const exactKey = request.name !== undefined ? this.keys.object(request.namespace, request.name) : undefined;
+    const exactKey =
+      request.name !== undefined ? this.keys.object(request.namespace, request.name) : undefined;
     const now = this.options.now ?? Date.now;
     let startRevision: number;
     const seed: CacheWatchEvent[] = [];
     if (initial) {
-      const page = await listFromStorage(this.storage, this.definition, { scopePrefix, predicate, limit: undefined });
+      const page = await listFromStorage(this.storage, this.definition, {
+        scopePrefix,
+        predicate,
+        limit: undefined,
+      });
       startRevision = page.revision;
       for (const object of page.items) {
-        if (exactKey !== undefined && this.keys.object(object.metadata.namespace, object.metadata.name ?? '') !== exactKey) continue;
+        if (
+          exactKey !== undefined &&
+          this.keys.object(object.metadata.namespace, object.metadata.name ?? '') !== exactKey
+        )
+          continue;
         seed.push(ownEvent({ type: 'ADDED', object }, Number(object.metadata.resourceVersion)));
       }
       if (request.sendInitialEvents && request.allowWatchBookmarks) {
@@ -102,17 +123,30 @@ export class UncachedSource implements ListWatchSource {
     watcher.seed(seed);
     watcher.lastRevision = startRevision;
     this.open.add(watcher);
-    const source = this.storage.watch(scopePrefix, { fromRevision: startRevision, progressNotify: watcher.options.allowBookmarks });
-    const timer = request.timeoutMs !== undefined ? setTimeout(() => watcher.end('deadline'), request.timeoutMs) : undefined;
+    const source = this.storage.watch(scopePrefix, {
+      fromRevision: startRevision,
+      progressNotify: watcher.options.allowBookmarks,
+    });
+    const timer =
+      request.timeoutMs !== undefined
+        ? setTimeout(() => watcher.end('deadline'), request.timeoutMs)
+        : undefined;
     void (async () => {
       try {
         for await (const event of source) {
-          if (event.type === 'PROGRESS') watcher.bookmark(event.revision, (r) => bookmarkEvent(this.definition, r));
+          if (event.type === 'PROGRESS')
+            watcher.bookmark(event.revision, (r) => bookmarkEvent(this.definition, r));
           else watcher.dispatch(this.toCacheEvent(event, now()));
         }
         watcher.end('reinitializing');
       } catch (err) {
-        watcher.fail(isStorageError(err, 'Expired') ? ApiError.expired(err.message) : err instanceof ApiError ? err : ApiError.internalError(err));
+        watcher.fail(
+          isStorageError(err, 'Expired')
+            ? ApiError.expired(err.message)
+            : err instanceof ApiError
+              ? err
+              : ApiError.internalError(err),
+        );
       }
     })();
     return watcher;

@@ -8,9 +8,11 @@ const TOO_LARGE_RETRY_SECONDS = 1;
 
 /** The 504 a request for a resourceVersion the cache never reached gets (NewTooLargeResourceVersionError). */
 export function tooLargeResourceVersion(requested: number, current: number): ApiError {
-  return ApiError.timeout(`Too large resource version: ${requested}, current: ${current}`, TOO_LARGE_RETRY_SECONDS, [
-    { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
-  ]);
+  return ApiError.timeout(
+    `Too large resource version: ${requested}, current: ${current}`,
+    TOO_LARGE_RETRY_SECONDS,
+    [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+  );
 }
 
 interface Waiter {
@@ -37,7 +39,9 @@ export class WatchCache {
     private readonly now: () => number,
   ) {
     this.store = new CacheStore(definition);
-    this.window = new EventWindow(options.fixedCapacity === undefined ? {} : { fixedCapacity: options.fixedCapacity });
+    this.window = new EventWindow(
+      options.fixedCapacity === undefined ? {} : { fixedCapacity: options.fixedCapacity },
+    );
   }
 
   /** Refills from a list taken at `revision`; the window starts empty after it. */
@@ -55,7 +59,9 @@ export class WatchCache {
     let element: StoreElement;
     if (change.type === 'DELETED') {
       // Selectors judge a deleted object by its last state.
-      element = prev ? { ...prev, object: change.object } : this.store.element(change.object, change.key);
+      element = prev
+        ? { ...prev, object: change.object }
+        : this.store.element(change.object, change.key);
       this.store.delete(change.key);
     } else {
       element = this.store.element(change.object, change.key);

@@ -37,7 +37,8 @@ export class FaultInjectingStorage implements Storage {
     return this.inner.get(key);
   }
   list(prefix: string, options?: StorageListOptions): Promise<StorageListResult> {
-    if (this.failLists) return Promise.reject(StorageError.unreachable(prefix, new Error('injected fault')));
+    if (this.failLists)
+      return Promise.reject(StorageError.unreachable(prefix, new Error('injected fault')));
     return this.inner.list(prefix, options);
   }
   count(prefix: string): Promise<number> {
