@@ -12,3 +12,28 @@ export {
 export { parseRequestInfo, type RequestInfo } from './registry/request-info.js';
 export { SYSTEM_NAMESPACES } from './registry/namespace-lifecycle.js';
 export type { ServerContext } from './server-context.js';
+export {
+  applyPatch,
+  supportedPatchTypes,
+  patchMediaType,
+  JSON_PATCH_TYPE,
+  MERGE_PATCH_TYPE,
+  STRATEGIC_MERGE_PATCH_TYPE,
+  APPLY_PATCH_TYPE,
+} from './patch/apply-patch.js';
+export { mergePatch, createMergePatch } from './patch/merge-patch.js';
+export {
+  applyJsonPatch,
+  decodeJsonPatch,
+  MAX_JSON_PATCH_OPERATIONS,
+  MAX_JSON_PATCH_COPY_BYTES,
+  type JsonPatchOperation,
+  type JsonPatchOptions,
+} from './patch/json-patch.js';
+export { strategicMergePatch } from './patch/strategic-merge-patch.js';
+export {
+  patchSchemaFor,
+  type PatchSchema,
+  type PatchField,
+  type GroupKind as PatchSchemaKind,
+} from './patch/patch-schema.js';

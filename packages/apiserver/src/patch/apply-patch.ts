@@ -10,11 +10,11 @@ import { isJsonObject, jsonKindName, type JsonObject, type JsonValue } from './j
 // PatchResource and applyJSPatch/strategicPatchObject), minus HTTP and storage: the caller
 // reads the body, checks preconditions (resourceVersion, uid) and stores the result.
 
-export const JSON_PATCH = 'application/json-patch+json';
-export const MERGE_PATCH = 'application/merge-patch+json';
-export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+export const JSON_PATCH_TYPE = 'application/json-patch+json';
+export const MERGE_PATCH_TYPE = 'application/merge-patch+json';
+export const STRATEGIC_MERGE_PATCH_TYPE = 'application/strategic-merge-patch+json';
 /** Server-side apply: recognised so it can be refused with a 415, not implemented. */
-export const APPLY_PATCH = 'application/apply-patch+yaml';
+export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
 /**
  * The patch types a kind accepts, in kube's order: strategic merge patch needs struct tags, so
@@ -22,7 +22,9 @@ export const APPLY_PATCH = 'application/apply-patch+yaml';
  */
 export function supportedPatchTypes(schemaKind?: GroupKind | string): readonly string[] {
   const hasSchema = schemaKind !== undefined && patchSchemaFor(schemaKind) !== undefined;
-  return hasSchema ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH] : [JSON_PATCH, MERGE_PATCH];
+  return hasSchema
+    ? [JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE]
+    : [JSON_PATCH_TYPE, MERGE_PATCH_TYPE];
 }
 
 /** The media type without parameters (`; charset=utf-8`), as kube cuts it. */
@@ -50,9 +52,9 @@ export function applyPatch(
   const text = typeof patchBody === 'string' ? patchBody : new TextDecoder().decode(patchBody);
 
   switch (mediaType) {
-    case JSON_PATCH:
+    case JSON_PATCH_TYPE:
       return asObject(applyJsonPatch(original, parsePatch(text, 'error decoding patch: ')));
-    case MERGE_PATCH: {
+    case MERGE_PATCH_TYPE: {
       const patch = parsePatch(text, 'error decoding patch: ');
       if (patch !== null && !isJsonObject(patch)) {
         throw badPatch(

@@ -52,7 +52,9 @@ const OP_FIELDS = ['op', 'path', 'from'] as const;
 export function decodeJsonPatch(document: JsonValue): JsonPatchOperation[] {
   if (document === null) return [];
   if (!Array.isArray(document)) {
-    throw decodeError(`json: cannot unmarshal ${jsonKindName(document)} into Go value of type []handlers.jsonPatchOp`);
+    throw decodeError(
+      `json: cannot unmarshal ${jsonKindName(document)} into Go value of type []handlers.jsonPatchOp`,
+    );
   }
   const operations: JsonPatchOperation[] = [];
   for (const element of document) {
@@ -61,7 +63,9 @@ export function decodeJsonPatch(document: JsonValue): JsonPatchOperation[] {
       continue;
     }
     if (!isJsonObject(element)) {
-      throw decodeError(`json: cannot unmarshal ${jsonKindName(element)} into Go value of type handlers.jsonPatchOp`);
+      throw decodeError(
+        `json: cannot unmarshal ${jsonKindName(element)} into Go value of type handlers.jsonPatchOp`,
+      );
     }
     const operation: JsonPatchOperation = {};
     for (const field of OP_FIELDS) {
@@ -94,7 +98,11 @@ function decodeError(message: string): ApiError {
  * changed. Failures are kube's 400/413/422 ApiErrors; a failing operation (a failed `test`
  * included) is a 422.
  */
-export function applyJsonPatch(document: JsonValue, patch: JsonValue, options: JsonPatchOptions = {}): JsonValue {
+export function applyJsonPatch(
+  document: JsonValue,
+  patch: JsonValue,
+  options: JsonPatchOptions = {},
+): JsonValue {
   const operations = decodeJsonPatch(patch);
   const state: PatchState = {
     root: cloneJson(document),
@@ -102,7 +110,9 @@ export function applyJsonPatch(document: JsonValue, patch: JsonValue, options: J
     maxCopyBytes: options.maxCopyBytes ?? MAX_JSON_PATCH_COPY_BYTES,
   };
   if (!isContainer(state.root)) {
-    throw unprocessablePatch(`json: cannot unmarshal ${jsonKindName(state.root)} into Go value of type jsonpatch.partialDoc`);
+    throw unprocessablePatch(
+      `json: cannot unmarshal ${jsonKindName(state.root)} into Go value of type jsonpatch.partialDoc`,
+    );
   }
   for (const operation of operations) {
     const failure = applyOperation(state, operation);
@@ -125,7 +135,8 @@ function isContainer(value: JsonValue | undefined): value is Container {
 
 /** Go's strconv.Atoi: an optional sign and decimal digits; leading zeros allowed. */
 function atoi(key: string): number | string {
-  if (!/^[+-]?\d+$/.test(key)) return `strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`;
+  if (!/^[+-]?\d+$/.test(key))
+    return `strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`;
   const n = Number(key);
   if (!Number.isSafeInteger(n) && Math.abs(n) >= 2 ** 63) {
     return `strconv.Atoi: parsing ${JSON.stringify(key)}: value out of range`;
@@ -144,10 +155,12 @@ function get(container: Container, key: string): Lookup {
   let index = atoi(key);
   if (typeof index === 'string') return { ok: false, error: index };
   if (index < 0) {
-    if (index < -container.length) return { ok: false, error: `Unable to access invalid index: ${index}: ${INVALID_INDEX}` };
+    if (index < -container.length)
+      return { ok: false, error: `Unable to access invalid index: ${index}: ${INVALID_INDEX}` };
     index += container.length;
   }
-  if (index >= container.length) return { ok: false, error: `Unable to access invalid index: ${index}: ${INVALID_INDEX}` };
+  if (index >= container.length)
+    return { ok: false, error: `Unable to access invalid index: ${index}: ${INVALID_INDEX}` };
   return { ok: true, value: container[index] };
 }
 
@@ -182,7 +195,8 @@ function set(container: Container, key: string, value: JsonValue): string | unde
   let index = atoi(key);
   if (typeof index === 'string') return index;
   if (index < 0) {
-    if (index < -container.length) return `Unable to access invalid index: ${index}: ${INVALID_INDEX}`;
+    if (index < -container.length)
+      return `Unable to access invalid index: ${index}: ${INVALID_INDEX}`;
     index += container.length;
   }
   container[index] = value;
@@ -197,9 +211,11 @@ function remove(container: Container, key: string): string | undefined {
   }
   let index = atoi(key);
   if (typeof index === 'string') return index;
-  if (index >= container.length) return `Unable to access invalid index: ${index}: ${INVALID_INDEX}`;
+  if (index >= container.length)
+    return `Unable to access invalid index: ${index}: ${INVALID_INDEX}`;
   if (index < 0) {
-    if (index < -container.length) return `Unable to access invalid index: ${index}: ${INVALID_INDEX}`;
+    if (index < -container.length)
+      return `Unable to access invalid index: ${index}: ${INVALID_INDEX}`;
     index += container.length;
   }
   container.splice(index, 1);
@@ -215,14 +231,18 @@ function unescapeToken(token: string): string {
  * evanphx findObject: the container that holds the pointer's last token, and that token.
  * Like evanphx, a pointer without a leading slash addresses the root (`a/b` means `/b`).
  */
-function findObject(root: JsonValue, path: string): { container: Container; key: string } | undefined {
+function findObject(
+  root: JsonValue,
+  path: string,
+): { container: Container; key: string } | undefined {
   if (!isContainer(root)) return undefined;
   const tokens = path.split('/');
   if (tokens.length < 2) return undefined;
   let container: Container = root;
   for (const token of tokens.slice(1, -1)) {
     const next = get(container, unescapeToken(token));
-    if (!next.ok || next.value === undefined || next.value === null || !isContainer(next.value)) return undefined;
+    if (!next.ok || next.value === undefined || next.value === null || !isContainer(next.value))
+      return undefined;
     container = next.value;
   }
   return { container, key: unescapeToken(tokens[tokens.length - 1] as string) };
@@ -249,14 +269,16 @@ function applyOperation(state: PatchState, operation: JsonPatchOperation): strin
     case 'add': {
       if (path === undefined) return `add operation failed to decode path: ${MISSING}`;
       const target = findObject(state.root, path);
-      if (!target) return `add operation does not apply: doc is missing path: "${path}": ${MISSING}`;
+      if (!target)
+        return `add operation does not apply: doc is missing path: "${path}": ${MISSING}`;
       const error = add(target.container, target.key, valueOf(operation));
       return error === undefined ? undefined : `error in add for path: '${path}': ${error}`;
     }
     case 'remove': {
       if (path === undefined) return `remove operation failed to decode path: ${MISSING}`;
       const target = findObject(state.root, path);
-      if (!target) return `remove operation does not apply: doc is missing path: "${path}": ${MISSING}`;
+      if (!target)
+        return `remove operation does not apply: doc is missing path: "${path}": ${MISSING}`;
       const error = remove(target.container, target.key);
       return error === undefined ? undefined : `error in remove for path: '${path}': ${error}`;
     }
@@ -268,7 +290,8 @@ function applyOperation(state: PatchState, operation: JsonPatchOperation): strin
         return undefined;
       }
       const target = findObject(state.root, path);
-      if (!target) return `replace operation does not apply: doc is missing path: ${path}: ${MISSING}`;
+      if (!target)
+        return `replace operation does not apply: doc is missing path: ${path}: ${MISSING}`;
       if (!get(target.container, target.key).ok) {
         return `replace operation does not apply: doc is missing key: ${path}: ${MISSING}`;
       }
@@ -278,26 +301,30 @@ function applyOperation(state: PatchState, operation: JsonPatchOperation): strin
     case 'move': {
       if (from === undefined) return `move operation failed to decode from: ${missingFrom}`;
       const source = findObject(state.root, from);
-      if (!source) return `move operation does not apply: doc is missing from path: ${from}: ${MISSING}`;
+      if (!source)
+        return `move operation does not apply: doc is missing from path: ${from}: ${MISSING}`;
       const found = get(source.container, source.key);
       if (!found.ok) return `error in move for path: '${source.key}': ${found.error}`;
       const removed = remove(source.container, source.key);
       if (removed !== undefined) return `error in move for path: '${source.key}': ${removed}`;
       if (path === undefined) return `move operation failed to decode path: ${missingPath}`;
       const target = findObject(state.root, path);
-      if (!target) return `move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`;
+      if (!target)
+        return `move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`;
       const error = add(target.container, target.key, found.value ?? null);
       return error === undefined ? undefined : `error in move for path: '${path}': ${error}`;
     }
     case 'copy': {
       if (from === undefined) return `copy operation failed to decode from: ${missingFrom}`;
       const source = findObject(state.root, from);
-      if (!source) return `copy operation does not apply: doc is missing from path: ${from}: ${MISSING}`;
+      if (!source)
+        return `copy operation does not apply: doc is missing from path: ${from}: ${MISSING}`;
       const found = get(source.container, source.key);
       if (!found.ok) return `error in copy for from: '${from}': ${found.error}`;
       if (path === undefined) return `copy operation failed to decode path: ${MISSING}`;
       const target = findObject(state.root, path);
-      if (!target) return `copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`;
+      if (!target)
+        return `copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`;
       // evanphx copies a missing object member as null and counts nothing for it.
       const copy = found.value === undefined ? null : cloneJson(found.value);
       if (found.value !== undefined) state.copied += byteSize(copy);

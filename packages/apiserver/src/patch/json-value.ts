@@ -25,7 +25,12 @@ export function getKey(object: JsonObject, key: string): JsonValue | undefined {
 
 export function setKey(object: JsonObject, key: string, value: JsonValue): void {
   if (key === '__proto__') {
-    Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(object, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   } else {
     object[key] = value;
   }

@@ -61,19 +61,21 @@ function mergeDocs(doc: JsonObject, patch: JsonObject): void {
 
 function merge(current: JsonValue, patch: JsonValue): JsonValue {
   // evanphx prunes nulls when the current value is not an object, but inserts a non-object
-  // patch value over an object as it is: kept verbatim for identical results.
+  // patch value over an object as it is: kept for identical results.
   if (!isJsonObject(current)) return pruneNulls(cloneJson(patch));
   if (!isJsonObject(patch)) return cloneJson(patch);
   mergeDocs(current, patch);
   return current;
 }
 
-/** Drops null members of objects and null elements of arrays, recursively (in place). */
+/**
+ * Drops null members of objects, recursively and in place. Null array elements stay: evanphx
+ * v4.12 (what kube vendors) keeps them, though older releases dropped them.
+ */
 function pruneNulls(value: JsonValue): JsonValue {
   if (Array.isArray(value)) {
-    const kept: JsonValue[] = value.filter((v) => v !== null);
-    for (let i = 0; i < kept.length; i++) kept[i] = pruneNulls(kept[i] as JsonValue);
-    return kept;
+    for (let i = 0; i < value.length; i++) value[i] = pruneNulls(value[i] as JsonValue);
+    return value;
   }
   if (isJsonObject(value)) {
     for (const key of Object.keys(value)) {

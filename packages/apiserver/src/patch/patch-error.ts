@@ -3,7 +3,8 @@ import { ApiError } from '@listwatch/api';
 // The Status shapes kube-apiserver answers a failed PATCH with
 // (k8s.io/apiserver/pkg/endpoints/handlers/patch.go).
 
-export const PATCH_REJECTED_MESSAGE = 'the server rejected our request due to an error in our request';
+export const PATCH_REJECTED_MESSAGE =
+  'the server rejected our request due to an error in our request';
 
 /** 400: the patch document itself cannot be read. */
 export function badPatch(message: string): ApiError {

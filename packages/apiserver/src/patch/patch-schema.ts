@@ -28,7 +28,9 @@ export const NO_PATCH_FIELD: PatchField = Object.freeze({});
 
 /** The metadata for one field of a struct; unknown fields have none. */
 export function patchField(schema: PatchSchema | undefined, field: string): PatchField {
-  return schema !== undefined && Object.hasOwn(schema, field) ? (schema[field] as PatchField) : NO_PATCH_FIELD;
+  return schema !== undefined && Object.hasOwn(schema, field)
+    ? (schema[field] as PatchField)
+    : NO_PATCH_FIELD;
 }
 
 function mergeList(mergeKey: string, schema?: PatchSchema, retainKeys = false): PatchField {
@@ -105,7 +107,10 @@ const SCHEMAS: ReadonlyMap<string, PatchSchema> = new Map<string, PatchSchema>([
       status: struct({ conditions: mergeList('type'), addresses: mergeList('type') }),
     }),
   ],
-  ['Service', kind({ spec: struct({ ports: mergeList('port') }), status: struct(CONDITIONS_STATUS) })],
+  [
+    'Service',
+    kind({ spec: struct({ ports: mergeList('port') }), status: struct(CONDITIONS_STATUS) }),
+  ],
   [
     'Deployment.apps',
     kind({
@@ -113,7 +118,13 @@ const SCHEMAS: ReadonlyMap<string, PatchSchema> = new Map<string, PatchSchema>([
       status: struct(CONDITIONS_STATUS),
     }),
   ],
-  ['ReplicaSet.apps', kind({ spec: struct({ template: struct(POD_TEMPLATE_SPEC) }), status: struct(CONDITIONS_STATUS) })],
+  [
+    'ReplicaSet.apps',
+    kind({
+      spec: struct({ template: struct(POD_TEMPLATE_SPEC) }),
+      status: struct(CONDITIONS_STATUS),
+    }),
+  ],
   ['Lease.coordination.k8s.io', kind()],
 ]);
 

@@ -23,7 +23,12 @@ Object.assign(mergeItem, {
   simpleMap: {},
   replacingItem: { strategy: 'replace' },
   retainKeysMap: { retainKeys: true, schema: retainKeysMergeItem },
-  retainKeysMergingList: { strategy: 'merge', retainKeys: true, mergeKey: 'name', schema: mergeItem },
+  retainKeysMergingList: {
+    strategy: 'merge',
+    retainKeys: true,
+    mergeKey: 'name',
+    schema: mergeItem,
+  },
 });
 const MERGE_ITEM: PatchSchema = mergeItem;
 
@@ -48,12 +53,32 @@ const n = (name: number | string, rest: JsonObject = {}): JsonObject => ({ name,
 // testPatchApplication does.
 const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
   // customStrategicMergePatchTestCaseData
-  ['unique scalars when merging lists', { mergingIntList: [1, 2] }, { mergingIntList: [2, 3] }, { mergingIntList: [1, 2, 3] }],
-  ['delete map from nested map', { simpleMap: { key1: 1, key2: 1 } }, { simpleMap: { $patch: 'delete' } }, { simpleMap: {} }],
-  ['delete all items from merging list', { mergingList: [n(1), n(2)] }, { mergingList: [{ $patch: 'replace' }] }, { mergingList: [] }],
+  [
+    'unique scalars when merging lists',
+    { mergingIntList: [1, 2] },
+    { mergingIntList: [2, 3] },
+    { mergingIntList: [1, 2, 3] },
+  ],
+  [
+    'delete map from nested map',
+    { simpleMap: { key1: 1, key2: 1 } },
+    { simpleMap: { $patch: 'delete' } },
+    { simpleMap: {} },
+  ],
+  [
+    'delete all items from merging list',
+    { mergingList: [n(1), n(2)] },
+    { mergingList: [{ $patch: 'replace' }] },
+    { mergingList: [] },
+  ],
   ['merge empty merging lists', { mergingList: [] }, { mergingList: [] }, { mergingList: [] }],
   ['delete all keys from map', { name: 1, value: 1 }, { $patch: 'replace' }, {}],
-  ['add key and delete all keys from map', { name: 1, value: 1 }, { other: 'a', $patch: 'replace' }, { other: 'a' }],
+  [
+    'add key and delete all keys from map',
+    { name: 1, value: 1 },
+    { other: 'a', $patch: 'replace' },
+    { other: 'a' },
+  ],
   [
     'delete all duplicate entries in a merging list',
     { mergingList: [n(1), n(1), n(2, { value: 'a' }), n(3), n(3)] },
@@ -96,13 +121,26 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
     { mergingList: [n(3, { value: 'c' }), n(1, { value: 'a' })] },
     { mergingList: [n(2, { value: 'b' }), n(3, { value: 'c' }), n(1, { value: 'a' })] },
   ],
-  ['preserve the order from the patch in a merging int list', { mergingIntList: [1, 2, 3] }, { mergingIntList: [3, 1, 2] }, { mergingIntList: [3, 1, 2] }],
-  ['preserve the order from the patch in a merging int list 2', { mergingIntList: [1, 2, 3] }, { mergingIntList: [3, 1] }, { mergingIntList: [2, 3, 1] }],
+  [
+    'preserve the order from the patch in a merging int list',
+    { mergingIntList: [1, 2, 3] },
+    { mergingIntList: [3, 1, 2] },
+    { mergingIntList: [3, 1, 2] },
+  ],
+  [
+    'preserve the order from the patch in a merging int list 2',
+    { mergingIntList: [1, 2, 3] },
+    { mergingIntList: [3, 1] },
+    { mergingIntList: [2, 3, 1] },
+  ],
   // customStrategicMergePatchRawTestCases
   [
     '$setElementOrder contains item that is not present in the list to be merged',
     { mergingList: [n(1), n(3)] },
-    { '$setElementOrder/mergingList': [n(3), n(2), n(1)], mergingList: [n(3, { value: 3 }), n(1, { value: 1 })] },
+    {
+      '$setElementOrder/mergingList': [n(3), n(2), n(1)],
+      mergingList: [n(3, { value: 3 }), n(1, { value: 1 })],
+    },
     { mergingList: [n(3, { value: 3 }), n(1, { value: 1 })] },
   ],
   [
@@ -143,17 +181,37 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
   ],
   // createStrategicMergePatchTestCaseData
   ['nil original', {}, { name: 1, value: 1 }, { name: 1, value: 1 }],
-  ['nil original (three-way)', { name: 1, other: 'a' }, { value: 1 }, { name: 1, value: 1, other: 'a' }],
+  [
+    'nil original (three-way)',
+    { name: 1, other: 'a' },
+    { value: 1 },
+    { name: 1, value: 1, other: 'a' },
+  ],
   ['nil patch', { name: 1 }, {}, { name: 1 }],
-  ['add field and delete field from map', { name: 1, other: 'a' }, { name: null, value: 1 }, { value: 1, other: 'a' }],
+  [
+    'add field and delete field from map',
+    { name: 1, other: 'a' },
+    { name: null, value: 1 },
+    { value: 1, other: 'a' },
+  ],
   [
     'delete field from nested map',
     { simpleMap: { key1: 1, key2: 1, other: 'a' } },
     { simpleMap: { key2: null } },
     { simpleMap: { key1: 1, other: 'a' } },
   ],
-  ['delete all fields from map with conflict', { name: 1, value: 'a', other: 'a' }, { name: null, value: null }, { other: 'a' }],
-  ['replace list of scalars', { nonMergingIntList: [1, 2] }, { nonMergingIntList: [2, 3] }, { nonMergingIntList: [2, 3] }],
+  [
+    'delete all fields from map with conflict',
+    { name: 1, value: 'a', other: 'a' },
+    { name: null, value: null },
+    { other: 'a' },
+  ],
+  [
+    'replace list of scalars',
+    { nonMergingIntList: [1, 2] },
+    { nonMergingIntList: [2, 3] },
+    { nonMergingIntList: [2, 3] },
+  ],
   [
     'delete all maps from merging list with conflict',
     { mergingList: [n(1, { other: 'a' }), n(2, { other: 'b' })] },
@@ -209,19 +267,36 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
   [
     'add and delete items in lists of scalars',
     { mergingIntList: [1, 2, 3] },
-    { '$setElementOrder/mergingIntList': [1, 2, 4], '$deleteFromPrimitiveList/mergingIntList': [3], mergingIntList: [4] },
+    {
+      '$setElementOrder/mergingIntList': [1, 2, 4],
+      '$deleteFromPrimitiveList/mergingIntList': [3],
+      mergingIntList: [4],
+    },
     { mergingIntList: [1, 2, 4] },
   ],
   [
     'merge lists of maps',
     { mergingList: [n(1, { other: 'a' }), n(2, { value: 2, other: 'b' })] },
-    { '$setElementOrder/mergingList': [n(4), n(1), n(2), n(3)], mergingList: [n(4, { value: 4 }), n(3, { value: 3 })] },
-    { mergingList: [n(4, { value: 4 }), n(1, { other: 'a' }), n(2, { value: 2, other: 'b' }), n(3, { value: 3 })] },
+    {
+      '$setElementOrder/mergingList': [n(4), n(1), n(2), n(3)],
+      mergingList: [n(4, { value: 4 }), n(3, { value: 3 })],
+    },
+    {
+      mergingList: [
+        n(4, { value: 4 }),
+        n(1, { other: 'a' }),
+        n(2, { value: 2, other: 'b' }),
+        n(3, { value: 3 }),
+      ],
+    },
   ],
   [
     'merge lists of maps with conflict',
     { mergingList: [n(1, { other: 'a' }), n(2, { value: 3, other: 'b' })] },
-    { '$setElementOrder/mergingList': [n(1), n(2), n(3)], mergingList: [n(2, { value: 2 }), n(3, { value: 3 })] },
+    {
+      '$setElementOrder/mergingList': [n(1), n(2), n(3)],
+      mergingList: [n(2, { value: 2 }), n(3, { value: 3 })],
+    },
     { mergingList: [n(1, { other: 'a' }), n(2, { value: 2, other: 'b' }), n(3, { value: 3 })] },
   ],
   [
@@ -233,8 +308,17 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
   [
     'add field to map in merging list with conflict',
     { mergingList: [n(1, { other: 'a' }), n(3, { value: 2, other: 'b' })] },
-    { '$setElementOrder/mergingList': [n(1), n(2)], mergingList: [n(1, { value: 1 }), n(2, { value: 2 })] },
-    { mergingList: [n(1, { value: 1, other: 'a' }), n(2, { value: 2 }), n(3, { value: 2, other: 'b' })] },
+    {
+      '$setElementOrder/mergingList': [n(1), n(2)],
+      mergingList: [n(1, { value: 1 }), n(2, { value: 2 })],
+    },
+    {
+      mergingList: [
+        n(1, { value: 1, other: 'a' }),
+        n(2, { value: 2 }),
+        n(3, { value: 2, other: 'b' }),
+      ],
+    },
   ],
   [
     'delete map from merging list',
@@ -251,13 +335,19 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
   [
     'add map and delete map from merging list (order read through the shifted live list)',
     { mergingList: [n(1), n(2, { other: 'b' }), n(4, { other: 'c' })] },
-    { '$setElementOrder/mergingList': [n(2), n(3)], mergingList: [n(3), n(1, { $patch: 'delete' })] },
+    {
+      '$setElementOrder/mergingList': [n(2), n(3)],
+      mergingList: [n(3), n(1, { $patch: 'delete' })],
+    },
     { mergingList: [n(2, { other: 'b' }), n(4, { other: 'c' }), n(3)] },
   ],
   [
     'add map and delete map from merging list with conflict (order read through the shifted live list)',
     { mergingList: [n(1, { other: 'a' }), n(4, { other: 'c' })] },
-    { '$setElementOrder/mergingList': [n(2), n(3)], mergingList: [n(2), n(3), n(1, { $patch: 'delete' })] },
+    {
+      '$setElementOrder/mergingList': [n(2), n(3)],
+      mergingList: [n(2), n(3), n(1, { $patch: 'delete' })],
+    },
     { mergingList: [n(4, { other: 'c' }), n(2), n(3)] },
   ],
   [
@@ -268,15 +358,32 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
   ],
   [
     'replace non merging list nested in merging list',
-    { mergingList: [n(1, { other: 'a', nonMergingList: [n(1), n(2, { value: 2 })] }), n(2, { other: 'b' })] },
-    { '$setElementOrder/mergingList': [n(1), n(2)], mergingList: [n(1, { nonMergingList: [n(1, { value: 1 })] })] },
-    { mergingList: [n(1, { other: 'a', nonMergingList: [n(1, { value: 1 })] }), n(2, { other: 'b' })] },
+    {
+      mergingList: [
+        n(1, { other: 'a', nonMergingList: [n(1), n(2, { value: 2 })] }),
+        n(2, { other: 'b' }),
+      ],
+    },
+    {
+      '$setElementOrder/mergingList': [n(1), n(2)],
+      mergingList: [n(1, { nonMergingList: [n(1, { value: 1 })] })],
+    },
+    {
+      mergingList: [
+        n(1, { other: 'a', nonMergingList: [n(1, { value: 1 })] }),
+        n(2, { other: 'b' }),
+      ],
+    },
   ],
   [
     'retainKeys map changes a field in a nested map',
-    { retainKeysMap: { name: 'foo', value: 'bar', simpleMap: { key1: 'a', key2: 'b', key3: 'c' } } },
+    {
+      retainKeysMap: { name: 'foo', value: 'bar', simpleMap: { key1: 'a', key2: 'b', key3: 'c' } },
+    },
     { retainKeysMap: { $retainKeys: ['name', 'simpleMap', 'value'], simpleMap: { key1: 'x' } } },
-    { retainKeysMap: { name: 'foo', value: 'bar', simpleMap: { key1: 'x', key2: 'b', key3: 'c' } } },
+    {
+      retainKeysMap: { name: 'foo', value: 'bar', simpleMap: { key1: 'x', key2: 'b', key3: 'c' } },
+    },
   ],
   [
     'retainKeys map deletes nested non-merging list with conflict',
@@ -287,7 +394,13 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
   [
     'retainKeys map adds an item in nested merging int list',
     { retainKeysMap: { name: 'foo', mergingIntList: [1, 2, 3] } },
-    { retainKeysMap: { '$setElementOrder/mergingIntList': [1, 2, 4], $retainKeys: ['mergingIntList', 'name'], mergingIntList: [4] } },
+    {
+      retainKeysMap: {
+        '$setElementOrder/mergingIntList': [1, 2, 4],
+        $retainKeys: ['mergingIntList', 'name'],
+        mergingIntList: [4],
+      },
+    },
     { retainKeysMap: { name: 'foo', mergingIntList: [1, 2, 4, 3] } },
   ],
   [
@@ -337,7 +450,12 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
     { retainKeysMergingList: [n('bar'), n('foo', { value: 'a' })] },
   ],
   // Strategies beyond the upstream tables.
-  ['a replace-strategy map is replaced, not merged', { replacingItem: { a: 1, b: 2 } }, { replacingItem: { a: 3 } }, { replacingItem: { a: 3 } }],
+  [
+    'a replace-strategy map is replaced, not merged',
+    { replacingItem: { a: 1, b: 2 } },
+    { replacingItem: { a: 3 } },
+    { replacingItem: { a: 3 } },
+  ],
   [
     'a merge list behind a pointer merges by key',
     { mergeItemPtr: [n('a', { value: 1 }), n('b')] },
@@ -383,7 +501,14 @@ const CASES: [string, JsonObject, JsonObject, JsonObject][] = [
   [
     'directives inside a new list item are dropped like unknown fields',
     { mergingList: [n(1)] },
-    { mergingList: [n(2, { mergingList: [n('a', { $patch: 'delete' })], '$setElementOrder/mergingList': [n('a')] })] },
+    {
+      mergingList: [
+        n(2, {
+          mergingList: [n('a', { $patch: 'delete' })],
+          '$setElementOrder/mergingList': [n('a')],
+        }),
+      ],
+    },
     { mergingList: [n(2, { mergingList: [n('a')] }), n(1)] },
   ],
   [
@@ -407,7 +532,10 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
 
   it('does not change its inputs', () => {
     const original = { mergingList: [n(1), n(2, { other: 'b' }), n(4)] };
-    const patch = { '$setElementOrder/mergingList': [n(2), n(3)], mergingList: [n(3), n(1, { $patch: 'delete' })] };
+    const patch = {
+      '$setElementOrder/mergingList': [n(2), n(3)],
+      mergingList: [n(3), n(1, { $patch: 'delete' })],
+    };
     const originalCopy = structuredClone(original);
     const patchCopy = structuredClone(patch);
     smp(original, patch);
@@ -422,11 +550,15 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
   it('a non-object patch is a 400', () => {
     const error = failure(() => smp({}, [1]));
     expect(error.code).toBe(400);
-    expect(error.message).toBe('json: cannot unmarshal array into Go value of type map[string]interface {}');
+    expect(error.message).toBe(
+      'json: cannot unmarshal array into Go value of type map[string]interface {}',
+    );
   });
 
   it('a list item without its merge key is a 500 naming the map (missing merge key should error out)', () => {
-    const error = failure(() => smp({ mergingList: [n(1, { value: 'a' })] }, { mergingList: [{ value: 'b' }] }));
+    const error = failure(() =>
+      smp({ mergingList: [n(1, { value: 'a' })] }, { mergingList: [{ value: 'b' }] }),
+    );
     expect(error.code).toBe(500);
     expect(error.reason).toBe('');
     expect(error.message).toBe('map: map[value:b] does not contain declared merge key: name');
@@ -436,7 +568,10 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
     const error = failure(() =>
       smp(
         { mergingList: [n(1), n(3), n(2)] },
-        { '$setElementOrder/mergingList': [n(1), n(2), n(3)], mergingList: [n(3, { value: 3 }), n(1, { value: 1 })] },
+        {
+          '$setElementOrder/mergingList': [n(1), n(2), n(3)],
+          mergingList: [n(3, { value: 3 }), n(1, { value: 1 })],
+        },
       ),
     );
     expect(error.code).toBe(500);
@@ -445,30 +580,41 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
 
   it('an int list out of $setElementOrder order is rejected', () => {
     const error = failure(() =>
-      smp({ mergingIntList: [1, 3, 2] }, { '$setElementOrder/mergingIntList': [1, 2, 3], mergingIntList: [3, 1] }),
+      smp(
+        { mergingIntList: [1, 3, 2] },
+        { '$setElementOrder/mergingIntList': [1, 2, 3], mergingIntList: [3, 1] },
+      ),
     );
     expect(error.message).toContain("doesn't match");
   });
 
   it('$patch: merge on a list item is refused', () => {
-    const error = failure(() => smp({ mergingList: [n(1)] }, { mergingList: [n(1, { $patch: 'merge' })] }));
+    const error = failure(() =>
+      smp({ mergingList: [n(1)] }, { mergingList: [n(1, { $patch: 'merge' })] }),
+    );
     expect(error.code).toBe(500);
     expect(error.message).toBe('merging lists cannot yet be specified in the patch');
   });
 
   it('$patch: merge on a map is an unknown patch type', () => {
-    const error = failure(() => smp({ simpleMap: { a: '1' } }, { simpleMap: { $patch: 'merge', a: '2' } }));
+    const error = failure(() =>
+      smp({ simpleMap: { a: '1' } }, { simpleMap: { $patch: 'merge', a: '2' } }),
+    );
     expect(error.code).toBe(500);
     expect(error.message).toBe('unknown patch type: merge in map: map[$patch:merge a:2]');
   });
 
   it('an unknown $patch on a list item names it', () => {
-    const error = failure(() => smp({ mergingList: [n(1)] }, { mergingList: [n(1, { $patch: 'frob' })] }));
+    const error = failure(() =>
+      smp({ mergingList: [n(1)] }, { mergingList: [n(1, { $patch: 'frob' })] }),
+    );
     expect(error.message).toBe('unknown patch type: frob in map: map[$patch:frob name:1]');
   });
 
   it('$patch: delete on a list item needs the merge key', () => {
-    const error = failure(() => smp({ mergingList: [n(1)] }, { mergingList: [{ $patch: 'delete' }] }));
+    const error = failure(() =>
+      smp({ mergingList: [n(1)] }, { mergingList: [{ $patch: 'delete' }] }),
+    );
     expect(error.message).toBe('map: map[$patch:delete] does not contain declared merge key: name');
   });
 
@@ -485,14 +631,19 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
   });
 
   it('a $retainKeys that is not a list is a 400', () => {
-    const error = failure(() => smp({ retainKeysMap: { name: 'a' } }, { retainKeysMap: { $retainKeys: 'name' } }));
+    const error = failure(() =>
+      smp({ retainKeysMap: { name: 'a' } }, { retainKeysMap: { $retainKeys: 'name' } }),
+    );
     expect(error.code).toBe(400);
     expect(error.message).toBe('invalid patch format of retainKeys');
   });
 
   it('a patched key missing from $retainKeys is a 400', () => {
     const error = failure(() =>
-      smp({ retainKeysMap: { name: 'a' } }, { retainKeysMap: { $retainKeys: ['name'], value: 'b' } }),
+      smp(
+        { retainKeysMap: { name: 'a' } },
+        { retainKeysMap: { $retainKeys: ['name'], value: 'b' } },
+      ),
     );
     expect(error.code).toBe(400);
     expect(error.message).toBe('invalid patch format of retainKeys');
@@ -511,7 +662,9 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
   });
 
   it('a $setElementOrder that is not a list is a 500', () => {
-    const error = failure(() => smp({ mergingIntList: [1] }, { '$setElementOrder/mergingIntList': 'x' }));
+    const error = failure(() =>
+      smp({ mergingIntList: [1] }, { '$setElementOrder/mergingIntList': 'x' }),
+    );
     expect(error.code).toBe(500);
     expect(error.message).toBe('expected a []interface {}, but received a string');
   });
@@ -559,7 +712,11 @@ describe('strategic merge patch on built-in kinds (k8s.io/api struct tags)', () 
   it('containers merge by name and env by name inside them', () => {
     const result = strategicMergePatch(
       pod,
-      { spec: { containers: [{ name: 'app', image: 'nginx:1.27', env: [{ name: 'B', value: 'two' }] }] } },
+      {
+        spec: {
+          containers: [{ name: 'app', image: 'nginx:1.27', env: [{ name: 'B', value: 'two' }] }],
+        },
+      },
       POD,
     );
     expect(result.spec).toMatchObject({
@@ -604,31 +761,49 @@ describe('strategic merge patch on built-in kinds (k8s.io/api struct tags)', () 
   });
 
   it('$patch: delete removes a container by name', () => {
-    const result = strategicMergePatch(pod, { spec: { containers: [{ name: 'sidecar', $patch: 'delete' }] } }, POD) as {
+    const result = strategicMergePatch(
+      pod,
+      { spec: { containers: [{ name: 'sidecar', $patch: 'delete' }] } },
+      POD,
+    ) as {
       spec: { containers: JsonObject[] };
     };
     expect(result.spec.containers.map((c) => c.name)).toEqual(['app']);
   });
 
   it('tolerations have no merge key: the patch list replaces them', () => {
-    const result = strategicMergePatch(pod, { spec: { tolerations: [{ key: 'b', operator: 'Exists' }] } }, POD);
+    const result = strategicMergePatch(
+      pod,
+      { spec: { tolerations: [{ key: 'b', operator: 'Exists' }] } },
+      POD,
+    );
     expect((result.spec as JsonObject).tolerations).toEqual([{ key: 'b', operator: 'Exists' }]);
   });
 
   it('finalizers are a merged set: new ones first, $deleteFromPrimitiveList removes', () => {
-    expect((strategicMergePatch(pod, { metadata: { finalizers: ['c'] } }, POD).metadata as JsonObject).finalizers).toEqual([
-      'c',
-      'a',
-      'b',
-    ]);
-    const removed = strategicMergePatch(pod, { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } }, POD);
+    expect(
+      (strategicMergePatch(pod, { metadata: { finalizers: ['c'] } }, POD).metadata as JsonObject)
+        .finalizers,
+    ).toEqual(['c', 'a', 'b']);
+    const removed = strategicMergePatch(
+      pod,
+      { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } },
+      POD,
+    );
     expect((removed.metadata as JsonObject).finalizers).toEqual(['b']);
   });
 
   it('ownerReferences merge by uid', () => {
     const result = strategicMergePatch(
       pod,
-      { metadata: { ownerReferences: [{ uid: 'u1', controller: true }, { apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'u2' }] } },
+      {
+        metadata: {
+          ownerReferences: [
+            { uid: 'u1', controller: true },
+            { apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'u2' },
+          ],
+        },
+      },
       POD,
     );
     expect((result.metadata as JsonObject).ownerReferences).toEqual([
@@ -655,17 +830,36 @@ describe('strategic merge patch on built-in kinds (k8s.io/api struct tags)', () 
   });
 
   it('node taints have no patch strategy upstream: the patch list replaces them', () => {
-    const node = { metadata: { name: 'n' }, spec: { taints: [{ key: 'a', effect: 'NoSchedule' }], podCIDRs: ['10.0.0.0/24'] } };
-    const result = strategicMergePatch(node, { spec: { taints: [{ key: 'b', effect: 'NoExecute' }], podCIDRs: ['fd00::/64'] } }, NODE);
-    expect(result.spec).toEqual({ taints: [{ key: 'b', effect: 'NoExecute' }], podCIDRs: ['fd00::/64', '10.0.0.0/24'] });
+    const node = {
+      metadata: { name: 'n' },
+      spec: { taints: [{ key: 'a', effect: 'NoSchedule' }], podCIDRs: ['10.0.0.0/24'] },
+    };
+    const result = strategicMergePatch(
+      node,
+      { spec: { taints: [{ key: 'b', effect: 'NoExecute' }], podCIDRs: ['fd00::/64'] } },
+      NODE,
+    );
+    expect(result.spec).toEqual({
+      taints: [{ key: 'b', effect: 'NoExecute' }],
+      podCIDRs: ['fd00::/64', '10.0.0.0/24'],
+    });
   });
 
   it('node addresses and conditions merge by type', () => {
     const node = {
       metadata: { name: 'n' },
-      status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'Hostname', address: 'n' }] },
+      status: {
+        addresses: [
+          { type: 'InternalIP', address: '10.0.0.1' },
+          { type: 'Hostname', address: 'n' },
+        ],
+      },
     };
-    const result = strategicMergePatch(node, { status: { addresses: [{ type: 'InternalIP', address: '10.0.0.2' }] } }, NODE);
+    const result = strategicMergePatch(
+      node,
+      { status: { addresses: [{ type: 'InternalIP', address: '10.0.0.2' }] } },
+      NODE,
+    );
     expect((result.status as JsonObject).addresses).toEqual([
       { type: 'InternalIP', address: '10.0.0.2' },
       { type: 'Hostname', address: 'n' },
@@ -673,15 +867,30 @@ describe('strategic merge patch on built-in kinds (k8s.io/api struct tags)', () 
   });
 
   it('service ports merge by port', () => {
-    const service = { metadata: { name: 's' }, spec: { ports: [{ port: 80, targetPort: 8080 }, { port: 443 }] } };
-    const result = strategicMergePatch(service, { spec: { ports: [{ port: 80, targetPort: 9090 }] } }, SERVICE);
-    expect((result.spec as JsonObject).ports).toEqual([{ port: 80, targetPort: 9090 }, { port: 443 }]);
+    const service = {
+      metadata: { name: 's' },
+      spec: { ports: [{ port: 80, targetPort: 8080 }, { port: 443 }] },
+    };
+    const result = strategicMergePatch(
+      service,
+      { spec: { ports: [{ port: 80, targetPort: 9090 }] } },
+      SERVICE,
+    );
+    expect((result.spec as JsonObject).ports).toEqual([
+      { port: 80, targetPort: 9090 },
+      { port: 443 },
+    ]);
   });
 
   it("$retainKeys switches a Deployment's strategy from RollingUpdate to Recreate", () => {
     const deployment = {
       metadata: { name: 'd' },
-      spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } },
+      spec: {
+        strategy: {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
+        },
+      },
     };
     const result = strategicMergePatch(
       deployment,
@@ -694,14 +903,32 @@ describe('strategic merge patch on built-in kinds (k8s.io/api struct tags)', () 
   it('a Deployment pod template merges containers by name', () => {
     const deployment = {
       metadata: { name: 'd' },
-      spec: { template: { spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] } } },
+      spec: {
+        template: {
+          spec: {
+            containers: [
+              { name: 'a', image: 'x' },
+              { name: 'b', image: 'y' },
+            ],
+          },
+        },
+      },
     };
     const result = strategicMergePatch(
       deployment,
       { spec: { template: { spec: { containers: [{ name: 'b', image: 'z' }] } } } },
       DEPLOYMENT,
     );
-    expect(result.spec).toEqual({ template: { spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'z' }] } } });
+    expect(result.spec).toEqual({
+      template: {
+        spec: {
+          containers: [
+            { name: 'a', image: 'x' },
+            { name: 'b', image: 'z' },
+          ],
+        },
+      },
+    });
   });
 
   it('unknown kinds have no schema (kube refuses strategic merge patch for them)', () => {
@@ -719,7 +946,10 @@ describe('kubectl apply patches (CreateThreeWayMergePatch shape, kubectl 1.32)',
       spec: {
         replicas: 2,
         selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }, ...containers] } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'web', image }, ...containers] },
+        },
       },
     })}\n`;
 
@@ -743,16 +973,25 @@ describe('kubectl apply patches (CreateThreeWayMergePatch shape, kubectl 1.32)',
         generation: 1,
         annotations: {
           'deployment.kubernetes.io/revision': '1',
-          'kubectl.kubernetes.io/last-applied-configuration': lastApplied('nginx:1.25', [{ name: 'sidecar', image: 'busybox:1.36' }]),
+          'kubectl.kubernetes.io/last-applied-configuration': lastApplied('nginx:1.25', [
+            { name: 'sidecar', image: 'busybox:1.36' },
+          ]),
         },
       },
       spec: {
         replicas: 2,
         selector: { matchLabels: { app: 'web' } },
-        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+        strategy: {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
+        },
         template: {
           metadata: { labels: { app: 'web' } },
-          spec: { containers: containers.map(defaulted), restartPolicy: 'Always', dnsPolicy: 'ClusterFirst' },
+          spec: {
+            containers: containers.map(defaulted),
+            restartPolicy: 'Always',
+            dnsPolicy: 'ClusterFirst',
+          },
         },
       },
       status: { observedGeneration: 1, replicas: 2 },
@@ -767,7 +1006,9 @@ describe('kubectl apply patches (CreateThreeWayMergePatch shape, kubectl 1.32)',
     const newLastApplied = lastApplied('nginx:1.27', [{ name: 'sidecar', image: 'busybox:1.36' }]);
     // What `kubectl apply` sends after editing spec.template.spec.containers[0].image.
     const patch = {
-      metadata: { annotations: { 'kubectl.kubernetes.io/last-applied-configuration': newLastApplied } },
+      metadata: {
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': newLastApplied },
+      },
       spec: {
         template: {
           spec: {
@@ -783,7 +1024,8 @@ describe('kubectl apply patches (CreateThreeWayMergePatch shape, kubectl 1.32)',
       metadata: { annotations: Record<string, string> };
       spec: { template: { spec: { containers: JsonObject[] } } };
     };
-    expected.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] = newLastApplied;
+    expected.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] =
+      newLastApplied;
     expected.spec.template.spec.containers[0]!.image = 'nginx:1.27';
     expect(result).toStrictEqual(expected);
   });
@@ -798,12 +1040,17 @@ describe('kubectl apply patches (CreateThreeWayMergePatch shape, kubectl 1.32)',
         template: {
           spec: {
             '$setElementOrder/containers': [{ name: 'web' }, { name: 'logger' }],
-            containers: [{ image: 'fluent-bit:3', name: 'logger' }, { $patch: 'delete', name: 'sidecar' }],
+            containers: [
+              { image: 'fluent-bit:3', name: 'logger' },
+              { $patch: 'delete', name: 'sidecar' },
+            ],
           },
         },
       },
     };
-    const result = strategicMergePatch(live, patch, DEPLOYMENT) as { spec: { template: { spec: { containers: JsonObject[] } } } };
+    const result = strategicMergePatch(live, patch, DEPLOYMENT) as {
+      spec: { template: { spec: { containers: JsonObject[] } } };
+    };
     expect(result.spec.template.spec.containers.map((c) => [c.name, c.image])).toEqual([
       ['web', 'nginx:1.25'],
       ['logger', 'fluent-bit:3'],
@@ -822,19 +1069,32 @@ describe('kubectl apply patches (CreateThreeWayMergePatch shape, kubectl 1.32)',
         template: {
           spec: {
             '$setElementOrder/containers': [{ name: 'web' }, { name: 'logger' }],
-            containers: [{ image: 'fluent-bit:3', name: 'logger' }, { $patch: 'delete', name: 'sidecar' }],
+            containers: [
+              { image: 'fluent-bit:3', name: 'logger' },
+              { $patch: 'delete', name: 'sidecar' },
+            ],
           },
         },
       },
     };
-    const result = strategicMergePatch(live, patch, DEPLOYMENT) as { spec: { template: { spec: { containers: JsonObject[] } } } };
-    expect(result.spec.template.spec.containers.map((c) => c.name)).toEqual(['web', 'istio-proxy', 'logger']);
+    const result = strategicMergePatch(live, patch, DEPLOYMENT) as {
+      spec: { template: { spec: { containers: JsonObject[] } } };
+    };
+    expect(result.spec.template.spec.containers.map((c) => c.name)).toEqual([
+      'web',
+      'istio-proxy',
+      'logger',
+    ]);
   });
 });
 
 // --- properties --------------------------------------------------------------------------
 
-const plainKey = fc.oneof(fc.constantFrom('a', 'b', 'spec', 'metadata', 'name', 'constructor'), fc.string({ maxLength: 4 }))
+const plainKey = fc
+  .oneof(
+    fc.constantFrom('a', 'b', 'spec', 'metadata', 'name', 'constructor'),
+    fc.string({ maxLength: 4 }),
+  )
   .filter((k) => !k.startsWith('$'));
 const scalar = fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.boolean());
 const anyValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
@@ -848,7 +1108,11 @@ const anyValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) 
 })).value;
 /** A patch of nested maps whose leaves are scalars or null: no lists, no directives. */
 const listFreePatch: fc.Arbitrary<JsonObject> = fc.letrec<{ map: JsonObject }>((tie) => ({
-  map: fc.dictionary(plainKey, fc.oneof({ depthSize: 'small' }, scalar, fc.constant(null), tie('map')), { maxKeys: 4 }),
+  map: fc.dictionary(
+    plainKey,
+    fc.oneof({ depthSize: 'small' }, scalar, fc.constant(null), tie('map')),
+    { maxKeys: 4 },
+  ),
 })).map;
 const documentArb = fc.dictionary(plainKey, anyValue, { maxKeys: 5 }) as fc.Arbitrary<JsonObject>;
 
@@ -858,17 +1122,27 @@ const keyedList = fc
   .chain((names) =>
     fc.tuple(
       fc.constant(names),
-      fc.array(fc.option(fc.integer(), { nil: undefined }), { minLength: names.length, maxLength: names.length }),
+      fc.array(fc.option(fc.integer(), { nil: undefined }), {
+        minLength: names.length,
+        maxLength: names.length,
+      }),
     ),
   )
-  .map(([names, values]) => names.map((name, i) => (values[i] === undefined ? { name } : { name, value: values[i] })));
+  .map(([names, values]) =>
+    names.map((name, i) => (values[i] === undefined ? { name } : { name, value: values[i] })),
+  );
 
 describe('strategic merge patch properties', () => {
   it('a patch that only sets non-list fields gives the same result as a merge patch', () => {
     fc.assert(
-      fc.property(documentArb, listFreePatch, fc.constantFrom<PatchSchema>({}, MERGE_ITEM, POD), (doc, patch, schema) => {
-        expect(strategicMergePatch(doc, patch, schema)).toEqual(mergePatch(doc, patch));
-      }),
+      fc.property(
+        documentArb,
+        listFreePatch,
+        fc.constantFrom<PatchSchema>({}, MERGE_ITEM, POD),
+        (doc, patch, schema) => {
+          expect(strategicMergePatch(doc, patch, schema)).toEqual(mergePatch(doc, patch));
+        },
+      ),
     );
   });
 
@@ -878,8 +1152,13 @@ describe('strategic merge patch properties', () => {
         const target = list[at % list.length]!;
         const patch = { mergingList: [{ name: target.name, value }] };
         const once = smp({ mergingList: list }, patch);
-        expect((once.mergingList as JsonObject[]).map((i) => i.name)).toEqual(list.map((i) => i.name));
-        expect((once.mergingList as JsonObject[]).find((i) => i.name === target.name)).toEqual({ name: target.name, value });
+        expect((once.mergingList as JsonObject[]).map((i) => i.name)).toEqual(
+          list.map((i) => i.name),
+        );
+        expect((once.mergingList as JsonObject[]).find((i) => i.name === target.name)).toEqual({
+          name: target.name,
+          value,
+        });
         expect(smp(once, patch)).toEqual(once);
       }),
     );
@@ -889,7 +1168,10 @@ describe('strategic merge patch properties', () => {
     fc.assert(
       fc.property(keyedList, fc.nat(), (list, at) => {
         const target = list[at % list.length]!;
-        const result = smp({ mergingList: list }, { mergingList: [{ name: target.name, $patch: 'delete' }] });
+        const result = smp(
+          { mergingList: list },
+          { mergingList: [{ name: target.name, $patch: 'delete' }] },
+        );
         expect(result.mergingList).toEqual(list.filter((i) => i.name !== target.name));
       }),
     );

@@ -62,17 +62,27 @@ function badPatchType(directive: JsonValue | undefined, map: JsonObject): ApiErr
  * Failures are ApiErrors with kube's codes: 400 for malformed directives, 422 for lists of
  * lists, 500 (no reason) for the rest, as kube passes those errors through.
  */
-export function strategicMergePatch(original: JsonObject, patch: JsonValue, schema: PatchSchema): JsonObject {
+export function strategicMergePatch(
+  original: JsonObject,
+  patch: JsonValue,
+  schema: PatchSchema,
+): JsonObject {
   if (patch === null) return cloneJson(original);
   if (!isJsonObject(patch)) {
-    throw badPatch(`json: cannot unmarshal ${jsonKindName(patch)} into Go value of type map[string]interface {}`);
+    throw badPatch(
+      `json: cannot unmarshal ${jsonKindName(patch)} into Go value of type map[string]interface {}`,
+    );
   }
   const merged = mergeMap(cloneJson(original), cloneJson(patch), schema);
   dropDirectiveKeys(merged);
   return merged;
 }
 
-function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema | undefined): JsonObject {
+function mergeMap(
+  original: JsonObject,
+  patch: JsonObject,
+  schema: PatchSchema | undefined,
+): JsonObject {
   if (hasKey(patch, DIRECTIVE)) return handleDirectiveInMergeMap(patch[DIRECTIVE], patch);
   applyRetainKeysDirective(original, patch);
   mergePatchIntoOriginal(original, patch, schema);
@@ -105,13 +115,22 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
       setKey(
         original,
         key,
-        field.strategy === REPLACE ? (patchValue) : mergeMap(current, patchValue as JsonObject, field.schema),
+        field.strategy === REPLACE
+          ? patchValue
+          : mergeMap(current, patchValue as JsonObject, field.schema),
       );
     } else if (Array.isArray(current)) {
       setKey(
         original,
         key,
-        mergeSliceHandler(current, patchValue as JsonValue[], field.schema, field.strategy, field.mergeKey ?? '', isDeleteList),
+        mergeSliceHandler(
+          current,
+          patchValue as JsonValue[],
+          field.schema,
+          field.strategy,
+          field.mergeKey ?? '',
+          isDeleteList,
+        ),
       );
     } else {
       insertWithoutDirectives(original, key, patchValue);
@@ -120,7 +139,10 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
   return original;
 }
 
-function handleDirectiveInMergeMap(directive: JsonValue | undefined, patch: JsonObject): JsonObject {
+function handleDirectiveInMergeMap(
+  directive: JsonValue | undefined,
+  patch: JsonObject,
+): JsonObject {
   if (directive === REPLACE) {
     deleteKey(patch, DIRECTIVE);
     return patch;
@@ -141,7 +163,9 @@ function extractKey(key: string, prefix: string): string {
   const slash = key.indexOf('/');
   if (slash < 0 || key.slice(0, slash) !== prefix) {
     throw badPatch(
-      prefix === DELETE_FROM_PRIMITIVE_LIST ? ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST : ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER,
+      prefix === DELETE_FROM_PRIMITIVE_LIST
+        ? ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST
+        : ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER,
     );
   }
   return key.slice(slash + 1);
@@ -155,7 +179,12 @@ function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void
   if (!Array.isArray(retain)) throw badPatch(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS);
   const kept = new Set(retain.filter((v): v is string => typeof v === 'string'));
   for (const key of Object.keys(patch)) {
-    if (patch[key] === null || key.startsWith(DELETE_FROM_PRIMITIVE_LIST) || key.startsWith(SET_ELEMENT_ORDER)) continue;
+    if (
+      patch[key] === null ||
+      key.startsWith(DELETE_FROM_PRIMITIVE_LIST) ||
+      key.startsWith(SET_ELEMENT_ORDER)
+    )
+      continue;
     if (!kept.has(key)) throw badPatch(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS);
   }
   for (const key of Object.keys(original)) {
@@ -167,7 +196,11 @@ function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void
  * `$setElementOrder/<field>`: merges the field's list now and orders the result. Precedence:
  * the directive's order, then the patch list's order, then the live list's order.
  */
-function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, schema: PatchSchema | undefined): void {
+function mergePatchIntoOriginal(
+  original: JsonObject,
+  patch: JsonObject,
+  schema: PatchSchema | undefined,
+): void {
   for (const directiveKey of Object.keys(patch)) {
     if (!directiveKey.startsWith(SET_ELEMENT_ORDER)) continue;
     const order = patch[directiveKey] as JsonValue;
@@ -192,7 +225,14 @@ function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, schema:
     if (foundOriginal && !foundPatch) merged = originalItems;
     else if (!foundOriginal && foundPatch) merged = withoutDirectives(patchItems) as JsonValue[];
     else if (foundOriginal && foundPatch) {
-      merged = mergeSliceHandler(originalItems, patchItems, field.schema, field.strategy, mergeKey, false);
+      merged = mergeSliceHandler(
+        originalItems,
+        patchItems,
+        field.schema,
+        field.strategy,
+        mergeKey,
+        false,
+      );
     } else continue;
 
     const [inOrder, serverOnly] =
@@ -200,12 +240,20 @@ function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, schema:
     // `originalItems` may have been shifted in place by the merge (see GoSlice): upstream reads
     // that same backing array here, and so must we to order items identically.
     const kind = sliceElementKind(originalItems, patchItems);
-    setKey(original, key, normalizeElementOrder(inOrder, serverOnly, order, originalItems, mergeKey, kind));
+    setKey(
+      original,
+      key,
+      normalizeElementOrder(inOrder, serverOnly, order, originalItems, mergeKey, kind),
+    );
     deleteKey(patch, key);
   }
 }
 
-function validatePatchWithSetOrderList(patchList: JsonValue[], order: JsonValue[], mergeKey: string): void {
+function validatePatchWithSetOrderList(
+  patchList: JsonValue[],
+  order: JsonValue[],
+  mergeKey: string,
+): void {
   if (order.length === 0 || patchList.length === 0) return;
   const items = mergeKey === '' ? patchList : extractToDeleteItems(patchList)[0];
   let p = 0;
@@ -244,7 +292,8 @@ function mergeSliceHandler(
   isDeleteList: boolean,
 ): JsonValue[] {
   // Deletion lists work the same whatever the field's strategy.
-  if (strategy === MERGE || isDeleteList) return mergeSlice(original, patch, schema, mergeKey, isDeleteList);
+  if (strategy === MERGE || isDeleteList)
+    return mergeSlice(original, patch, schema, mergeKey, isDeleteList);
   return patch;
 }
 
@@ -317,8 +366,13 @@ function mergeSlice(
     if (isDeleteList) return deleteFromSlice(originalItems, patchItems);
     merged = deduplicateScalars([...originalItems, ...patchItems]);
   } else {
-    if (mergeKey === '') throw patchEngineError('cannot merge lists without merge key for type struct');
-    const special = mergeSliceWithSpecialElements(GoSlice.view(originalItems), patchItems, mergeKey);
+    if (mergeKey === '')
+      throw patchEngineError('cannot merge lists without merge key for type struct');
+    const special = mergeSliceWithSpecialElements(
+      GoSlice.view(originalItems),
+      patchItems,
+      mergeKey,
+    );
     patch = special.patch;
     serverOrder = special.original.toArray();
     merged = mergeSliceWithoutSpecialElements(special.original, patch, mergeKey, schema);
@@ -369,7 +423,11 @@ function findByKey(list: GoSlice, mergeKey: string, value: JsonValue): number {
 }
 
 function deleteMatchingEntries(original: GoSlice, mergeKey: string, value: JsonValue): void {
-  for (let i = findByKey(original, mergeKey, value); i >= 0; i = findByKey(original, mergeKey, value)) {
+  for (
+    let i = findByKey(original, mergeKey, value);
+    i >= 0;
+    i = findByKey(original, mergeKey, value)
+  ) {
     original.removeAt(i);
   }
 }
@@ -438,7 +496,11 @@ function partitionPrimitives(items: JsonValue[], by: JsonValue[]): [JsonValue[],
   return [inList, rest];
 }
 
-function partitionMaps(items: JsonValue[], by: JsonValue[], mergeKey: string): [JsonValue[], JsonValue[]] {
+function partitionMaps(
+  items: JsonValue[],
+  by: JsonValue[],
+  mergeKey: string,
+): [JsonValue[], JsonValue[]] {
   const inList: JsonValue[] = [];
   const rest: JsonValue[] = [];
   const byList = GoSlice.of(by);
@@ -494,7 +556,12 @@ function normalizeElementOrder(
   return [...merged, ...left.slice(i), ...right.slice(j)];
 }
 
-function normalizeSliceOrder(items: JsonValue[], order: JsonValue[], mergeKey: string, kind: ElementKind): JsonValue[] {
+function normalizeSliceOrder(
+  items: JsonValue[],
+  order: JsonValue[],
+  mergeKey: string,
+  kind: ElementKind,
+): JsonValue[] {
   let toSort = items;
   let toDelete: JsonValue[] = [];
   if (kind === 'map') {

@@ -1,0 +1,292 @@
+import type { KubeObject, Status } from '@listwatch/api';
+import { Etcd3Storage, MemoryStorage } from '@listwatch/storage';
+import { EtcdCluster, tempDir } from '@listwatch/testing';
+import fc from 'fast-check';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseArgs } from './cli.js';
+import type { RunningApiServer } from './server.js';
+import { client, cm, openWatch, testServer } from './testing/test-server.js';
+
+describe('two apiservers on one etcd', () => {
+  let etcd: EtcdCluster;
+  beforeAll(async () => {
+    etcd = await EtcdCluster.start();
+  });
+  afterAll(() => etcd.destroy());
+
+  it('a write through one is seen by a watch on the other', async () => {
+    const storage = () => new Etcd3Storage({ endpoints: etcd.endpoints, compactionInterval: 0 });
+    const a = await testServer(storage());
+    const b = await testServer(storage());
+    try {
+      const watch = openWatch(
+        b.url,
+        '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0',
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      expect(
+        (await client(a.url).post('/api/v1/namespaces/default/configmaps', cm('shared'))).status,
+      ).toBe(201);
+      const [event] = await watch.take(1, 10_000);
+      expect(event?.type).toBe('ADDED');
+      expect((event?.object as KubeObject).metadata.name).toBe('shared');
+      // A consistent read on the other server sees it too (read-your-writes across servers).
+      const list = await client(b.url).get<{ items: KubeObject[] }>(
+        '/api/v1/namespaces/default/configmaps',
+      );
+      expect(list.body.items.map((o) => o.metadata.name)).toContain('shared');
+      await watch.close();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('limits and bad input', () => {
+  let server: RunningApiServer;
+  beforeAll(async () => {
+    server = await testServer(new MemoryStorage({ compactionInterval: 0 }), {
+      maxMutatingRequestsInflight: 1,
+    });
+  });
+  afterAll(() => server.close());
+
+  it('past --max-mutating-requests-inflight a write is 429 with Retry-After, and watches are not counted', async () => {
+    const port = new URL(server.url).port;
+    // Hold the only mutating slot with a request whose body never finishes.
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      `POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const watch = openWatch(server.url, '/api/v1/namespaces/default/configmaps?watch=1');
+    const res = await client(server.url).post<Status>(
+      '/api/v1/namespaces/default/configmaps',
+      cm('x'),
+    );
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.body.reason).toBe('TooManyRequests');
+    socket.destroy();
+    await watch.close();
+    await expect
+      .poll(
+        async () =>
+          (await client(server.url).post('/api/v1/namespaces/default/configmaps', cm('y'))).status,
+      )
+      .toBe(201);
+  });
+
+  it('fuzzed paths, queries, headers and bodies always get a Status with a 4xx code and the server keeps serving', async () => {
+    const api = client(server.url);
+    const segment = fc.oneof(
+      fc.constantFrom(
+        'api',
+        'apis',
+        'v1',
+        'apps',
+        'namespaces',
+        'default',
+        'pods',
+        'configmaps',
+        'watch',
+        'status',
+        'binding',
+        '..',
+        '%2F',
+        '%',
+        'x',
+      ),
+      fc.webSegment(),
+    );
+    const query = fc.dictionary(
+      fc.constantFrom(
+        'watch',
+        'resourceVersion',
+        'resourceVersionMatch',
+        'limit',
+        'continue',
+        'labelSelector',
+        'fieldSelector',
+        'timeoutSeconds',
+        'sendInitialEvents',
+        'allowWatchBookmarks',
+        'dryRun',
+      ),
+      fc.oneof(
+        fc.string(),
+        fc.constantFrom('0', '1', 'true', 'Exact', 'NotOlderThan', '-1', '99999999999999999999'),
+      ),
+      { maxKeys: 4 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(segment, { minLength: 1, maxLength: 7 }),
+        query,
+        fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'),
+        fc.oneof(fc.string(), fc.json()),
+        fc.constantFrom(
+          'application/json',
+          'application/merge-patch+json',
+          'application/json-patch+json',
+          'application/strategic-merge-patch+json',
+          'application/cbor',
+          'text/plain',
+          '',
+        ),
+        fc.constantFrom(
+          'application/json',
+          'application/cbor',
+          '*/*',
+          'text/html',
+          'application/json;as=Table;v=v1;g=meta.k8s.io',
+          '',
+        ),
+        async (segments, params, method, body, contentType, accept) => {
+          const qs = new URLSearchParams(params);
+          qs.set('timeoutSeconds', '1');
+          const path = `/${segments.join('/')}?${qs.toString()}`;
+          const res = await fetch(`${server.url}${path}`, {
+            method,
+            headers: {
+              ...(contentType ? { 'Content-Type': contentType } : {}),
+              ...(accept ? { Accept: accept } : {}),
+            },
+            ...(method === 'GET' ? {} : { body }),
+            signal: AbortSignal.timeout(5000),
+          });
+          const text = await res.text();
+          expect(res.status).toBeLessThan(500);
+          if (
+            res.status >= 400 &&
+            res.headers.get('content-type')?.startsWith('application/json')
+          ) {
+            expect(JSON.parse(text)).toMatchObject({ kind: 'Status', code: res.status });
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    // The cache still agrees with storage.
+    const fromCache = await api.get<{ items: KubeObject[] }>(
+      '/api/v1/configmaps?resourceVersion=0',
+    );
+    const fromStorage = await server.storage.list('/registry/configmaps/');
+    expect(fromCache.body.items.map((o) => o.metadata.name).sort()).toEqual(
+      fromStorage.items.map((o) => o.metadata.name).sort(),
+    );
+  });
+});
+
+describe('the watch cache disabled (--default-watch-cache-size 0)', () => {
+  it('serves lists and watches straight from storage', async () => {
+    const server = await testServer(new MemoryStorage({ compactionInterval: 0 }), {
+      defaultWatchCacheSize: 0,
+    });
+    try {
+      const api = client(server.url);
+      const watch = openWatch(
+        server.url,
+        '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0',
+      );
+      await api.post('/api/v1/namespaces/default/configmaps', cm('a'));
+      expect((await watch.take(1))[0]?.type).toBe('ADDED');
+      expect(
+        (await api.get<{ items: unknown[] }>('/api/v1/namespaces/default/configmaps')).body.items,
+      ).toHaveLength(1);
+      await watch.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('pnpm apiserver', () => {
+  it('parses kube-apiserver flag names, durations included, and rejects unknown flags', () => {
+    const { options } = parseArgs([
+      '--port=0',
+      '--storage-backend',
+      'memory',
+      '--etcd-compaction-interval=2s',
+      '--default-watch-cache-size',
+      '50',
+      '--etcd-servers=http://a:1,http://b:2',
+    ]);
+    expect(options).toMatchObject({
+      port: 0,
+      storageBackend: 'memory',
+      etcdCompactionInterval: 2000,
+      defaultWatchCacheSize: 50,
+      etcdServers: ['http://a:1', 'http://b:2'],
+    });
+    expect(() => parseArgs(['--nope=1'])).toThrow(/unknown flag: --nope/);
+    expect(() => parseArgs(['--storage-backend=mysql'])).toThrow(/storage-backend/);
+  });
+
+  it('prints its URL once ready; on SIGTERM it ends watches cleanly, keeps every acknowledged write and exits 0', async () => {
+    const dir = tempDir('listwatch-sigterm-');
+    const pkg = fileURLToPath(new URL('..', import.meta.url));
+    const start = () => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--conditions=@listwatch/source',
+          '--import',
+          'tsx',
+          'src/main.ts',
+          '--port=0',
+          `--data-dir=${dir.path}`,
+          '--log-level=warn',
+        ],
+        { cwd: pkg, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      return { child, output: () => out };
+    };
+    try {
+      const first = start();
+      await expect
+        .poll(first.output, { timeout: 30_000 })
+        .toMatch(/serving on http:\/\/127\.0\.0\.1:\d+/);
+      const url = /serving on (\S+)/.exec(first.output())![1]!;
+      const api = client(url);
+      const watch = openWatch(
+        url,
+        '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0',
+      );
+      const writes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          api.post(`/api/v1/namespaces/default/configmaps`, cm(`c${i}`)),
+        ),
+      );
+      expect(writes.every((w) => w.status === 201)).toBe(true);
+      await watch.take(20);
+      const exited = once(first.child, 'exit');
+      first.child.kill('SIGTERM');
+      const [code] = (await exited) as [number];
+      expect(code).toBe(0);
+      await expect.poll(() => watch.ended).toBe(true);
+      await watch.close();
+      const second = start();
+      await expect.poll(second.output, { timeout: 30_000 }).toMatch(/serving on (\S+)/);
+      const url2 = /serving on (\S+)/.exec(second.output())![1]!;
+      const list = await client(url2).get<{ items: unknown[] }>(
+        '/api/v1/namespaces/default/configmaps',
+      );
+      expect(list.body.items).toHaveLength(20);
+      second.child.kill('SIGTERM');
+      await once(second.child, 'exit');
+    } finally {
+      dir.remove();
+    }
+  });
+});
