@@ -2,3 +2,4 @@ export { ensureEtcdBinary } from './etcd-binary.js';
 export { EtcdCluster, EtcdMember, startEtcd, type EtcdMemberOptions } from './etcd-server.js';
 export { freePort } from './ports.js';
 export { tempDir } from './temp-dir.js';
+export { TcpProxy } from './tcp-proxy.js';

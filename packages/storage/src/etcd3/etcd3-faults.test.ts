@@ -1,65 +1,10 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { KubeObject } from '@listwatch/api';
-import { EtcdCluster, freePort } from '@listwatch/testing';
+import { EtcdCluster, TcpProxy, freePort } from '@listwatch/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StorageChange, StorageEvent, StorageWatch } from '../storage.js';
 import { isStorageError, type StorageError } from '../storage-error.js';
 import { Etcd3Storage, type Etcd3StorageOptions } from './etcd3-storage.js';
-
-/** A TCP relay in front of etcd that a test can cut and restore, leaving etcd itself running. */
-class TcpProxy {
-  private readonly sockets = new Set<Socket>();
-  private passing = true;
-
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
-
-  static async start(targetPort: number): Promise<TcpProxy> {
-    const port = await freePort();
-    const holder: { proxy?: TcpProxy } = {};
-    const server = createServer((client) => {
-      const proxy = holder.proxy;
-      if (!proxy?.passing) {
-        client.destroy();
-        return;
-      }
-      const upstream = connect(targetPort, '127.0.0.1');
-      for (const socket of [client, upstream]) {
-        proxy.sockets.add(socket);
-        socket.on('close', () => proxy.sockets.delete(socket));
-        socket.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    holder.proxy = new TcpProxy(server, port);
-    return holder.proxy;
-  }
-
-  get endpoint(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  /** Drops every connection and refuses new ones. */
-  cut(): void {
-    this.passing = false;
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  restore(): void {
-    this.passing = true;
-  }
-
-  async close(): Promise<void> {
-    this.cut();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
 
 function configMap(name: string): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' } };
