@@ -12,16 +12,25 @@ const GENERIC: Record<number, [StatusReason, string]> = {
   403: ['Forbidden', 'the server does not allow access to the requested resource'],
   404: ['NotFound', 'the server could not find the requested resource'],
   405: ['MethodNotAllowed', 'the server does not allow this method on the requested resource'],
-  406: ['NotAcceptable', 'the server was unable to respond with a content type that the client supports'],
+  406: [
+    'NotAcceptable',
+    'the server was unable to respond with a content type that the client supports',
+  ],
   409: ['Conflict', 'the server reported a conflict'],
   410: ['Gone', 'the server reported that the requested resource is gone'],
   413: ['RequestEntityTooLarge', 'the server rejected the request because it is too large'],
   415: ['UnsupportedMediaType', 'the server was unable to process the content type of the request'],
   422: ['Invalid', 'the server rejected our request due to an error in our request'],
-  429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
+  429: [
+    'TooManyRequests',
+    'the server has received too many requests and has asked us to try again later',
+  ],
   500: ['InternalError', 'an error on the server has prevented the request from succeeding'],
   503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
-  504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
+  504: [
+    'Timeout',
+    'the server was unable to return a response in the time allotted, but may still be processing the request',
+  ],
 };
 
 /** The Status reason kube-apiserver would give a bare HTTP code. */
@@ -68,7 +77,10 @@ export function errorFromResponse(
   return new ApiError({
     code: statusCode,
     reason,
-    message: text || generic || `the server responded with the status code ${statusCode} but did not return more information`,
+    message:
+      text ||
+      generic ||
+      `the server responded with the status code ${statusCode} but did not return more information`,
     ...(retryAfter !== undefined ? { details: { retryAfterSeconds: retryAfter } } : {}),
   });
 }
@@ -114,16 +126,29 @@ export class ConnectionError extends ApiError {
  */
 export class WatchIdleError extends ConnectionError {
   constructor(idleMs: number) {
-    super('IDLE', `watch stream received nothing for ${Math.round(idleMs / 1000)}s; assuming the connection is dead`);
+    super(
+      'IDLE',
+      `watch stream received nothing for ${Math.round(idleMs / 1000)}s; assuming the connection is dead`,
+    );
     this.name = 'WatchIdleError';
   }
+}
+
+/** Certificate and handshake failures: the connection could not be trusted, so none was made. */
+function isTlsErrorCode(code: string): boolean {
+  return (
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('ERR_SSL_') ||
+    /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|DEPTH_ZERO/.test(code)
+  );
 }
 
 /** The code of a network error, looked up through `cause` chains (undici wraps them). */
 export function networkErrorCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return code;
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || isTlsErrorCode(code)))
+      return code;
     // AggregateError (happy eyeballs tried several addresses): the first one tells.
     const errors = (e as { errors?: unknown }).errors;
     if (Array.isArray(errors) && errors.length > 0) {
@@ -141,9 +166,13 @@ export function toConnectionError(err: unknown, target: string): ConnectionError
   const code = networkErrorCode(err);
   if (code === undefined) return undefined;
   const why = err instanceof Error ? err.message : String(err);
-  return new ConnectionError(code, `${target}: ${code === 'ECONNREFUSED' ? 'connection refused' : why}`, {
-    cause: err,
-  });
+  return new ConnectionError(
+    code,
+    `${target}: ${code === 'ECONNREFUSED' ? 'connection refused' : why}`,
+    {
+      cause: err,
+    },
+  );
 }
 
 /** client-go utilnet.IsConnectionRefused. */
@@ -153,7 +182,10 @@ export function isConnectionRefused(err: unknown): boolean {
 
 /** 410: Expired (Kubernetes ≥ 1.18) or Gone (older servers) — client-go isExpiredError. */
 export function isExpired(err: unknown): boolean {
-  return err instanceof ApiError && (err.reason === 'Expired' || err.reason === 'Gone' || err.code === 410);
+  return (
+    err instanceof ApiError &&
+    (err.reason === 'Expired' || err.reason === 'Gone' || err.code === 410)
+  );
 }
 
 /**

@@ -68,10 +68,17 @@ export class Controller<K = string> {
       this.queue.shutDown();
       return;
     }
-    this.logger.info('caches synced; starting workers', { controller: this.name, workers: this.options.workers ?? 1 });
-    const workers = Array.from({ length: Math.max(1, this.options.workers ?? 1) }, () => this.worker(signal));
+    this.logger.info('caches synced; starting workers', {
+      controller: this.name,
+      workers: this.options.workers ?? 1,
+    });
+    const workers = Array.from({ length: Math.max(1, this.options.workers ?? 1) }, () =>
+      this.worker(signal),
+    );
     if (!signal.aborted) {
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await new Promise<void>((resolve) =>
+        signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
     }
     this.logger.info('shutting down controller', { controller: this.name });
     await this.queue.shutDownWithDrain();
@@ -119,11 +126,16 @@ export function enqueueKeys<T extends KubeObject>(
   queue: { add(key: string): void },
   options: { skipResyncs?: boolean } = {},
 ): EventHandler<T> {
-  const enqueue = (obj: T | DeletedFinalStateUnknown<T>): void => queue.add(deletionHandlingMetaNamespaceKeyFunc(obj));
+  const enqueue = (obj: T | DeletedFinalStateUnknown<T>): void =>
+    queue.add(deletionHandlingMetaNamespaceKeyFunc(obj));
   return {
     onAdd: (obj) => enqueue(obj),
     onUpdate: (oldObj, newObj) => {
-      if (options.skipResyncs && oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion) return;
+      if (
+        options.skipResyncs &&
+        oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion
+      )
+        return;
       enqueue(newObj);
     },
     onDelete: (obj) => enqueue(obj),
@@ -131,6 +143,8 @@ export function enqueueKeys<T extends KubeObject>(
 }
 
 /** The object a delete notification carries, unwrapping a tombstone (may be undefined). */
-export function deletedObject<T extends KubeObject>(obj: T | DeletedFinalStateUnknown<T>): T | undefined {
+export function deletedObject<T extends KubeObject>(
+  obj: T | DeletedFinalStateUnknown<T>,
+): T | undefined {
   return obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
 }

@@ -114,7 +114,11 @@ export class TokenFileProvider implements CredentialProvider {
         return this.token;
       }
       throw new ApiError(
-        { code: 401, reason: 'Unauthorized', message: `cannot read token file ${this.path}: ${errorField(err)}` },
+        {
+          code: 401,
+          reason: 'Unauthorized',
+          message: `cannot read token file ${this.path}: ${errorField(err)}`,
+        },
         { cause: err },
       );
     }

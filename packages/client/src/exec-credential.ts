@@ -141,7 +141,9 @@ export class ExecCredentialProvider implements CredentialProvider {
     return credential;
   }
 
-  private spawn(env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  private spawn(
+    env: NodeJS.ProcessEnv,
+  ): Promise<{ stdout: string; stderr: string; code: number | null }> {
     return new Promise((resolve, reject) => {
       const child = spawn(this.config.command, this.config.args ?? [], {
         env,
@@ -183,19 +185,23 @@ export class ExecCredentialProvider implements CredentialProvider {
         expirationTimestamp?: unknown;
       };
     } | null;
-    if (typeof cred !== 'object' || cred === null) throw execError('stdout is not an ExecCredential');
+    if (typeof cred !== 'object' || cred === null)
+      throw execError('stdout is not an ExecCredential');
     if (cred.apiVersion !== this.config.apiVersion) {
       throw execError(
         `plugin returned version ${JSON.stringify(cred.apiVersion)}, expected ${this.config.apiVersion}`,
       );
     }
     const status = cred.status;
-    if (typeof status !== 'object' || status === null) throw execError('ExecCredential has no status');
+    if (typeof status !== 'object' || status === null)
+      throw execError('ExecCredential has no status');
     const { token, clientCertificateData: cert, clientKeyData: key } = status;
     const hasCert = typeof cert === 'string' && cert !== '';
     const hasKey = typeof key === 'string' && key !== '';
     if (hasCert !== hasKey) {
-      throw execError('ExecCredential must set both clientCertificateData and clientKeyData, or neither');
+      throw execError(
+        'ExecCredential must set both clientCertificateData and clientKeyData, or neither',
+      );
     }
     const hasToken = typeof token === 'string' && token !== '';
     if (!hasToken && !hasCert) throw execError("plugin didn't return a token or cert/key pair");

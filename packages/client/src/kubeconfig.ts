@@ -12,7 +12,11 @@ import {
   TokenFileProvider,
   type CredentialProvider,
 } from './credentials.js';
-import { ExecCredentialProvider, type ExecClusterInfo, type ExecConfig } from './exec-credential.js';
+import {
+  ExecCredentialProvider,
+  type ExecClusterInfo,
+  type ExecConfig,
+} from './exec-credential.js';
 import type { Logger } from './logger.js';
 
 export interface KubeConfigCluster {
@@ -71,7 +75,10 @@ export interface TlsConfig {
 /** A kubeconfig that cannot be used: missing, malformed, or pointing nowhere. */
 export class KubeConfigError extends ApiError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super({ code: 400, reason: 'BadRequest', message: `invalid configuration: ${message}` }, options);
+    super(
+      { code: 400, reason: 'BadRequest', message: `invalid configuration: ${message}` },
+      options,
+    );
     this.name = 'KubeConfigError';
   }
 }
@@ -129,7 +136,8 @@ function named(raw: Raw, list: string, field: string, where: string): [string, R
       throw new KubeConfigError(`${where}: ${list}[${i}] has no name`);
     }
     const body = entry[field] ?? {};
-    if (!isRecord(body)) throw new KubeConfigError(`${where}: ${list}[${i}].${field} must be a map`);
+    if (!isRecord(body))
+      throw new KubeConfigError(`${where}: ${list}[${i}].${field} must be a map`);
     return [entry.name, body];
   });
 }
@@ -140,7 +148,8 @@ function parseCluster(name: string, raw: Raw, where: string): KubeConfigCluster 
   const extensions = raw.extensions;
   if (Array.isArray(extensions)) {
     for (const ext of extensions as unknown[]) {
-      if (isRecord(ext) && ext.name === 'client.authentication.k8s.io/exec') execExtension = ext.extension;
+      if (isRecord(ext) && ext.name === 'client.authentication.k8s.io/exec')
+        execExtension = ext.extension;
     }
   }
   return {
@@ -176,7 +185,9 @@ function parseExec(raw: unknown, where: string): ExecConfig | undefined {
   const modeText = str(raw, 'interactiveMode', where);
   const mode = INTERACTIVE_MODES.find((m) => m === modeText);
   if (modeText !== undefined && mode === undefined) {
-    throw new KubeConfigError(`${where}: exec.interactiveMode ${JSON.stringify(modeText)} is not supported`);
+    throw new KubeConfigError(
+      `${where}: exec.interactiveMode ${JSON.stringify(modeText)} is not supported`,
+    );
   }
   return {
     apiVersion: str(raw, 'apiVersion', where) ?? '',
@@ -273,7 +284,8 @@ export function parseKubeConfig(text: string, where = 'kubeconfig'): KubeConfigD
 export function mergeKubeConfigs(configs: readonly KubeConfigData[]): KubeConfigData {
   const pick = <T extends { name: string }>(lists: T[][]): T[] => {
     const seen = new Map<string, T>();
-    for (const list of lists) for (const item of list) if (!seen.has(item.name)) seen.set(item.name, item);
+    for (const list of lists)
+      for (const item of list) if (!seen.has(item.name)) seen.set(item.name, item);
     return [...seen.values()];
   };
   return {
@@ -288,7 +300,9 @@ function readPem(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new KubeConfigError(`unable to read ${what} ${path}: ${(err as Error).message}`, { cause: err });
+    throw new KubeConfigError(`unable to read ${what} ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
@@ -364,7 +378,9 @@ export class KubeConfig implements KubeConfigData {
     }
     const tokenFile = join(dir, 'token');
     if (!existsSync(tokenFile)) {
-      throw new KubeConfigError(`unable to load in-cluster configuration: no token at ${tokenFile}`);
+      throw new KubeConfigError(
+        `unable to load in-cluster configuration: no token at ${tokenFile}`,
+      );
     }
     const caFile = join(dir, 'ca.crt');
     let namespace = env.POD_NAMESPACE;
@@ -379,11 +395,20 @@ export class KubeConfig implements KubeConfigData {
     return new KubeConfig(
       {
         clusters: [
-          { name: 'in-cluster', server, ...(existsSync(caFile) ? { certificateAuthority: caFile } : {}) },
+          {
+            name: 'in-cluster',
+            server,
+            ...(existsSync(caFile) ? { certificateAuthority: caFile } : {}),
+          },
         ],
         users: [{ name: 'in-cluster', tokenFile }],
         contexts: [
-          { name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace: namespace || 'default' },
+          {
+            name: 'in-cluster',
+            cluster: 'in-cluster',
+            user: 'in-cluster',
+            namespace: namespace || 'default',
+          },
         ],
         currentContext: 'in-cluster',
       },
@@ -494,7 +519,10 @@ export class KubeConfig implements KubeConfigData {
         server: cluster.server,
         ...opt('tls-server-name', cluster.tlsServerName),
         ...opt('insecure-skip-tls-verify', cluster.insecureSkipTlsVerify),
-        ...opt('certificate-authority-data', ca === undefined ? undefined : Buffer.from(ca).toString('base64')),
+        ...opt(
+          'certificate-authority-data',
+          ca === undefined ? undefined : Buffer.from(ca).toString('base64'),
+        ),
         ...opt('proxy-url', cluster.proxyUrl),
         ...opt('config', cluster.execExtension),
       };
@@ -511,7 +539,9 @@ export class KubeConfig implements KubeConfigData {
         ? readPem(user.clientKey, 'client-key')
         : undefined;
     if ((cert === undefined) !== (key === undefined)) {
-      throw new KubeConfigError(`user "${user.name}": client-certificate and client-key must be set together`);
+      throw new KubeConfigError(
+        `user "${user.name}": client-certificate and client-key must be set together`,
+      );
     }
     let header: CredentialProvider | undefined;
     if (user.token) header = bearerToken(user.token);
@@ -524,7 +554,10 @@ export class KubeConfig implements KubeConfigData {
       if (!header) return certs;
       const headerProvider = header;
       return {
-        credentials: async () => ({ ...(await headerProvider.credentials()), ...(await certs.credentials()) }),
+        credentials: async () => ({
+          ...(await headerProvider.credentials()),
+          ...(await certs.credentials()),
+        }),
         unauthorized: (used) => headerProvider.unauthorized?.(used) ?? false,
       };
     }

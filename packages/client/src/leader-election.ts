@@ -92,8 +92,15 @@ export class LeaseLock implements ResourceLock {
   }
 
   async update(record: LeaderElectionRecord): Promise<void> {
-    if (!this.lease) throw ApiError.conflict({ group: 'coordination.k8s.io', resource: 'leases' }, this.name, 'lease not initialized, call get or create first');
-    this.lease = await this.leases.namespace(this.namespace).update({ ...this.lease, spec: leaseSpec(record) });
+    if (!this.lease)
+      throw ApiError.conflict(
+        { group: 'coordination.k8s.io', resource: 'leases' },
+        this.name,
+        'lease not initialized, call get or create first',
+      );
+    this.lease = await this.leases
+      .namespace(this.namespace)
+      .update({ ...this.lease, spec: leaseSpec(record) });
   }
 }
 
@@ -241,12 +248,18 @@ export class LeaderElector {
   }
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
-    this.logger.info('attempting to acquire leader lease', { lock: this.name, identity: this.lock.identity });
+    this.logger.info('attempting to acquire leader lease', {
+      lock: this.name,
+      identity: this.lock.identity,
+    });
     while (!signal.aborted) {
       const acquired = await this.tryAcquireOrRenew();
       this.maybeReportTransition();
       if (acquired) {
-        this.logger.info('successfully acquired lease', { lock: this.name, identity: this.lock.identity });
+        this.logger.info('successfully acquired lease', {
+          lock: this.name,
+          identity: this.lock.identity,
+        });
         return true;
       }
       await sleep(this.clock, this.retryPeriodMs * (1 + JITTER_FACTOR * this.random()), signal);
@@ -267,7 +280,10 @@ export class LeaderElector {
       }
       this.maybeReportTransition();
       if (!renewed) {
-        this.logger.warn('failed to renew lease; stepping down', { lock: this.name, identity: this.lock.identity });
+        this.logger.warn('failed to renew lease; stepping down', {
+          lock: this.name,
+          identity: this.lock.identity,
+        });
         return;
       }
       await sleep(this.clock, this.retryPeriodMs, signal);
@@ -302,7 +318,10 @@ export class LeaderElector {
         this.setObserved(record);
         return true;
       } catch (err) {
-        this.logger.info('optimistic lease update failed; re-reading', { lock: this.name, error: errorField(err) });
+        this.logger.info('optimistic lease update failed; re-reading', {
+          lock: this.name,
+          error: errorField(err),
+        });
       }
     }
     // 2. Read (or create) the record.

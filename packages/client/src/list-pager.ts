@@ -75,7 +75,10 @@ export class ListPager<T extends KubeObject = KubeObject> {
    * Every page joined into one list (client-go ListWithAlloc). `paginated` tells whether the
    * server actually split the result — it does not when serving from its watch cache.
    */
-  async list(params: ListParams = {}, signal?: AbortSignal): Promise<{ list: KubeList<T>; paginated: boolean }> {
+  async list(
+    params: ListParams = {},
+    signal?: AbortSignal,
+  ): Promise<{ list: KubeList<T>; paginated: boolean }> {
     let items: T[] = [];
     let last: KubeList<T> | undefined;
     let pages = 0;

@@ -1,5 +1,5 @@
 import { ApiError, findBuiltinResource, objectKey, type KubeObject } from '@listwatch/api';
-import type { DeletedFinalStateUnknown} from './cache/deleted-final-state-unknown.js';
+import type { DeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
 import { isDeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
 import { splitMetaNamespaceKey } from './cache/key-func.js';
 import { SharedIndexInformer } from './cache/shared-informer.js';
@@ -16,7 +16,8 @@ export const DELETE = 'delete';
 export const ERROR = 'error';
 export const CONNECT = 'connect';
 
-export type InformerEvent = typeof ADD | typeof UPDATE | typeof CHANGE | typeof DELETE | typeof ERROR | typeof CONNECT;
+export type InformerEvent =
+  typeof ADD | typeof UPDATE | typeof CHANGE | typeof DELETE | typeof ERROR | typeof CONNECT;
 
 export type ObjectCallback<T> = (obj: T) => void;
 export type UpdateCallback<T> = (obj: T, oldObj: T) => void;
@@ -117,7 +118,10 @@ export function makeInformer<T extends KubeObject = KubeObject>(
       try {
         (cb as (...a: unknown[]) => void)(...args);
       } catch (err) {
-        options.logger?.error('informer callback failed', { event, error: err instanceof Error ? err.message : String(err) });
+        options.logger?.error('informer callback failed', {
+          event,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     }
   };

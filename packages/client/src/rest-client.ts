@@ -83,7 +83,9 @@ function tlsConnect(tls: TlsConfig | undefined, creds: Credentials): Record<stri
     ...(tls?.ca !== undefined ? { ca: tls.ca } : {}),
     ...(tls?.servername !== undefined ? { servername: tls.servername } : {}),
     ...(tls?.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}),
-    ...(creds.clientCertificate ? { cert: creds.clientCertificate.cert, key: creds.clientCertificate.key } : {}),
+    ...(creds.clientCertificate
+      ? { cert: creds.clientCertificate.cert, key: creds.clientCertificate.key }
+      : {}),
   };
 }
 
@@ -126,7 +128,14 @@ export class RestClient implements WatchConnector {
     try {
       url = new URL(options.server);
     } catch (err) {
-      throw new ApiError({ code: 400, reason: 'BadRequest', message: `invalid server URL ${JSON.stringify(options.server)}` }, { cause: err });
+      throw new ApiError(
+        {
+          code: 400,
+          reason: 'BadRequest',
+          message: `invalid server URL ${JSON.stringify(options.server)}`,
+        },
+        { cause: err },
+      );
     }
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
@@ -136,7 +145,13 @@ export class RestClient implements WatchConnector {
     this.encoding = options.encoding ?? 'json';
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxRetries = options.retry?.maxRetries ?? 10;
-    this.retryBackoff = { initialMs: 200, maxMs: 10_000, factor: 2, jitter: 1, ...options.retry?.backoff };
+    this.retryBackoff = {
+      initialMs: 200,
+      maxMs: 10_000,
+      factor: 2,
+      jitter: 1,
+      ...options.retry?.backoff,
+    };
     this.maxConnections = options.maxConnections ?? 32;
     this.http2 = options.http2 ?? false;
     this.watchTransport = options.watchTransport ?? 'http';
@@ -221,7 +236,11 @@ export class RestClient implements WatchConnector {
     for (let attempt = 0; ; attempt++) {
       if (options.signal?.aborted) throw abortedError(options.signal);
       const creds = await this.provider.credentials();
-      let response: { statusCode: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
+      let response: {
+        statusCode: number;
+        headers: Record<string, string | string[] | undefined>;
+        body: Buffer;
+      };
       try {
         response = await this.send(options, creds);
       } catch (err) {
@@ -241,7 +260,8 @@ export class RestClient implements WatchConnector {
         continue;
       }
       const { statusCode, headers, body } = response;
-      if (statusCode >= 200 && statusCode < 300) return this.decode(body, headers['content-type']) as R;
+      if (statusCode >= 200 && statusCode < 300)
+        return this.decode(body, headers['content-type']) as R;
       if (statusCode === 401 && !authRetried && this.unauthorized(creds)) {
         authRetried = true;
         continue;
@@ -271,7 +291,8 @@ export class RestClient implements WatchConnector {
   ): Promise<WatchStream<T>> {
     const query = listParamsToQuery(params, true);
     const idleTimeoutMs =
-      options.idleTimeoutMs ?? defaultIdleTimeoutMs(params.allowWatchBookmarks ?? false, params.timeoutSeconds);
+      options.idleTimeoutMs ??
+      defaultIdleTimeoutMs(params.allowWatchBookmarks ?? false, params.timeoutSeconds);
     const transport = options.transport ?? this.watchTransport;
     const open = transport === 'websocket' ? openWebSocketWatch : openHttpWatch;
     return open<T>(this, path, query, { ...options, idleTimeoutMs });
@@ -310,16 +331,24 @@ export class RestClient implements WatchConnector {
   private async send(
     options: RequestOptions,
     creds: Credentials,
-  ): Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  ): Promise<{
+    statusCode: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: Buffer;
+  }> {
     const url = this.url(options.path, options.query);
     const target = `${options.method} ${url.pathname}`;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const abort = new AbortController();
     let timedOut = false;
-    const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), abort.abort()), timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0 ? setTimeout(() => ((timedOut = true), abort.abort()), timeoutMs) : undefined;
     const onAbort = (): void => abort.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    const headers = this.headers(creds, this.encoding === 'cbor' ? 'application/cbor, application/json' : 'application/json');
+    const headers = this.headers(
+      creds,
+      this.encoding === 'cbor' ? 'application/cbor, application/json' : 'application/json',
+    );
     let body: string | undefined;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
@@ -353,13 +382,21 @@ export class RestClient implements WatchConnector {
       return JSON.parse(body.toString('utf8')) as unknown;
     } catch (err) {
       throw new ApiError(
-        { code: 500, reason: 'InternalError', message: `cannot decode the ${type || 'response'} body: ${errorField(err)}` },
+        {
+          code: 500,
+          reason: 'InternalError',
+          message: `cannot decode the ${type || 'response'} body: ${errorField(err)}`,
+        },
         { cause: err },
       );
     }
   }
 
-  private errorOf(statusCode: number, body: Buffer, headers: Record<string, string | string[] | undefined>): ApiError {
+  private errorOf(
+    statusCode: number,
+    body: Buffer,
+    headers: Record<string, string | string[] | undefined>,
+  ): ApiError {
     let text = body.toString('utf8');
     if (String(headers['content-type'] ?? '').includes('cbor')) {
       try {
@@ -435,7 +472,8 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
 
   /** The collection's path; cluster-wide for a namespaced resource when no namespace is set. */
   collectionPath(namespace = this.namespaceName): string {
-    const ns = this.definition.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+    const ns =
+      this.definition.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
     return `${this.groupVersionPath}${ns}/${this.definition.plural}`;
   }
 
@@ -443,13 +481,18 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   objectPath(name: string, namespace = this.namespaceName, subresource?: string): string {
     if (!name) throw ApiError.badRequest(`resource name may not be empty`);
     if (this.definition.namespaced && !namespace) {
-      throw ApiError.badRequest(`an empty namespace may not be set for namespaced resource ${this.definition.plural}`);
+      throw ApiError.badRequest(
+        `an empty namespace may not be set for namespaced resource ${this.definition.plural}`,
+      );
     }
     return `${this.collectionPath(namespace)}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
   }
 
   get(name: string, options: GetOptions = {}): Promise<T> {
-    const query = options.resourceVersion !== undefined ? new URLSearchParams({ resourceVersion: options.resourceVersion }) : undefined;
+    const query =
+      options.resourceVersion !== undefined
+        ? new URLSearchParams({ resourceVersion: options.resourceVersion })
+        : undefined;
     return this.client.request<T>({
       method: 'GET',
       path: this.objectPath(name),
@@ -469,13 +512,19 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** Pages of at most `pageSize` items, following continue tokens; see ListPager. */
-  listPages(params: ListParams = {}, options: ListPagerOptions & { signal?: AbortSignal } = {}): AsyncGenerator<ListPage<T>> {
+  listPages(
+    params: ListParams = {},
+    options: ListPagerOptions & { signal?: AbortSignal } = {},
+  ): AsyncGenerator<ListPage<T>> {
     const { signal, ...pager } = options;
     return new ListPager<T>((p, s) => this.list(p, s), pager).pages(params, signal);
   }
 
   /** Every item, read page by page at one resourceVersion. */
-  async listAll(params: ListParams = {}, options: ListPagerOptions & { signal?: AbortSignal } = {}): Promise<KubeList<T>> {
+  async listAll(
+    params: ListParams = {},
+    options: ListPagerOptions & { signal?: AbortSignal } = {},
+  ): Promise<KubeList<T>> {
     const { signal, ...pager } = options;
     return (await new ListPager<T>((p, s) => this.list(p, s), pager).list(params, signal)).list;
   }
@@ -488,7 +537,9 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     const ns = this.namespaceName || obj.metadata.namespace;
     const query = writeQuery(options);
     if (this.definition.namespaced && !ns) {
-      throw ApiError.badRequest(`an empty namespace may not be set for namespaced resource ${this.definition.plural}`);
+      throw ApiError.badRequest(
+        `an empty namespace may not be set for namespaced resource ${this.definition.plural}`,
+      );
     }
     return this.client.request<T>({
       method: 'POST',
@@ -509,7 +560,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     return this.put(obj, 'status', options);
   }
 
-  patch(name: string, patch: unknown, type: PatchType = 'merge', options?: WriteOptions & { subresource?: string }): Promise<T> {
+  patch(
+    name: string,
+    patch: unknown,
+    type: PatchType = 'merge',
+    options?: WriteOptions & { subresource?: string },
+  ): Promise<T> {
     const query = writeQuery(options);
     return this.client.request<T>({
       method: 'PATCH',
@@ -533,7 +589,10 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** DELETE on the collection, with the same selectors a LIST takes. */
-  deleteCollection(params: ListParams = {}, options: DeleteOptions = {}): Promise<KubeList<T> | Status> {
+  deleteCollection(
+    params: ListParams = {},
+    options: DeleteOptions = {},
+  ): Promise<KubeList<T> | Status> {
     const { signal, ...rest } = options;
     return this.client.request<KubeList<T> | Status>({
       method: 'DELETE',
@@ -545,15 +604,23 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** This collection as a reflector's source; `tweak` rewrites every LIST and WATCH's params. */
-  listerWatcher(tweak?: TweakListOptions, watchOptions: Omit<WatchStreamOptions, 'signal'> = {}): ListerWatcher<T> {
+  listerWatcher(
+    tweak?: TweakListOptions,
+    watchOptions: Omit<WatchStreamOptions, 'signal'> = {},
+  ): ListerWatcher<T> {
     const apply = tweak ?? ((p: ListParams) => p);
     return {
       list: (params, signal) => this.list(apply({ ...params }), signal),
-      watch: (params, signal) => this.watch(apply({ ...params }), { ...watchOptions, ...(signal ? { signal } : {}) }),
+      watch: (params, signal) =>
+        this.watch(apply({ ...params }), { ...watchOptions, ...(signal ? { signal } : {}) }),
     };
   }
 
-  private put(obj: T, subresource: string | undefined, options: WriteOptions | undefined): Promise<T> {
+  private put(
+    obj: T,
+    subresource: string | undefined,
+    options: WriteOptions | undefined,
+  ): Promise<T> {
     const ns = this.namespaceName || obj.metadata.namespace;
     const query = writeQuery(options);
     return this.client.request<T>({
@@ -570,8 +637,12 @@ function deleteBody(options: Omit<DeleteOptions, 'signal'>): Record<string, unkn
   return {
     kind: 'DeleteOptions',
     apiVersion: 'v1',
-    ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
-    ...(options.propagationPolicy !== undefined ? { propagationPolicy: options.propagationPolicy } : {}),
+    ...(options.gracePeriodSeconds !== undefined
+      ? { gracePeriodSeconds: options.gracePeriodSeconds }
+      : {}),
+    ...(options.propagationPolicy !== undefined
+      ? { propagationPolicy: options.propagationPolicy }
+      : {}),
     ...(options.preconditions !== undefined ? { preconditions: options.preconditions } : {}),
     ...(options.dryRun ? { dryRun: ['All'] } : {}),
   };

@@ -29,7 +29,9 @@ import { errorField, type Logger } from './logger.js';
  * breaks, a WatchIdleError when it goes silent. `close()` ends it from the client side; the
  * iteration then just ends.
  */
-export interface WatchStream<T extends KubeObject = KubeObject> extends AsyncIterable<WatchEvent<T>> {
+export interface WatchStream<T extends KubeObject = KubeObject> extends AsyncIterable<
+  WatchEvent<T>
+> {
   close(): void;
 }
 
@@ -78,7 +80,10 @@ export interface WatchConnector {
 }
 
 /** The idle timeout a watch gets when none is configured. */
-export function defaultIdleTimeoutMs(allowWatchBookmarks: boolean, timeoutSeconds?: number): number {
+export function defaultIdleTimeoutMs(
+  allowWatchBookmarks: boolean,
+  timeoutSeconds?: number,
+): number {
   if (allowWatchBookmarks) return DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS;
   return timeoutSeconds === undefined ? 0 : timeoutSeconds * 1000 + IDLE_MARGIN_AFTER_TIMEOUT_MS;
 }
@@ -152,7 +157,8 @@ class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent<T>> {
-    if (this.started) throw ApiError.internalError(new Error('a watch stream can be iterated once'));
+    if (this.started)
+      throw ApiError.internalError(new Error('a watch stream can be iterated once'));
     this.started = true;
     if (this.closed) return;
     this.idle.touch();
@@ -163,12 +169,19 @@ class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
       }
       for (const event of this.decoder.end()) yield this.checked(event);
     } catch (err) {
-      if (err instanceof ApiError && !(err instanceof ConnectionError) && !this.abort.signal.aborted) {
+      if (
+        err instanceof ApiError &&
+        !(err instanceof ConnectionError) &&
+        !this.abort.signal.aborted
+      ) {
         throw err;
       }
       if (this.idle.fired) throw new WatchIdleError(this.idle.ms);
       if (this.closed) return;
-      throw toConnectionError(err, this.target) ?? new ConnectionError('ECONNRESET', `${this.target}: ${errorField(err)}`, { cause: err });
+      throw (
+        toConnectionError(err, this.target) ??
+        new ConnectionError('ECONNRESET', `${this.target}: ${errorField(err)}`, { cause: err })
+      );
     } finally {
       this.idle.stop();
       this.release();
@@ -226,7 +239,8 @@ export async function openHttpWatch<T extends KubeObject = KubeObject>(
       });
     } catch (err) {
       releaseAll();
-      if (outer?.aborted) throw new ApiError({ code: 499, reason: '', message: 'watch canceled' }, { cause: err });
+      if (outer?.aborted)
+        throw new ApiError({ code: 499, reason: '', message: 'watch canceled' }, { cause: err });
       throw toConnectionError(err, target) ?? toApiError(err);
     }
     if (response.statusCode !== 200) {
@@ -240,7 +254,14 @@ export async function openHttpWatch<T extends KubeObject = KubeObject>(
       if (response.statusCode === 401 && authRetry && connector.unauthorized(creds)) continue;
       throw errorFromResponse(response.statusCode, text, response.headers['retry-after']);
     }
-    const stream = new HttpWatchStream<T>(response.body, abort, releaseAll, connector.encoding, options.idleTimeoutMs, target);
+    const stream = new HttpWatchStream<T>(
+      response.body,
+      abort,
+      releaseAll,
+      connector.encoding,
+      options.idleTimeoutMs,
+      target,
+    );
     opened.stream = stream;
     if (outer?.aborted) stream.close();
     return stream;
@@ -257,7 +278,8 @@ export function bearerSubprotocol(token: string): string {
   return `base64url.bearer.authorization.k8s.io.${Buffer.from(token, 'utf8').toString('base64url')}`;
 }
 
-type Pending<T extends KubeObject> = { kind: 'event'; event: WatchEvent<T> } | { kind: 'end' } | { kind: 'error'; error: ApiError };
+type Pending<T extends KubeObject> =
+  { kind: 'event'; event: WatchEvent<T> } | { kind: 'end' } | { kind: 'error'; error: ApiError };
 
 /**
  * A watch over a WebSocket (kube-apiserver HandleWS): one event per message, JSON in text
@@ -305,7 +327,10 @@ class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
       else {
         this.push({
           kind: 'error',
-          error: new ConnectionError('ECONNRESET', `${this.target}: websocket closed with code ${ev.code}${ev.reason ? ` (${ev.reason})` : ''}`),
+          error: new ConnectionError(
+            'ECONNRESET',
+            `${this.target}: websocket closed with code ${ev.code}${ev.reason ? ` (${ev.reason})` : ''}`,
+          ),
         });
       }
       this.release();
@@ -365,7 +390,11 @@ export async function openWebSocketWatch<T extends KubeObject = KubeObject>(
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   const target = `watch ${url.pathname}`;
   const creds = await connector.credentials();
-  const headers = connector.headers(creds, acceptFor(connector.encoding));
+  // kube-apiserver (golang.org/x/net/websocket) refuses a WebSocket handshake without Origin.
+  const headers: Record<string, string> = {
+    ...connector.headers(creds, acceptFor(connector.encoding)),
+    origin: connector.url('/', new URLSearchParams()).origin,
+  };
   const protocols: string[] = [];
   const auth = creds.authorization;
   if (auth?.startsWith('Bearer ')) {
@@ -389,18 +418,39 @@ export async function openWebSocketWatch<T extends KubeObject = KubeObject>(
       reject(new ApiError({ code: 499, reason: '', message: 'watch canceled' }));
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    socket.addEventListener('open', () => {
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, { once: true });
-    socket.addEventListener('error', (ev) => {
-      options.signal?.removeEventListener('abort', onAbort);
-      release();
-      const cause = (ev as unknown as { error?: unknown }).error;
-      reject(toConnectionError(cause, target) ?? new ConnectionError('ECONNRESET', `${target}: websocket handshake failed${cause instanceof Error ? `: ${cause.message}` : ''}`, { cause }));
-    }, { once: true });
+    socket.addEventListener(
+      'open',
+      () => {
+        options.signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      { once: true },
+    );
+    socket.addEventListener(
+      'error',
+      (ev) => {
+        options.signal?.removeEventListener('abort', onAbort);
+        release();
+        const cause = (ev as unknown as { error?: unknown }).error;
+        reject(
+          toConnectionError(cause, target) ??
+            new ConnectionError(
+              'ECONNRESET',
+              `${target}: websocket handshake failed${cause instanceof Error ? `: ${cause.message}` : ''}`,
+              { cause },
+            ),
+        );
+      },
+      { once: true },
+    );
   });
-  const stream = new WebSocketWatchStream<T>(socket, connector.encoding, options.idleTimeoutMs, target, release);
+  const stream = new WebSocketWatchStream<T>(
+    socket,
+    connector.encoding,
+    options.idleTimeoutMs,
+    target,
+    release,
+  );
   options.signal?.addEventListener('abort', () => stream.close(), { once: true });
   return stream;
 }

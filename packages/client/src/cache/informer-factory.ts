@@ -15,7 +15,11 @@ export interface InformerFactoryOptions {
   /** Where informers list and watch; or give `listerWatcherFor`. */
   client?: RestClient;
   /** A custom source per resource, namespace and (tweaked) params; wins over `client`. */
-  listerWatcherFor?: (resource: ResourceRef, namespace: string, tweak: TweakListOptions | undefined) => ListerWatcher;
+  listerWatcherFor?: (
+    resource: ResourceRef,
+    namespace: string,
+    tweak: TweakListOptions | undefined,
+  ) => ListerWatcher;
   /** '' (default): all namespaces. */
   namespace?: string;
   /** Applied to every informer's LIST and WATCH, e.g. a label selector. */
@@ -52,14 +56,21 @@ export class SharedInformerFactory {
 
   constructor(options: InformerFactoryOptions) {
     if (!options.client && !options.listerWatcherFor) {
-      throw toApiError(new Error('an informer factory needs a client or a listerWatcherFor function'));
+      throw toApiError(
+        new Error('an informer factory needs a client or a listerWatcherFor function'),
+      );
     }
     this.options = options;
   }
 
   /** The shared informer for a resource; created on first use, started by start(). */
-  informerFor<T extends KubeObject = KubeObject>(resource: ResourceRef, options: InformerOptions<T> = {}): SharedIndexInformer<T> {
-    const namespace = resource.namespaced ? (options.namespace ?? this.options.namespace ?? '') : '';
+  informerFor<T extends KubeObject = KubeObject>(
+    resource: ResourceRef,
+    options: InformerOptions<T> = {},
+  ): SharedIndexInformer<T> {
+    const namespace = resource.namespaced
+      ? (options.namespace ?? this.options.namespace ?? '')
+      : '';
     const tweak = combine(this.options.tweakListOptions, options.tweakListOptions);
     const params = tweak ? tweak({}) : {};
     const key = informerKey(resource, namespace, params);
@@ -67,7 +78,10 @@ export class SharedInformerFactory {
     if (existing) return existing as unknown as SharedIndexInformer<T>;
     if (this.shuttingDown) throw toApiError(new Error('the informer factory is shut down'));
     const lw = (this.options.listerWatcherFor?.(resource, namespace, tweak) ??
-      this.options.client!.resource<T>(resource).namespace(namespace).listerWatcher(tweak, this.options.watch ?? {})) as ListerWatcher<T>;
+      this.options
+        .client!.resource<T>(resource)
+        .namespace(namespace)
+        .listerWatcher(tweak, this.options.watch ?? {})) as ListerWatcher<T>;
     const transform = (options.transform ?? this.options.transform) as TransformFunc<T> | undefined;
     const informer = new SharedIndexInformer<T>({
       listerWatcher: lw,
@@ -76,8 +90,12 @@ export class SharedInformerFactory {
       ...(options.indexers ? { indexers: options.indexers } : {}),
       ...(transform ? { transform } : {}),
       ...(this.options.fifo ? { fifo: this.options.fifo } : {}),
-      ...(this.options.handlerBufferSize !== undefined ? { handlerBufferSize: this.options.handlerBufferSize } : {}),
-      ...(this.options.useWatchList !== undefined ? { useWatchList: this.options.useWatchList } : {}),
+      ...(this.options.handlerBufferSize !== undefined
+        ? { handlerBufferSize: this.options.handlerBufferSize }
+        : {}),
+      ...(this.options.useWatchList !== undefined
+        ? { useWatchList: this.options.useWatchList }
+        : {}),
       ...(this.options.reflector ? { reflector: this.options.reflector } : {}),
       ...(this.options.logger ? { logger: this.options.logger } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
@@ -98,7 +116,15 @@ export class SharedInformerFactory {
     const result = new Map<string, boolean>();
     await Promise.all(
       [...this.informers].map(async ([key, informer]) => {
-        result.set(key, await waitUntil(() => informer.hasSynced(), () => informer.isStopped(), clock, signal));
+        result.set(
+          key,
+          await waitUntil(
+            () => informer.hasSynced(),
+            () => informer.isStopped(),
+            clock,
+            signal,
+          ),
+        );
       }),
     );
     return result;
@@ -111,7 +137,10 @@ export class SharedInformerFactory {
   }
 }
 
-function combine(a: TweakListOptions | undefined, b: TweakListOptions | undefined): TweakListOptions | undefined {
+function combine(
+  a: TweakListOptions | undefined,
+  b: TweakListOptions | undefined,
+): TweakListOptions | undefined {
   if (!a) return b;
   if (!b) return a;
   return (params) => b(a(params));

@@ -201,10 +201,13 @@ export class ProcessorListener<T extends KubeObject = KubeObject> {
 
   private overflow(n: Notification<T>): void {
     this.overflows++;
-    this.logger.warn('event handler is lagging; its buffer overflowed and it will be caught up from the cache', {
-      handler: this.name,
-      bufferSize: this.bufferSize,
-    });
+    this.logger.warn(
+      'event handler is lagging; its buffer overflowed and it will be caught up from the cache',
+      {
+        handler: this.name,
+        bufferSize: this.bufferSize,
+      },
+    );
     for (const queued of this.buffer) this.fold(queued);
     this.buffer.clear();
     this.initialBuffered = 0;
@@ -272,7 +275,9 @@ export class ProcessorListener<T extends KubeObject = KubeObject> {
   private replay(key: string, seen: Seen<T>): Notification<T>[] {
     const current = this.cache.getByKey(key);
     if (!seen.present) {
-      return current === undefined ? [] : [{ type: 'add', obj: current, isInInitialList: seen.initial }];
+      return current === undefined
+        ? []
+        : [{ type: 'add', obj: current, isInInitialList: seen.initial }];
     }
     const old = seen.obj;
     if (current === undefined) {
@@ -315,7 +320,12 @@ export class ProcessorListener<T extends KubeObject = KubeObject> {
       } catch {
         // keep '?'
       }
-      this.logger.error('event handler failed', { handler: this.name, event: n.type, key, error: errorField(err) });
+      this.logger.error('event handler failed', {
+        handler: this.name,
+        event: n.type,
+        key,
+        error: errorField(err),
+      });
     }
   }
 }

@@ -55,7 +55,10 @@ export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   clock?: Clock;
   random?: () => number;
   logger?: Logger;
-  /** Called whenever ListAndWatch ends with an error, before the backoff (client-go WatchErrorHandler). */
+  /**
+   * Called whenever ListAndWatch ends with an error, before the backoff (client-go
+   * WatchErrorHandler), and also when a watch is refused (connection refused, 429) and retried.
+   */
   watchErrorHandler?: (err: ApiError) => void;
   /** Called when a watch is established (after the initial list, and on every re-watch). */
   onWatchStart?: (resourceVersion: string) => void;
@@ -138,7 +141,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
   }
 
   private async loop(signal: AbortSignal): Promise<void> {
-    this.logger.debug('starting reflector', { reflector: this.name, resyncPeriodMs: this.resyncPeriodMs });
+    this.logger.debug('starting reflector', {
+      reflector: this.name,
+      resyncPeriodMs: this.resyncPeriodMs,
+    });
     while (!signal.aborted) {
       try {
         await this.listAndWatch(signal);
@@ -156,12 +162,23 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (isExpired(err)) {
       this.logger.info('watch closed', { reflector: this.name, error: err.message });
     } else {
-      this.logger.warn('list and watch failed', { reflector: this.name, code: err.code, error: err.message });
+      this.logger.warn('list and watch failed', {
+        reflector: this.name,
+        code: err.code,
+        error: err.message,
+      });
     }
+    this.notifyError(err);
+  }
+
+  private notifyError(err: ApiError): void {
     try {
       this.watchErrorHandler?.(err);
     } catch (handlerErr) {
-      this.logger.error('watch error handler threw', { reflector: this.name, error: errorField(handlerErr) });
+      this.logger.error('watch error handler threw', {
+        reflector: this.name,
+        error: errorField(handlerErr),
+      });
     }
   }
 
@@ -175,9 +192,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
         if (!stream) return;
       } catch (err) {
         const e = toApiError(err);
-        this.logger.warn('watch-list failed, falling back to LIST and WATCH', { reflector: this.name, code: e.code, error: e.message });
+        this.logger.warn('watch-list failed, falling back to LIST and WATCH', {
+          reflector: this.name,
+          code: e.code,
+          error: e.message,
+        });
         // A server that does not know the feature answers 4xx every time: stop trying.
-        if (e.code >= 400 && e.code < 500 && e.code !== 429 && e.code !== 410) this.watchListRejected = true;
+        if (e.code >= 400 && e.code < 500 && e.code !== 429 && e.code !== 410)
+          this.watchListRejected = true;
         fallbackToList = true;
       }
     }
@@ -231,7 +253,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const resourceVersion = this.relistResourceVersion();
     const pageSize =
       this.pageSize ??
-      (this.paginatedResult || resourceVersion === '' || resourceVersion === '0' ? DEFAULT_PAGE_SIZE : 0);
+      (this.paginatedResult || resourceVersion === '' || resourceVersion === '0'
+        ? DEFAULT_PAGE_SIZE
+        : 0);
     const pager = new ListPager<T>((params, s) => this.lw.list(params, s), { pageSize });
     let result: Awaited<ReturnType<ListPager<T>['list']>>;
     try {
@@ -250,16 +274,23 @@ export class Reflector<T extends KubeObject = KubeObject> {
         // The resource does not exist: an empty sync unblocks whoever waits for HasSynced.
         this.store.replace([], '');
       }
-      this.logger.warn('failed to list', { reflector: this.name, resourceVersion, code: e.code, error: e.message });
+      this.logger.warn('failed to list', {
+        reflector: this.name,
+        resourceVersion,
+        code: e.code,
+        error: e.message,
+      });
       throw e;
     }
     if (resourceVersion === '0' && result.paginated) this.paginatedResult = true;
+    const requested = this.lastSyncRVUnavailable ? '' : resourceVersion;
     this.lastSyncRVUnavailable = false;
     const rv = result.list.metadata.resourceVersion ?? '';
     this.store.replace(result.list.items, rv);
     this.lastSyncRV = rv;
     this.logger.info('listed', {
       reflector: this.name,
+      requestedResourceVersion: requested,
       items: result.list.items.length,
       resourceVersion: rv,
       durationMs: Math.round(this.clock.now() - started),
@@ -289,7 +320,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
         } catch (err) {
           if (signal.aborted) return;
           if (isConnectionRefused(err) || isTooManyRequests(err)) {
-            this.logger.info('watch refused, backing off', { reflector: this.name, error: errorField(err) });
+            this.logger.info('watch refused, backing off', {
+              reflector: this.name,
+              error: errorField(err),
+            });
+            // Unlike client-go, the handler hears of retried failures too: "the apiserver is
+            // unreachable" is worth surfacing even though nothing needs relisting.
+            this.notifyError(toApiError(err));
             await this.backoff.wait(signal);
             continue;
           }
@@ -299,7 +336,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
       }
       let failure: ApiError | undefined;
       try {
-        await this.handleWatch(start, stream, this.store, (rv) => (this.lastSyncRV = rv), false, signal);
+        await this.handleWatch(
+          start,
+          stream,
+          this.store,
+          (rv) => (this.lastSyncRV = rv),
+          false,
+          signal,
+        );
       } catch (err) {
         failure = toApiError(err);
       } finally {
@@ -311,7 +355,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (isExpired(failure)) {
         // A LIST at the last RV is NotOlderThan and cache-served: relist there, not at ""
         // (kubernetes#86483: everyone relisting from etcd at once).
-        this.logger.info('watch expired, relisting', { reflector: this.name, resourceVersion: this.lastSyncRV, error: failure.message });
+        this.logger.info('watch expired, relisting', {
+          reflector: this.name,
+          resourceVersion: this.lastSyncRV,
+          error: failure.message,
+        });
         return;
       }
       if (isTooManyRequests(failure)) {
@@ -319,7 +367,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
         await this.backoff.wait(signal);
         continue;
       }
-      this.logger.warn('watch ended with an error', { reflector: this.name, code: failure.code, error: failure.message });
+      this.logger.warn('watch ended with an error', {
+        reflector: this.name,
+        code: failure.code,
+        error: failure.message,
+      });
       throw failure;
     }
   }
@@ -352,7 +404,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
       }
       let outcome: WatchOutcome;
       try {
-        outcome = await this.handleWatch(start, stream, temporary, (rv) => (resourceVersion = rv), true, signal);
+        outcome = await this.handleWatch(
+          start,
+          stream,
+          temporary,
+          (rv) => (resourceVersion = rv),
+          true,
+          signal,
+        );
       } catch (err) {
         stream.close();
         if (signal.aborted) return undefined;
@@ -380,7 +439,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   private async retriableWatchListError(err: unknown, signal: AbortSignal): Promise<boolean> {
     if (isConnectionRefused(err) || isTooManyRequests(err)) {
-      this.logger.info('watch-list refused, backing off', { reflector: this.name, error: errorField(err) });
+      this.logger.info('watch-list refused, backing off', {
+        reflector: this.name,
+        error: errorField(err),
+      });
       await this.backoff.wait(signal);
       return true;
     }
@@ -416,6 +478,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
   ): Promise<WatchOutcome> {
     let count = 0;
     const events = this.iteratorOf(stream);
+    // Stopping must end the watch even if the ListerWatcher ignores the signal.
+    const onAbort = (): void => stream.close();
+    signal.addEventListener('abort', onAbort, { once: true });
     try {
       for (;;) {
         // next() by hand, not for-await: leaving a for-await loop would close the stream, and
@@ -428,7 +493,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
         const obj = raw.object;
         const meta = (obj as { metadata?: unknown } | null)?.metadata;
         if (typeof meta !== 'object' || meta === null) {
-          this.logger.error('unable to understand watch event', { reflector: this.name, type: raw.type });
+          this.logger.error('unable to understand watch event', {
+            reflector: this.name,
+            type: raw.type,
+          });
           continue;
         }
         const rv = obj.metadata.resourceVersion ?? '';
@@ -445,7 +513,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
               store.delete(obj);
               break;
             case 'BOOKMARK':
-              initialEventsEnd = obj.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
+              initialEventsEnd =
+                obj.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
               break;
           }
         } catch (err) {
@@ -464,7 +533,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (signal.aborted) return { initialEventsEnd: false };
       if (!(err instanceof ConnectionError)) throw err;
       // client-go's StreamWatcher closes the result channel on a broken stream: a plain end.
-      this.logger.info('watch stream broke', { reflector: this.name, error: err.message, events: count });
+      this.logger.info('watch stream broke', {
+        reflector: this.name,
+        error: err.message,
+        events: count,
+      });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
     }
     if (signal.aborted) return { initialEventsEnd: false };
     if (this.clock.now() - start < SHORT_WATCH_MS && count === 0) {

@@ -5,7 +5,13 @@ import { errorField, silentLogger, type Logger } from '../logger.js';
 import { sleep } from '../sleep.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { DeltaFIFO } from './delta-fifo.js';
-import { metaNamespaceIndexFunc, NamespaceIndex, newIndexer, type Indexer, type Indexers } from './indexer.js';
+import {
+  metaNamespaceIndexFunc,
+  NamespaceIndex,
+  newIndexer,
+  type Indexer,
+  type Indexers,
+} from './indexer.js';
 import { Lister } from './lister.js';
 import type { ListerWatcher } from './lister-watcher.js';
 import { processDeltas } from './process-deltas.js';
@@ -110,7 +116,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   }
 
   get name(): string {
-    return this.resource.group ? `${this.resource.resource}.${this.resource.group}` : this.resource.resource;
+    return this.resource.group
+      ? `${this.resource.resource}.${this.resource.group}`
+      : this.resource.resource;
   }
 
   /**
@@ -118,22 +126,33 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
    * gets the cache's current content as initial-list adds. Either way its hasSynced() tells when
    * it has seen the initial state.
    */
-  addEventHandler(handler: EventHandler<T> | ResourceEventHandler<T>, options: HandlerOptions = {}): HandlerRegistration {
-    if (this.stopped) throw toApiError(new Error(`informer ${this.name} has stopped; it cannot take handlers`));
+  addEventHandler(
+    handler: EventHandler<T> | ResourceEventHandler<T>,
+    options: HandlerOptions = {},
+  ): HandlerRegistration {
+    if (this.stopped)
+      throw toApiError(new Error(`informer ${this.name} has stopped; it cannot take handlers`));
     let resync = options.resyncPeriodMs ?? this.defaultResyncMs;
     if (resync > 0 && resync < MINIMUM_RESYNC_PERIOD_MS) {
-      this.logger.warn('resync period too small, raised', { informer: this.name, requestedMs: resync, usedMs: MINIMUM_RESYNC_PERIOD_MS });
+      this.logger.warn('resync period too small, raised', {
+        informer: this.name,
+        requestedMs: resync,
+        usedMs: MINIMUM_RESYNC_PERIOD_MS,
+      });
       resync = MINIMUM_RESYNC_PERIOD_MS;
     }
     if (resync > 0) {
       if (this.started) {
         // The reflector's resync timer is fixed once running: a faster handler can't be served.
         if (resync < this.resyncCheckPeriodMs) {
-          this.logger.warn('resync period is smaller than the running informer\'s resync check period; raised', {
-            informer: this.name,
-            requestedMs: resync,
-            usedMs: this.resyncCheckPeriodMs,
-          });
+          this.logger.warn(
+            "resync period is smaller than the running informer's resync check period; raised",
+            {
+              informer: this.name,
+              requestedMs: resync,
+              usedMs: this.resyncCheckPeriodMs,
+            },
+          );
           resync = this.resyncCheckPeriodMs;
         }
       } else if (this.resyncCheckPeriodMs === 0 || resync < this.resyncCheckPeriodMs) {
@@ -142,7 +161,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     }
     const listener = new ProcessorListener<T>(handler, {
       name: options.name ?? `${this.name}#${++this.handlerSeq}`,
-      bufferSize: options.bufferSize ?? this.options.handlerBufferSize ?? DEFAULT_HANDLER_BUFFER_SIZE,
+      bufferSize:
+        options.bufferSize ?? this.options.handlerBufferSize ?? DEFAULT_HANDLER_BUFFER_SIZE,
       resyncPeriodMs: resync,
       cache: this.indexer,
       upstreamSynced: () => this.hasSynced(),
@@ -164,7 +184,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** Stops delivering to a handler; resolves once its current call has returned. */
   async removeEventHandler(registration: HandlerRegistration): Promise<void> {
-    const listener = (registration as unknown as Record<symbol, ProcessorListener<T> | undefined>)[LISTENER];
+    const listener = (registration as unknown as Record<symbol, ProcessorListener<T> | undefined>)[
+      LISTENER
+    ];
     if (!listener || !this.listeners.delete(listener)) return;
     this.syncingListeners.delete(listener);
     await listener.stop();
@@ -182,7 +204,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** Before start: see SharedInformerOptions.transform. */
   setTransform(transform: TransformFunc<T>): void {
-    if (this.started) throw toApiError(new Error('the transform cannot change after the informer started'));
+    if (this.started)
+      throw toApiError(new Error('the transform cannot change after the informer started'));
     this.transform = transform;
   }
 
@@ -213,7 +236,12 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** Resolves true once synced, false if `signal` aborts or the informer stops first. */
   async waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
-    return waitUntil(() => this.hasSynced(), () => this.stopped, this.clock, signal);
+    return waitUntil(
+      () => this.hasSynced(),
+      () => this.stopped,
+      this.clock,
+      signal,
+    );
   }
 
   /** Starts the reflector and the handlers; a second call is a no-op. */
@@ -224,7 +252,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       knownObjects: this.indexer,
       ...(this.transform ? { transformer: this.transform } : {}),
     };
-    const fifo: Queue<T> = this.options.fifo === 'delta' ? new DeltaFIFO<T>(fifoOptions) : new RealFIFO<T>(fifoOptions);
+    const fifo: Queue<T> =
+      this.options.fifo === 'delta' ? new DeltaFIFO<T>(fifoOptions) : new RealFIFO<T>(fifoOptions);
     this.fifo = fifo;
     const r = this.options.reflector ?? {};
     this.reflector = new Reflector<T>({
@@ -233,7 +262,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       store: fifo,
       resyncPeriodMs: this.resyncCheckPeriodMs,
       shouldResync: () => this.shouldResync(),
-      ...(this.options.useWatchList !== undefined ? { useWatchList: this.options.useWatchList } : {}),
+      ...(this.options.useWatchList !== undefined
+        ? { useWatchList: this.options.useWatchList }
+        : {}),
       ...(r.backoff ? { backoff: r.backoff } : {}),
       ...(r.pageSize !== undefined ? { pageSize: r.pageSize } : {}),
       ...(r.minWatchTimeoutMs !== undefined ? { minWatchTimeoutMs: r.minWatchTimeoutMs } : {}),
@@ -264,7 +295,10 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   /** Runs until `signal` aborts, then stops. */
   async run(signal: AbortSignal): Promise<void> {
     this.start();
-    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    if (!signal.aborted)
+      await new Promise<void>((resolve) =>
+        signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
     await this.stop();
   }
 
@@ -306,17 +340,23 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
         { type: 'update', oldObj, newObj },
         oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion,
       ),
-    onDelete: (obj: T | DeletedFinalStateUnknown<T>) => this.distribute({ type: 'delete', obj }, false),
+    onDelete: (obj: T | DeletedFinalStateUnknown<T>) =>
+      this.distribute({ type: 'delete', obj }, false),
   };
 
   private async processLoop(fifo: Queue<T>): Promise<void> {
     while (!this.stopped) {
       try {
-        await fifo.pop((deltas, isInInitialList) => processDeltas(this.distributor, this.indexer, deltas, isInInitialList));
+        await fifo.pop((deltas, isInInitialList) =>
+          processDeltas(this.distributor, this.indexer, deltas, isInInitialList),
+        );
       } catch (err) {
         if (isFIFOClosedError(err)) return;
         // A bad object (no key, a throwing index function) must not stop the informer.
-        this.logger.error('failed to process deltas', { informer: this.name, error: errorField(err) });
+        this.logger.error('failed to process deltas', {
+          informer: this.name,
+          error: errorField(err),
+        });
       }
     }
   }
@@ -344,5 +384,10 @@ export async function waitForCacheSync(
   signal: AbortSignal | undefined,
   ...synced: { hasSynced(): boolean }[]
 ): Promise<boolean> {
-  return waitUntil(() => synced.every((s) => s.hasSynced()), () => false, realClock, signal);
+  return waitUntil(
+    () => synced.every((s) => s.hasSynced()),
+    () => false,
+    realClock,
+    signal,
+  );
 }

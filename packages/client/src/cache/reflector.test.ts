@@ -1,0 +1,331 @@
+import { ApiError, type KubeObject } from '@listwatch/api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConnectionError } from '../client-errors.js';
+import { CacheCluster } from '../testing/cache-cluster.js';
+import { eventually } from '../testing/eventually.js';
+import { FaultyListerWatcher } from '../testing/faulty-lister-watcher.js';
+import { configMap } from '../testing/fixtures.js';
+import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
+import { newIndexer } from './indexer.js';
+import { processDeltas } from './process-deltas.js';
+import { RealFIFO } from './real-fifo.js';
+import { Reflector, type ReflectorStore } from './reflector.js';
+import { newStore, type Store } from './store.js';
+
+const FAST_BACKOFF = { initialMs: 5, maxMs: 20 };
+
+/** A Store that also records what the reflector did to it. */
+function recordingStore(): { store: Store & ReflectorStore; ops: string[] } {
+  const inner = newStore();
+  const ops: string[] = [];
+  const name = (o: KubeObject) => `${o.metadata.name}@${o.metadata.resourceVersion}`;
+  const store = Object.assign(Object.create(inner) as Store, {
+    add: (o: KubeObject) => (ops.push(`add ${name(o)}`), inner.add(o)),
+    update: (o: KubeObject) => (ops.push(`update ${name(o)}`), inner.update(o)),
+    delete: (o: KubeObject) => (ops.push(`delete ${name(o)}`), inner.delete(o)),
+    replace: (list: readonly KubeObject[], rv: string) => (
+      ops.push(`replace ${list.length}@${rv}`),
+      inner.replace(list, rv)
+    ),
+    resync: () => void ops.push('resync'),
+  });
+  return { store: store, ops };
+}
+
+describe('Reflector (client-go tools/cache/reflector.go)', () => {
+  let cluster: CacheCluster;
+  let stop: AbortController;
+
+  beforeEach(() => {
+    cluster = new CacheCluster({ watchCacheSize: 20, bookmarkIntervalMs: 100 });
+    stop = new AbortController();
+  });
+  afterEach(async () => {
+    stop.abort();
+    await cluster.close();
+  });
+
+  it('lists at resourceVersion "0" first, then watches from the list revision with bookmarks and a 5–10 minute timeout', async () => {
+    await cluster.create('configmaps', configMap('ns', 'a'));
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    const { store } = recordingStore();
+    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    const [list, watch] = lw.calls;
+    expect(list?.params).toMatchObject({ resourceVersion: '0' });
+    const listedAt = reflector.lastSyncResourceVersion();
+    expect(watch?.params).toMatchObject({ resourceVersion: listedAt, allowWatchBookmarks: true });
+    expect(watch?.params.timeoutSeconds).toBeGreaterThanOrEqual(300);
+    expect(watch?.params.timeoutSeconds).toBeLessThan(600);
+    expect(store.listKeys()).toEqual(['ns/a']);
+  });
+
+  it('applies every event kind to the store and tracks the last resourceVersion seen', async () => {
+    const { store, ops } = recordingStore();
+    const reflector = new Reflector({
+      listerWatcher: cluster.listerWatcher('configmaps'),
+      store,
+      backoff: FAST_BACKOFF,
+    });
+    void reflector.run(stop.signal);
+    await eventually(() =>
+      expect(ops).toContain('replace 0@' + reflector.lastSyncResourceVersion()),
+    );
+    const created = await cluster.create('configmaps', configMap('ns', 'a'));
+    const updated = await cluster.update('configmaps', { ...created, data: { k: 'v' } });
+    const deleted = await cluster.remove('configmaps', 'ns', 'a');
+    await eventually(() =>
+      expect(ops.slice(1)).toEqual([
+        `add a@${created.metadata.resourceVersion}`,
+        `update a@${updated.metadata.resourceVersion}`,
+        `delete a@${deleted.metadata.resourceVersion}`,
+      ]),
+    );
+    expect(reflector.lastSyncResourceVersion()).toBe(deleted.metadata.resourceVersion);
+    expect(store.list()).toEqual([]);
+  });
+
+  it('advances the resourceVersion on bookmarks while its own resource is quiet', async () => {
+    const { store } = recordingStore();
+    const reflector = new Reflector({
+      listerWatcher: cluster.listerWatcher('configmaps'),
+      store,
+      backoff: FAST_BACKOFF,
+    });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(reflector.lastSyncResourceVersion()).not.toBe(''));
+    const listed = Number(reflector.lastSyncResourceVersion());
+    // Writes to another resource move the global revision; only bookmarks carry it here.
+    await cluster.cacher('secrets');
+    const secret = await cluster.create<KubeObject>('secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: 'ns', name: 's' },
+    });
+    await eventually(() =>
+      expect(Number(reflector.lastSyncResourceVersion())).toBeGreaterThanOrEqual(
+        Number(secret.metadata.resourceVersion),
+      ),
+    );
+    expect(Number(reflector.lastSyncResourceVersion())).toBeGreaterThan(listed);
+    expect(store.list()).toEqual([]);
+  });
+
+  it('re-watches from the last resourceVersion without relisting when a watch ends cleanly or breaks', async () => {
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    const { store } = recordingStore();
+    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    await cluster.create('configmaps', configMap('ns', 'a'));
+    await eventually(() => expect(store.listKeys()).toEqual(['ns/a']));
+    const rv = reflector.lastSyncResourceVersion();
+    lw.breakWatches();
+    await eventually(() => expect(lw.calls.filter((c) => c.verb === 'watch')).toHaveLength(2));
+    expect(lw.calls.map((c) => c.verb)).toEqual(['list', 'watch', 'watch']);
+    expect(lw.calls[2]?.params.resourceVersion).toBe(rv);
+  });
+
+  it('backs off and re-watches after 429 or connection refused, without relisting', async () => {
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    lw.watchErrors.push(
+      ApiError.tooManyRequests('slow down'),
+      new ConnectionError('ECONNREFUSED', 'refused'),
+    );
+    const { store } = recordingStore();
+    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    expect(lw.calls.map((c) => `${c.verb} ${c.outcome}`)).toEqual([
+      'list ok',
+      'watch 429',
+      'watch 503',
+      'watch ok',
+    ]);
+  });
+
+  it('backs off and relists at the last resourceVersion after any other watch error', async () => {
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    lw.watchErrors.push(ApiError.internalError(new Error('boom')));
+    const { store } = recordingStore();
+    const errors: ApiError[] = [];
+    const reflector = new Reflector({
+      listerWatcher: lw,
+      store,
+      backoff: FAST_BACKOFF,
+      watchErrorHandler: (err) => errors.push(err),
+    });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    expect(lw.calls.map((c) => `${c.verb} ${c.outcome}`)).toEqual([
+      'list ok',
+      'watch 500',
+      'list ok',
+      'watch ok',
+    ]);
+    expect(lw.calls[2]?.params.resourceVersion).toBe(lw.calls[1]?.params.resourceVersion);
+    expect(errors.map((e) => e.code)).toEqual([500]);
+  });
+
+  it('counts a watch that ends at once without events as an error and relists', async () => {
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    lw.endWatchesAtOnce = true;
+    const errors: ApiError[] = [];
+    const { store } = recordingStore();
+    const reflector = new Reflector({
+      listerWatcher: lw,
+      store,
+      backoff: FAST_BACKOFF,
+      watchErrorHandler: (e) => errors.push(e),
+    });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(errors.length).toBeGreaterThan(0));
+    expect(errors[0]?.message).toContain('very short watch');
+    lw.endWatchesAtOnce = false;
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    expect(lw.calls.slice(0, 3).map((c) => c.verb)).toEqual(['list', 'watch', 'list']);
+  });
+
+  it('relists at resourceVersion "" when the list resourceVersion has expired (410) or is too large', async () => {
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    lw.watchErrors.push(ApiError.expired('too old resource version: 1 (5)'));
+    lw.listErrors.push(); // the first list succeeds
+    const { store } = recordingStore();
+    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    // The 410 watch is followed by a relist at the last RV (cache-served), not at "".
+    expect(lw.calls.map((c) => `${c.verb} ${c.outcome}`)).toEqual([
+      'list ok',
+      'watch 410',
+      'list ok',
+      'watch ok',
+    ]);
+    expect(lw.calls[2]?.params.resourceVersion).not.toBe('');
+
+    // Now the relist itself is refused with 410 and then "too large": it falls back to "".
+    lw.listErrors.push(ApiError.expired('gone'));
+    lw.watchErrors.push(ApiError.internalError(new Error('force a relist')));
+    lw.breakWatches();
+    await eventually(() =>
+      expect(lw.calls.filter((c) => c.verb === 'list' && c.outcome === 'ok')).toHaveLength(3),
+    );
+    const lists = lw.calls.filter((c) => c.verb === 'list');
+    expect(lists.at(-2)?.outcome).toBe('410');
+    expect(lists.at(-1)?.params.resourceVersion).toBe('');
+  });
+
+  it('turns deletes missed during a 410 gap into tombstones when it relists', async () => {
+    const small = new CacheCluster({ watchCacheSize: 3 });
+    try {
+      const lw = new FaultyListerWatcher(small.listerWatcher('configmaps'));
+      const indexer = newIndexer();
+      const fifo = new RealFIFO({ knownObjects: indexer });
+      const deleted: (KubeObject | DeletedFinalStateUnknown)[] = [];
+      const signal = stop.signal;
+      void (async () => {
+        while (!signal.aborted) {
+          await fifo
+            .pop((deltas, initial) =>
+              processDeltas({ onDelete: (o) => deleted.push(o) }, indexer, deltas, initial),
+            )
+            .catch(() => undefined);
+        }
+      })();
+      for (const name of ['a', 'b', 'c']) await small.create('configmaps', configMap('ns', name));
+      const reflector = new Reflector({ listerWatcher: lw, store: fifo, backoff: FAST_BACKOFF });
+      void reflector.run(signal);
+      await eventually(() => expect(indexer.listKeys().sort()).toEqual(['ns/a', 'ns/b', 'ns/c']));
+      const lastSeen = reflector.lastSyncResourceVersion();
+
+      // The connection drops; while it is down "b" is deleted and the window moves past lastSeen.
+      lw.refuse = true;
+      lw.breakWatches();
+      await small.remove('configmaps', 'ns', 'b');
+      for (let i = 0; i < 5; i++) await small.create('configmaps', configMap('other', `x${i}`));
+      lw.refuse = false;
+
+      await eventually(() => expect(indexer.listKeys()).not.toContain('ns/b'));
+      expect(
+        lw.calls.some(
+          (c) => c.verb === 'watch' && c.outcome === 'ok' && c.params.resourceVersion === lastSeen,
+        ),
+      ).toBe(true);
+      const tombstone = deleted.find((d) => d instanceof DeletedFinalStateUnknown);
+      expect(tombstone).toBeInstanceOf(DeletedFinalStateUnknown);
+      expect((tombstone as DeletedFinalStateUnknown).key).toBe('ns/b');
+      expect((tombstone as DeletedFinalStateUnknown).obj?.metadata.name).toBe('b');
+      await eventually(() => expect(indexer.listKeys()).toHaveLength(7));
+      fifo.close();
+    } finally {
+      stop.abort();
+      await small.close();
+    }
+  });
+
+  it('streams the initial state with a watch-list and swaps it in at the initial-events-end bookmark', async () => {
+    for (const name of ['a', 'b']) await cluster.create('configmaps', configMap('ns', name));
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    const { store, ops } = recordingStore();
+    const reflector = new Reflector({
+      listerWatcher: lw,
+      store,
+      backoff: FAST_BACKOFF,
+      useWatchList: true,
+    });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(ops[0]).toMatch(/^replace 2@/));
+    expect(lw.calls.map((c) => c.verb)).toEqual(['watch']);
+    expect(lw.calls[0]?.params).toMatchObject({
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+      allowWatchBookmarks: true,
+    });
+    // The same watch goes on delivering changes.
+    await cluster.create('configmaps', configMap('ns', 'c'));
+    await eventually(() => expect(store.listKeys().sort()).toEqual(['ns/a', 'ns/b', 'ns/c']));
+    expect(lw.calls).toHaveLength(1);
+  });
+
+  it('falls back to LIST and WATCH when the server rejects watch-list, and stops asking for it', async () => {
+    await cluster.create('configmaps', configMap('ns', 'a'));
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    lw.rejectWatchList = ApiError.invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', []);
+    const { store } = recordingStore();
+    const reflector = new Reflector({
+      listerWatcher: lw,
+      store,
+      backoff: FAST_BACKOFF,
+      useWatchList: true,
+    });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    expect(store.listKeys()).toEqual(['ns/a']);
+    expect(lw.calls.map((c) => `${c.verb} ${c.outcome}`)).toEqual([
+      'watch 422',
+      'list ok',
+      'watch ok',
+    ]);
+    lw.watchErrors.push(ApiError.internalError(new Error('force a new round')));
+    lw.breakWatches();
+    await eventually(() =>
+      expect(lw.calls.filter((c) => c.outcome === 'ok' && c.verb === 'watch')).toHaveLength(2),
+    );
+    expect(lw.calls.filter((c) => c.params.sendInitialEvents)).toHaveLength(1);
+  });
+
+  it('resyncs the store every resync period', async () => {
+    const { store, ops } = recordingStore();
+    const reflector = new Reflector({
+      listerWatcher: cluster.listerWatcher('configmaps'),
+      store,
+      backoff: FAST_BACKOFF,
+      resyncPeriodMs: 20,
+    });
+    void reflector.run(stop.signal);
+    await eventually(() =>
+      expect(ops.filter((o) => o === 'resync').length).toBeGreaterThanOrEqual(2),
+    );
+  });
+});

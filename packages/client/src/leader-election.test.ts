@@ -1,0 +1,143 @@
+import { findBuiltinResource } from '@listwatch/api';
+import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
+import { MemoryStorage } from '@listwatch/storage';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { formatMicroTime, LeaderElector, LeaseLock, type Lease } from './leader-election.js';
+import { silentLogger } from './logger.js';
+import { RestClient } from './rest-client.js';
+import { eventually } from './testing/eventually.js';
+import { PausableProxy } from './testing/pausable-proxy.js';
+
+const leases = findBuiltinResource('leases')!;
+// Short but in client-go's proportions: leaseDuration > renewDeadline > 1.2 × retryPeriod.
+const TIMING = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
+
+describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leaderelection)', () => {
+  let apiserver: RunningApiServer;
+  const cleanups: (() => Promise<void>)[] = [];
+  let n = 0;
+
+  beforeAll(async () => {
+    apiserver = await startApiServer({
+      port: 0,
+      storage: new MemoryStorage(),
+      logger: silentLogger,
+    });
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(async () => {
+    await apiserver.close();
+  });
+
+  function candidate(
+    identity: string,
+    lease: string,
+    server = apiserver.url,
+    extra: { releaseOnCancel?: boolean } = {},
+  ) {
+    const client = new RestClient({ server, retry: { maxRetries: 0 }, timeoutMs: 500 });
+    const stop = new AbortController();
+    const events: string[] = [];
+    const state = { leading: false };
+    const elector = new LeaderElector({
+      lock: new LeaseLock(client.resource<Lease>(leases), 'default', lease, identity),
+      ...TIMING,
+      ...extra,
+      callbacks: {
+        onStartedLeading: (signal) => {
+          state.leading = true;
+          events.push('started');
+          signal.addEventListener('abort', () => (state.leading = false));
+        },
+        onStoppedLeading: () => events.push('stopped'),
+        onNewLeader: (id) => events.push(`leader ${id}`),
+      },
+    });
+    const running = elector.run(stop.signal);
+    cleanups.push(async () => {
+      stop.abort();
+      await running;
+      await client.close();
+    });
+    return { elector, stop, events, state, running };
+  }
+
+  const readLease = async (name: string): Promise<Lease> => {
+    const client = new RestClient({ server: apiserver.url });
+    try {
+      return await client.resource<Lease>(leases).namespace('default').get(name);
+    } finally {
+      await client.close();
+    }
+  };
+
+  it('elects exactly one of several candidates and records it in the Lease', async () => {
+    const lease = `lease-${++n}`;
+    const candidates = ['a', 'b', 'c'].map((id) => candidate(id, lease));
+    await eventually(() => expect(candidates.filter((c) => c.state.leading)).toHaveLength(1));
+    const leader = candidates.find((c) => c.state.leading)!;
+    const record = await readLease(lease);
+    expect(record.spec).toMatchObject({
+      holderIdentity: leader.elector.getLeader(),
+      leaseDurationSeconds: 1,
+      leaseTransitions: 0,
+    });
+    for (const c of candidates)
+      await eventually(() => expect(c.events).toContain(`leader ${leader.elector.getLeader()}`));
+    // Renewals keep it: still one leader after a few lease durations.
+    await new Promise((resolve) => setTimeout(resolve, TIMING.leaseDurationMs));
+    expect(candidates.filter((c) => c.state.leading)).toEqual([leader]);
+  });
+
+  it('hands over when the leader can no longer renew: it steps down, another takes the lease', async () => {
+    const lease = `lease-${++n}`;
+    const proxy = await PausableProxy.start(apiserver.port);
+    cleanups.push(() => proxy.close());
+    const a = candidate('a', lease, proxy.url);
+    await eventually(() => expect(a.state.leading).toBe(true));
+    const b = candidate('b', lease);
+    await eventually(() => expect(b.events).toContain('leader a'));
+    await proxy.pause(); // a is cut off from the apiserver
+    await eventually(() => expect(a.events).toContain('stopped'), 5000);
+    await a.running;
+    await eventually(() => expect(b.state.leading).toBe(true), 5000);
+    const record = await readLease(lease);
+    expect(record.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
+    expect(a.state.leading).toBe(false);
+  });
+
+  it('releases the lease on a clean stop so a successor need not wait for it to expire', async () => {
+    const lease = `lease-${++n}`;
+    const a = candidate('a', lease, apiserver.url, { releaseOnCancel: true });
+    await eventually(() => expect(a.state.leading).toBe(true));
+    a.stop.abort();
+    await a.running;
+    expect(a.events.at(-1)).toBe('stopped');
+    expect((await readLease(lease)).spec).toMatchObject({
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+    });
+    const b = candidate('b', lease);
+    await eventually(() => expect(b.state.leading).toBe(true));
+  });
+
+  it('validates its timing like client-go and writes MicroTime', () => {
+    const lock = {
+      identity: 'x',
+      get: () => Promise.resolve(undefined),
+      create: () => Promise.resolve(),
+      update: () => Promise.resolve(),
+      describe: () => 'x',
+    };
+    const callbacks = { onStartedLeading: () => undefined };
+    expect(
+      () => new LeaderElector({ lock, callbacks, leaseDurationMs: 10, renewDeadlineMs: 10 }),
+    ).toThrow(/leaseDuration must be greater than renewDeadline/);
+    expect(
+      () => new LeaderElector({ lock, callbacks, renewDeadlineMs: 2000, retryPeriodMs: 2000 }),
+    ).toThrow(/retryPeriod\*JitterFactor/);
+    expect(formatMicroTime(Date.UTC(2024, 0, 2, 3, 4, 5, 678))).toBe('2024-01-02T03:04:05.678000Z');
+  });
+});

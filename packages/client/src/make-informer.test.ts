@@ -1,0 +1,105 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findBuiltinResource, type ApiError, type KubeObject } from '@listwatch/api';
+import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
+import { MemoryStorage } from '@listwatch/storage';
+import { tempDir } from '@listwatch/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeConfig } from './kubeconfig.js';
+import { silentLogger } from './logger.js';
+import { makeInformer } from './make-informer.js';
+import { RestClient } from './rest-client.js';
+import { eventually } from './testing/eventually.js';
+import { configMap } from './testing/fixtures.js';
+import { PausableProxy } from './testing/pausable-proxy.js';
+
+describe('makeInformer (the @kubernetes/client-node surface)', () => {
+  let apiserver: RunningApiServer;
+  let proxy: PausableProxy;
+  let dir: { path: string; remove(): void };
+  let kubeConfig: KubeConfig;
+
+  beforeAll(async () => {
+    apiserver = await startApiServer({
+      port: 0,
+      storage: new MemoryStorage(),
+      logger: silentLogger,
+    });
+    proxy = await PausableProxy.start(apiserver.port);
+    dir = tempDir('listwatch-make-informer-');
+    const path = join(dir.path, 'config');
+    writeFileSync(
+      path,
+      `apiVersion: v1
+kind: Config
+current-context: local
+clusters: [{name: local, cluster: {server: '${proxy.url}'}}]
+users: [{name: me, user: {token: not-checked}}]
+contexts: [{name: local, context: {cluster: local, user: me, namespace: default}}]
+`,
+    );
+    kubeConfig = KubeConfig.fromFile(path);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await apiserver.close();
+    dir.remove();
+  });
+
+  it('emits add, update, change and delete, serves list and get, and keeps going through errors', async () => {
+    const writer = new RestClient({ server: apiserver.url });
+    const cms = writer.resource(findBuiltinResource('configmaps')!).namespace('default');
+    await cms.create(configMap('default', 'first'));
+
+    const informer = makeInformer<KubeObject>(kubeConfig, '/api/v1/namespaces/default/configmaps', {
+      labelSelector: '!skip',
+    });
+    const events: string[] = [];
+    const errors: ApiError[] = [];
+    let connects = 0;
+    informer.on('add', (o) => events.push(`add ${o.metadata.name}`));
+    informer.on('update', (o, old) =>
+      events.push(
+        `update ${o.metadata.name} ${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`,
+      ),
+    );
+    informer.on('change', (o) => events.push(`change ${o.metadata.name}`));
+    informer.on('delete', (o) => events.push(`delete ${o.metadata.name}`));
+    informer.on('error', (e) => errors.push(e));
+    informer.on('connect', () => connects++);
+
+    await informer.start();
+    expect(informer.list('default').map((o) => o.metadata.name)).toEqual(['first']);
+    expect(informer.get('first', 'default')?.metadata.name).toBe('first');
+    expect(informer.get('nope', 'default')).toBeUndefined();
+    await eventually(() => expect(connects).toBe(1));
+
+    const second = await cms.create(configMap('default', 'second'));
+    const updated = await cms.update({ ...second, data: { k: 'v' } });
+    await cms.create(configMap('default', 'skipped', undefined, { skip: 'yes' }));
+    await cms.delete('first');
+    await eventually(() =>
+      expect(events).toEqual([
+        'add first',
+        'change first',
+        'add second',
+        'change second',
+        `update second ${second.metadata.resourceVersion}->${updated.metadata.resourceVersion}`,
+        'change second',
+        'delete first',
+        'change first',
+      ]),
+    );
+
+    // Cut the connection: client-node's informer would stop; this one reports and carries on.
+    await proxy.pause();
+    await cms.create(configMap('default', 'while-down'));
+    await eventually(() => expect(errors.length).toBeGreaterThan(0));
+    await proxy.resume();
+    await eventually(() => expect(informer.get('while-down', 'default')).toBeDefined());
+    expect(connects).toBeGreaterThan(1);
+
+    await informer.stop();
+    await writer.close();
+  });
+});

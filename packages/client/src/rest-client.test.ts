@@ -1,0 +1,393 @@
+import {
+  ApiError,
+  findBuiltinResource,
+  type KubeObject,
+  type ResourceDefinition,
+} from '@listwatch/api';
+import { encodeCbor } from '@listwatch/codec';
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectionError } from './client-errors.js';
+import { bearerToken } from './credentials.js';
+import { jsonLineLogger } from './logger.js';
+import { RestClient, type ResourceClient, type RestClientOptions } from './rest-client.js';
+import { configMap } from './testing/fixtures.js';
+import { json, startStream, statusBody, TestServer } from './testing/test-server.js';
+import { makeTestPki, type TestPki } from './testing/tls.js';
+
+const def = (plural: string): ResourceDefinition => findBuiltinResource(plural)!;
+const NO_WAIT = { backoff: { initialMs: 1, maxMs: 2 } };
+
+describe('ResourceClient URLs (k8s.io/client-go/rest request.go URL building)', () => {
+  const client = new RestClient({ server: 'https://example.test:6443/prefix/' });
+  it('puts the core group under /api and the others under /apis/<group>/<version>', () => {
+    expect(client.resource(def('pods')).namespace('ns').collectionPath()).toBe(
+      '/api/v1/namespaces/ns/pods',
+    );
+    expect(client.resource(def('deployments')).namespace('ns').objectPath('web')).toBe(
+      '/apis/apps/v1/namespaces/ns/deployments/web',
+    );
+    expect(client.resource(def('pods')).namespace('ns').objectPath('p', 'ns', 'status')).toBe(
+      '/api/v1/namespaces/ns/pods/p/status',
+    );
+  });
+
+  it('lists a namespaced resource across namespaces when no namespace is set, and never namespaces cluster-scoped ones', () => {
+    expect(client.resource(def('pods')).collectionPath()).toBe('/api/v1/pods');
+    expect(client.resource(def('nodes')).namespace('ns').objectPath('n1')).toBe('/api/v1/nodes/n1');
+  });
+
+  it('refuses to address a namespaced object without a namespace', () => {
+    expect(() => client.resource(def('pods')).objectPath('p')).toThrow(ApiError);
+  });
+
+  it('keeps the server path prefix and escapes every name', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), (name) => {
+        const path = client.resource(def('configmaps')).namespace('ns').objectPath(name);
+        const url = client.url(path);
+        expect(url.pathname.startsWith('/prefix/api/v1/namespaces/ns/configmaps/')).toBe(true);
+        expect(
+          decodeURIComponent(url.pathname.slice('/prefix/api/v1/namespaces/ns/configmaps/'.length)),
+        ).toBe(name);
+      }),
+    );
+  });
+});
+
+describe('RestClient over HTTP', () => {
+  let server: TestServer;
+  const clients: RestClient[] = [];
+  const make = (options: Partial<RestClientOptions> = {}): RestClient => {
+    const c = new RestClient({ server: server.url, retry: NO_WAIT, ...options });
+    clients.push(c);
+    return c;
+  };
+  const cms = (c: RestClient): ResourceClient => c.resource(def('configmaps')).namespace('ns');
+
+  beforeAll(async () => {
+    server = await TestServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    server.requests.length = 0;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('sends JSON with Accept application/json and the bearer token, and decodes the reply', async () => {
+    server.handle((req, res) =>
+      json(res, 201, {
+        ...JSON.parse(req.body),
+        metadata: { name: 'a', namespace: 'ns', resourceVersion: '7' },
+      }),
+    );
+    const created = await cms(make({ credentials: bearerToken('s3cret') })).create(
+      configMap('ns', 'a'),
+    );
+    expect(created.metadata.resourceVersion).toBe('7');
+    const [req] = server.requests;
+    expect(req).toMatchObject({ method: 'POST', url: '/api/v1/namespaces/ns/configmaps' });
+    expect(req?.headers).toMatchObject({
+      accept: 'application/json',
+      'content-type': 'application/json',
+      authorization: 'Bearer s3cret',
+    });
+  });
+
+  it('turns a Status response into an ApiError with its code, reason and details', async () => {
+    server.handle((_req, res) =>
+      json(
+        res,
+        409,
+        statusBody(409, 'Conflict', 'Operation cannot be fulfilled', {
+          name: 'a',
+          kind: 'configmaps',
+        }),
+      ),
+    );
+    const err = await cms(make())
+      .update(configMap('ns', 'a'))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({
+      code: 409,
+      reason: 'Conflict',
+      message: 'Operation cannot be fulfilled',
+    });
+    expect((err as ApiError).status.details?.name).toBe('a');
+  });
+
+  it('turns a response that is not a Status into an ApiError with the HTTP code', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>bad gateway</html>');
+    });
+    const err = await cms(make({ retry: { maxRetries: 0 } }))
+      .get('a')
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 502, message: '<html>bad gateway</html>' });
+    server.handle((_req, res) => {
+      res.writeHead(404);
+      res.end();
+    });
+    const notFound = await cms(make())
+      .get('a')
+      .catch((e: unknown) => e);
+    expect(notFound).toMatchObject({
+      code: 404,
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+    });
+  });
+
+  it('retries a GET after 429, honouring Retry-After', async () => {
+    let calls = 0;
+    server.handle((_req, res) => {
+      if (++calls < 3)
+        return json(res, 429, statusBody(429, 'TooManyRequests', 'slow down'), {
+          'retry-after': '0',
+        });
+      json(res, 200, configMap('ns', 'a'));
+    });
+    const got = await cms(make()).get('a');
+    expect(got.metadata.name).toBe('a');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('retries a GET on a 5xx only when the server sent Retry-After', async () => {
+    server.handle((req, res) =>
+      server.requests.length === 1
+        ? json(res, 503, statusBody(503, 'ServiceUnavailable', 'starting'), { 'retry-after': '0' })
+        : json(res, 200, configMap('ns', req.url.endsWith('/b') ? 'b' : 'a')),
+    );
+    await cms(make()).get('a');
+    expect(server.requests).toHaveLength(2);
+    server.requests.length = 0;
+    server.handle((_req, res) => json(res, 500, statusBody(500, 'InternalError', 'boom')));
+    await expect(cms(make()).get('b')).rejects.toMatchObject({ code: 500 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('gives up after maxRetries', async () => {
+    server.handle((_req, res) =>
+      json(res, 429, statusBody(429, 'TooManyRequests', 'no'), { 'retry-after': '0' }),
+    );
+    await expect(cms(make({ retry: { maxRetries: 2 } })).get('a')).rejects.toMatchObject({
+      code: 429,
+      retryAfterSeconds: 0,
+    });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('never retries a write after a response, whatever the status', async () => {
+    for (const code of [429, 503]) {
+      server.requests.length = 0;
+      server.handle((_req, res) =>
+        json(
+          res,
+          code,
+          statusBody(code, code === 429 ? 'TooManyRequests' : 'ServiceUnavailable', 'no'),
+          { 'retry-after': '0' },
+        ),
+      );
+      await expect(cms(make()).create(configMap('ns', 'a'))).rejects.toMatchObject({ code });
+      expect(server.requests).toHaveLength(1);
+    }
+  });
+
+  it('retries any verb when the connection was refused, as the request was never sent', async () => {
+    const port = server.port;
+    await server.close();
+    let restarted: Promise<void> | undefined;
+    const logger = jsonLineLogger({
+      level: 'info',
+      write: (line) => {
+        if (line.includes('retrying request after connection error'))
+          restarted ??= server.listen(port);
+      },
+    });
+    server.handle((_req, res) => json(res, 201, configMap('ns', 'a')));
+    const created = await cms(
+      make({ logger, retry: { backoff: { initialMs: 20, maxMs: 50 } } }),
+    ).create(configMap('ns', 'a'));
+    expect(created.metadata.name).toBe('a');
+    expect(server.requests.map((r) => r.method)).toEqual(['POST']);
+  });
+
+  it('retries a GET whose connection was reset, but not a POST', async () => {
+    server.handle((req, res) => {
+      if (server.requests.length === 1 || req.method === 'POST') return void res.destroy();
+      json(res, 200, configMap('ns', 'a'));
+    });
+    await cms(make()).get('a');
+    expect(server.requests).toHaveLength(2);
+    server.requests.length = 0;
+    await expect(cms(make()).create(configMap('ns', 'a'))).rejects.toBeInstanceOf(ConnectionError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('times out a request that gets no answer with a 504 Timeout', async () => {
+    server.handle(() => undefined);
+    await expect(cms(make({ timeoutMs: 50 })).get('a')).rejects.toMatchObject({
+      code: 504,
+      reason: 'Timeout',
+    });
+    server.dropConnections();
+  });
+
+  it('serves other requests while a watch holds its own connection, even with a pool of one', async () => {
+    server.handle((req, res) => {
+      if (req.url.includes('watch=1')) {
+        startStream(res);
+        return;
+      }
+      json(res, 200, configMap('ns', 'a'));
+    });
+    const c = make({ maxConnections: 1 });
+    const first = await cms(c).get('a');
+    const watch = await cms(c).watch({ resourceVersion: '1' });
+    const second = await cms(c).get('a');
+    expect([first.metadata.name, second.metadata.name]).toEqual(['a', 'a']);
+    watch.close();
+  });
+
+  it('pages through a list and falls back to one full list when the continue token expired', async () => {
+    server.handle((req, res) => {
+      const q = new URL(req.url, 'http://x').searchParams;
+      const list = (names: string[], cont?: string) => ({
+        kind: 'ConfigMapList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '10', ...(cont ? { continue: cont } : {}) },
+        items: names.map((n) => configMap('ns', n, '5')),
+      });
+      if (q.get('continue') === 'page2') return json(res, 200, list(['c', 'd'], 'page3'));
+      if (q.get('continue') === 'page3')
+        return json(
+          res,
+          410,
+          statusBody(410, 'Expired', 'The provided continue parameter is too old'),
+        );
+      if (q.get('limit') === '2') return json(res, 200, list(['a', 'b'], 'page2'));
+      json(res, 200, list(['a', 'b', 'c', 'd', 'e']));
+    });
+    const all = await cms(make()).listAll({ resourceVersion: '0' }, { pageSize: 2 });
+    expect(all.items.map((i) => i.metadata.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(all.metadata).toEqual({ resourceVersion: '10' });
+    expect(server.requests.map((r) => new URL(r.url, 'http://x').search)).toEqual([
+      '?resourceVersion=0&limit=2',
+      '?limit=2&continue=page2',
+      '?limit=2&continue=page3',
+      '?resourceVersion=0',
+    ]);
+  });
+
+  it('sends each patch flavour with its content type, and DeleteOptions with a delete', async () => {
+    server.handle((_req, res) => json(res, 200, configMap('ns', 'a')));
+    const c = cms(make());
+    await c.patch('a', { data: { x: '1' } });
+    await c.patch('a', [{ op: 'add', path: '/data/x', value: '1' }], 'json');
+    await c.patch('a', { data: { x: '1' } }, 'strategic', { fieldManager: 'me', dryRun: true });
+    await c.delete('a', {
+      propagationPolicy: 'Foreground',
+      preconditions: { resourceVersion: '3' },
+    });
+    expect(server.requests.map((r) => [r.method, r.headers['content-type'], r.url])).toEqual([
+      ['PATCH', 'application/merge-patch+json', '/api/v1/namespaces/ns/configmaps/a'],
+      ['PATCH', 'application/json-patch+json', '/api/v1/namespaces/ns/configmaps/a'],
+      [
+        'PATCH',
+        'application/strategic-merge-patch+json',
+        '/api/v1/namespaces/ns/configmaps/a?dryRun=All&fieldManager=me',
+      ],
+      ['DELETE', 'application/json', '/api/v1/namespaces/ns/configmaps/a'],
+    ]);
+    expect(JSON.parse(server.requests[3]!.body)).toEqual({
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      propagationPolicy: 'Foreground',
+      preconditions: { resourceVersion: '3' },
+    });
+  });
+
+  it('asks for CBOR when configured and decodes it', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/cbor' });
+      res.end(Buffer.from(encodeCbor(configMap('ns', 'a', '9'))));
+    });
+    const got = await cms(make({ encoding: 'cbor' })).get('a');
+    expect(got.metadata).toMatchObject({ name: 'a', resourceVersion: '9' });
+    expect(server.requests[0]?.headers.accept).toContain('application/cbor');
+  });
+});
+
+describe('RestClient over TLS', () => {
+  let pki: TestPki;
+  let server: TestServer;
+  const clients: RestClient[] = [];
+  const make = (options: Partial<RestClientOptions>): RestClient => {
+    const c = new RestClient({ server: server.url, retry: { maxRetries: 0 }, ...options });
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    pki = makeTestPki();
+    server = await TestServer.start({
+      tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true },
+      http2: true,
+    });
+    server.handle((req, res) =>
+      json(res, 200, {
+        ...configMap('ns', 'a'),
+        seenAs: req.clientCN ?? 'anonymous',
+        protocol: req.protocol,
+      }),
+    );
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+  });
+  afterAll(async () => {
+    await server.close();
+    pki.remove();
+  });
+
+  const get = (c: RestClient): Promise<KubeObject> =>
+    c.resource(def('configmaps')).namespace('ns').get('a');
+
+  it('verifies the server against the CA and presents the client certificate', async () => {
+    const got = await get(
+      make({
+        tls: { ca: pki.ca },
+        credentials: {
+          credentials: () =>
+            Promise.resolve({ clientCertificate: { cert: pki.clientCert, key: pki.clientKey } }),
+        },
+      }),
+    );
+    expect(got).toMatchObject({ seenAs: 'test-user', protocol: 'http/1.1' });
+  });
+
+  it('refuses a server its CA did not sign, unless told to skip verification', async () => {
+    await expect(get(make({}))).rejects.toBeInstanceOf(ConnectionError);
+    const got = await get(make({ tls: { insecureSkipTlsVerify: true } }));
+    expect(got).toMatchObject({ seenAs: 'anonymous' });
+  });
+
+  it('checks the certificate against tls-server-name instead of the host', async () => {
+    await expect(
+      get(make({ tls: { ca: pki.ca, servername: 'apiserver.test' } })),
+    ).resolves.toMatchObject({ seenAs: 'anonymous' });
+    await expect(
+      get(make({ tls: { ca: pki.ca, servername: 'elsewhere.test' } })),
+    ).rejects.toBeInstanceOf(ConnectionError);
+  });
+
+  it('speaks HTTP/2 when asked to', async () => {
+    await expect(get(make({ tls: { ca: pki.ca }, http2: true }))).resolves.toMatchObject({
+      protocol: 'h2',
+    });
+  });
+});

@@ -1,0 +1,61 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A TCP proxy in front of a server, to cut a client off from it the way a network failure
+ * does: `pause()` resets every connection and stops listening, so new ones are refused
+ * (ECONNREFUSED — which a reflector treats differently from a reset: it re-watches instead of
+ * relisting; the harness's TcpProxy accepts and resets instead); `resume()` listens again on
+ * the same port.
+ */
+export class PausableProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(private readonly targetPort: number) {}
+
+  static async start(targetPort: number): Promise<PausableProxy> {
+    const proxy = new PausableProxy(targetPort);
+    await proxy.resume();
+    return proxy;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async resume(): Promise<void> {
+    if (this.server) return;
+    const server = createServer((client) => {
+      const upstream = connect(this.targetPort, '127.0.0.1');
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  async pause(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.resetAndDestroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async close(): Promise<void> {
+    await this.pause();
+  }
+}
