@@ -4,6 +4,7 @@ import { EtcdCluster, tempDir } from '@listwatch/testing';
 import fc from 'fast-check';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { Agent, get as httpGet } from 'node:http';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -205,6 +206,24 @@ describe('the watch cache disabled (--default-watch-cache-size 0)', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('shutdown', () => {
+  it('closes keep-alive connections too: no request reaches the closed storage afterwards', async () => {
+    const server = await testServer(new MemoryStorage({ compactionInterval: 0 }));
+    const agent = new Agent({ keepAlive: true });
+    const get = () =>
+      new Promise<number>((resolve, reject) =>
+        httpGet(`${server.url}/api/v1/namespaces`, { agent }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject),
+      );
+    expect(await get()).toBe(200);
+    await server.close();
+    await expect(get()).rejects.toThrow();
+    agent.destroy();
   });
 });
 

@@ -1,6 +1,10 @@
 import { builtinResources, type ResourceDefinition } from '@listwatch/api';
 import { createStorage, type Logger, type Storage, type StorageBackend } from '@listwatch/storage';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+} from 'node:http';
 import {
   createSecureServer,
   createServer as createH2cServer,
@@ -13,12 +17,14 @@ import {
   type Server as NetServer,
   type Socket,
 } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
 import { jsonLogger } from './logger.js';
 import { ApiServerMetrics } from './metrics.js';
 import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
 import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-registry.js';
 import type { ServerContext } from './server-context.js';
+import { isWebSocketUpgrade, serveIgnoringUpgrade } from './transports/ignored-upgrade.js';
 import { webSocketWatch } from './transports/websocket-watch.js';
 
 export interface ApiServerOptions {
@@ -65,6 +71,9 @@ const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 const H2_SETTINGS = { initialWindowSize: 4 * 1024 * 1024, maxConcurrentStreams: 250 };
 const H2_SESSION_WINDOW = 16 * 1024 * 1024;
 
+/** How long shutdown waits for in-flight requests before closing connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const logger = options.logger ?? jsonLogger('info');
@@ -108,13 +117,24 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     mutating: options.maxMutatingRequestsInflight ?? 200,
   });
   const callback = app.callback();
+  // Requests being served: shutdown waits for them (writes acknowledged are never cut off).
+  let active = 0;
+  let drained: (() => void) | undefined;
   const handler = (
     req: Parameters<typeof callback>[0],
     res: Parameters<typeof callback>[1],
   ): void => {
+    active++;
+    res.once('close', () => {
+      if (--active === 0) drained?.();
+    });
     void callback(req, res);
   };
-  const upgrade = webSocketWatch(context);
+  const webSocket = webSocketWatch(context);
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (isWebSocketUpgrade(req)) webSocket(req, socket, head);
+    else serveIgnoringUpgrade(req, socket, head, handler);
+  };
 
   let listener: NetServer | Http2SecureServer;
   const http1: HttpServer = createHttpServer(handler);
@@ -148,6 +168,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     });
     listener = plain;
   }
+  // Every connection, so shutdown can close keep-alive ones too (no request may reach a closed storage).
+  const sockets = new Set<Socket>();
+  listener.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
@@ -170,8 +196,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
       await registry.stop();
       http1.closeIdleConnections();
-      await new Promise((r) => setTimeout(r, 50));
-      http1.closeAllConnections();
+      if (active > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => (drained = resolve)),
+          new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+        ]);
+      }
+      for (const socket of sockets) socket.destroy();
       h2c?.close();
       await storage.close();
       logger.info('apiserver stopped', { url });
