@@ -13,7 +13,7 @@ import type { CacherMetrics } from './cacher-metrics.js';
 import { Dispatcher, type WatcherScope } from './dispatcher.js';
 import type { WatchCacheEvent } from './event-window.js';
 import { SelectionPredicate } from './predicate.js';
-import { listFromStorage, type Page } from './storage-lister.js';
+import { isExactRead, listFromStorage, pageResult } from './storage-lister.js';
 import { WatchCache } from './watch-cache.js';
 import type { ListWatchSource } from './list-watch-source.js';
 
@@ -309,14 +309,8 @@ export class Cacher implements ListWatchSource {
     };
 
     // Continuations and exact reads are served at their revision by storage.
-    const exact =
-      request.resourceVersionMatch === 'Exact' ||
-      (request.resourceVersionMatch === undefined &&
-        limit !== undefined &&
-        rv !== '' &&
-        rv !== '0');
     if (request.continue) return fromStorage(undefined);
-    if (exact) return fromStorage(Number(rv));
+    if (isExactRead(request)) return fromStorage(Number(rv));
 
     if (!this.ready) {
       // While re-initializing, only cheap paginated unfiltered lists may go to storage (#65954).
@@ -542,15 +536,4 @@ export class Cacher implements ListWatchSource {
       this.cache.window.age(now),
     );
   }
-}
-
-function pageResult(page: Page): CacheListResult {
-  return {
-    items: page.items,
-    resourceVersion: String(page.revision),
-    ...(page.continueToken !== undefined ? { continue: page.continueToken } : {}),
-    ...(page.remainingItemCount !== undefined
-      ? { remainingItemCount: page.remainingItemCount }
-      : {}),
-  };
 }

@@ -10,6 +10,7 @@ import {
 import { isStorageError } from '../storage-error.js';
 import type { Storage } from '../storage.js';
 import { objectFields, objectLabels } from './cache-store.js';
+import type { CacheListRequest, CacheListResult } from './cacher.js';
 import type { SelectionPredicate } from './predicate.js';
 
 export interface PageRequest {
@@ -118,4 +119,33 @@ export async function listFromStorage(
     if (!filtering) result.remainingItemCount = remaining;
   }
   return result;
+}
+
+/**
+ * Whether a LIST must be read exactly at its resourceVersion (from storage): `Exact`, or the
+ * legacy form — a resourceVersion other than 0 together with a limit (server.md §1).
+ */
+export function isExactRead(
+  request: Pick<CacheListRequest, 'resourceVersion' | 'resourceVersionMatch' | 'limit'>,
+): boolean {
+  const rv = request.resourceVersion ?? '';
+  if (request.resourceVersionMatch === 'Exact') return true;
+  return (
+    request.resourceVersionMatch === undefined &&
+    (request.limit ?? 0) > 0 &&
+    rv !== '' &&
+    rv !== '0'
+  );
+}
+
+/** A storage page as the LIST result the apiserver writes. */
+export function pageResult(page: Page): CacheListResult {
+  return {
+    items: page.items,
+    resourceVersion: String(page.revision),
+    ...(page.continueToken !== undefined ? { continue: page.continueToken } : {}),
+    ...(page.remainingItemCount !== undefined
+      ? { remainingItemCount: page.remainingItemCount }
+      : {}),
+  };
 }

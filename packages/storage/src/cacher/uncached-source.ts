@@ -8,7 +8,7 @@ import type { CacheListRequest, CacheListResult, CacheWatchRequest } from './cac
 import { CacheWatcher, ownEvent, type CacheWatchEvent } from './cache-watcher.js';
 import type { WatchCacheEvent } from './event-window.js';
 import { SelectionPredicate } from './predicate.js';
-import { listFromStorage } from './storage-lister.js';
+import { isExactRead, listFromStorage, pageResult } from './storage-lister.js';
 import { tooLargeResourceVersion } from './watch-cache.js';
 import type { ListWatchSource } from './list-watch-source.js';
 
@@ -47,12 +47,7 @@ export class UncachedSource implements ListWatchSource {
   async list(request: CacheListRequest): Promise<CacheListResult> {
     const rv = request.resourceVersion ?? '';
     const limit = request.limit && request.limit > 0 ? request.limit : undefined;
-    const exact =
-      request.resourceVersionMatch === 'Exact' ||
-      (request.resourceVersionMatch === undefined &&
-        limit !== undefined &&
-        rv !== '' &&
-        rv !== '0');
+    const exact = isExactRead(request);
     const page = await listFromStorage(this.storage, this.definition, {
       scopePrefix: this.keys.scope(request.namespace),
       predicate: request.predicate ?? SelectionPredicate.everything,
@@ -63,14 +58,7 @@ export class UncachedSource implements ListWatchSource {
     // NotOlderThan from storage: the latest read must be at least that new (etcd3 store.GetList).
     if (!exact && rv !== '' && rv !== '0' && page.revision < Number(rv))
       throw tooLargeResourceVersion(Number(rv), page.revision);
-    return {
-      items: page.items,
-      resourceVersion: String(page.revision),
-      ...(page.continueToken !== undefined ? { continue: page.continueToken } : {}),
-      ...(page.remainingItemCount !== undefined
-        ? { remainingItemCount: page.remainingItemCount }
-        : {}),
-    };
+    return pageResult(page);
   }
 
   async watch(request: CacheWatchRequest): Promise<CacheWatcher> {
