@@ -429,9 +429,13 @@ function spec(kind: string, properties: Record<string, Schema>, required?: strin
   });
 }
 
+/**
+ * DeploymentSpec and ReplicaSetSpec are listed field for field (k8s.io/api apps/v1 types.go),
+ * so they are closed: server-side field validation catches `spec.replica` typos.
+ */
 function workloadSpec(kind: string, extra: Record<string, Schema>): Schema {
-  return spec(
-    kind,
+  return object(
+    `${kind}Spec is the specification of a ${kind}.`,
     {
       minReadySeconds: int32(
         'Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available.',
@@ -447,7 +451,7 @@ function workloadSpec(kind: string, extra: Record<string, Schema>): Schema {
       ),
       ...extra,
     },
-    ['selector'],
+    { required: ['selector'] },
   );
 }
 

@@ -2,6 +2,7 @@ import { ApiError } from '@listwatch/api';
 import { CodecError, decodeCbor } from '@listwatch/codec';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
+import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from '../protobuf/kube-protobuf.js';
 
 /** Reads the whole request body; past `limit` bytes it is a 413 and the rest is not buffered. */
 export async function readBody(
@@ -29,7 +30,7 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Decodes a create/update body: JSON or CBOR; anything else is 415. */
+/** Decodes a create/update body: JSON, CBOR or (some kinds') protobuf; anything else is 415. */
 export function decodeBody(body: Buffer, contentType: string | undefined): unknown {
   const type = mediaType(contentType);
   if (body.length === 0) throw ApiError.badRequest('the body of the request is empty');
@@ -44,6 +45,8 @@ export function decodeBody(body: Buffer, contentType: string | undefined): unkno
       throw ApiError.badRequest(`error decoding the body: ${(err as Error).message}`);
     }
   }
+  // kubectl's typed clients (`kubectl create namespace|configmap|secret`) send protobuf.
+  if (type === PROTOBUF_MEDIA_TYPE) return decodeKubeProtobuf(body);
   if (type === 'application/cbor') {
     try {
       return decodeCbor(body);

@@ -1,4 +1,10 @@
-import { ApiError, parseListOptions, type KubeObject } from '@listwatch/api';
+import {
+  ApiError,
+  parseListOptions,
+  successStatus,
+  type KubeObject,
+  type Status,
+} from '@listwatch/api';
 import { isStorageError } from '@listwatch/storage';
 import { beginNamespaceDeletion } from '../registry/namespace-lifecycle.js';
 import { decodeBody, readBody } from './body.js';
@@ -47,6 +53,20 @@ function checkPreconditions(
 }
 
 /**
+ * What an immediate delete answers (registry/generic Store.Delete): pods return the deleted
+ * object (ReturnDeletedObject), everything else a Success Status naming it.
+ */
+function deletedReply(scope: RequestScope, deleted: KubeObject): KubeObject | Status {
+  if (scope.definition.plural === 'pods') return deleted;
+  return successStatus({
+    name: deleted.metadata.name ?? '',
+    ...(scope.definition.group ? { group: scope.definition.group } : {}),
+    kind: scope.definition.plural,
+    ...(deleted.metadata.uid ? { uid: deleted.metadata.uid } : {}),
+  });
+}
+
+/**
  * DELETE one object. Objects with finalizers are only marked (deletionTimestamp) and kept until
  * their finalizers are removed; namespaces go through the namespace lifecycle. The reply is the
  * object's last state, as kube-apiserver sends it.
@@ -91,7 +111,7 @@ export async function deleteObject(scope: RequestScope): Promise<void> {
     const deleted = await storage.delete(key, {
       expectedRevision: Number(current.metadata.resourceVersion),
     });
-    writeObject(scope.ctx, 200, deleted, scope.definition);
+    writeObject(scope.ctx, 200, deletedReply(scope, deleted), scope.definition);
   } catch (err) {
     if (isStorageError(err, 'ResourceVersionConflicts')) throw ApiError.conflict(scope.gr, name);
     throw interpret(scope, name, err);

@@ -227,16 +227,22 @@ describe.each(backends())('the apiserver on $name storage', (backend) => {
     ]);
   });
 
-  it('delete returns the last state; preconditions that do not hold are 409', async () => {
+  it('delete answers a Success Status naming the object (pods: the object); preconditions that do not hold are 409', async () => {
     const ns = await namespace();
     const created = await api.post(`/api/v1/namespaces/${ns}/configmaps`, cm('a'));
     const path = `/api/v1/namespaces/${ns}/configmaps/a`;
     const wrongUid = await api.delete<Status>(path, { preconditions: { uid: 'other' } });
     expect(wrongUid.status).toBe(409);
     expect(wrongUid.body.message).toContain('Precondition failed: UID in precondition: other');
-    const deleted = await api.delete(path, { preconditions: { uid: created.body.metadata.uid } });
+    const deleted = await api.delete<Status>(path, {
+      preconditions: { uid: created.body.metadata.uid },
+    });
     expect(deleted.status).toBe(200);
-    expect(deleted.body.metadata.name).toBe('a');
+    expect(deleted.body).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name: 'a', kind: 'configmaps', uid: created.body.metadata.uid },
+    });
     expect((await api.get(path)).status).toBe(404);
   });
 

@@ -1,14 +1,40 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
-import { applyPatch } from '../patch/apply-patch.js';
+import { isStorageError } from '@listwatch/storage';
+import { applyPatch, patchMediaType, supportedPatchTypes } from '../patch/apply-patch.js';
+import { unsupportedPatchType } from '../patch/patch-error.js';
 import type { JsonObject } from '../patch/json-value.js';
+import {
+  fieldValidationOf,
+  pruneUnknownFields,
+  strictBodyError,
+  strictDecodingMessage,
+  unknownFieldMessages,
+  type WriteOptionsKind,
+} from '../registry/field-validation.js';
 import { admitNamespace } from '../registry/namespace-lifecycle.js';
 import { asObject, prepareForCreate, prepareForUpdate } from '../registry/strategy.js';
 import { decodeBody, readBody } from './body.js';
 import { interpret, isDryRun, objectKey, requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
+import { addWarnings } from './warnings.js';
 
 async function body(scope: RequestScope): Promise<Buffer> {
   return readBody(scope.ctx.req, scope.server.maxRequestBodyBytes);
+}
+
+/** Decodes a create/update body and drops its unknown fields, as fieldValidation says. */
+async function decodeObject(
+  scope: RequestScope,
+  optionsKind: WriteOptionsKind,
+): Promise<KubeObject> {
+  const validation = fieldValidationOf(scope.query, optionsKind);
+  const object = asObject(decodeBody(await body(scope), scope.ctx.get('content-type')));
+  const unknown = pruneUnknownFields(scope.definition, object);
+  if (unknown.length && validation === 'Strict')
+    throw strictBodyError(scope.definition, object, unknown);
+  if (unknown.length && validation === 'Warn')
+    addWarnings(scope.ctx, unknownFieldMessages(unknown));
+  return object;
 }
 
 function subresourceOf(scope: RequestScope): 'status' | undefined {
@@ -35,7 +61,7 @@ export async function createObject(scope: RequestScope): Promise<void> {
   }
   const object = prepareForCreate(
     definition,
-    asObject(decodeBody(await body(scope), scope.ctx.get('content-type'))),
+    await decodeObject(scope, 'CreateOptions'),
     scope.namespace,
   );
   const name = object.metadata.name ?? '';
@@ -49,7 +75,20 @@ export async function createObject(scope: RequestScope): Promise<void> {
   writeObject(scope.ctx, 201, created, definition);
 }
 
-/** Writes `compute(current)` with optimistic concurrency; a stale resourceVersion is 409. */
+/**
+ * Leaves a guaranteedUpdate whose result is deleting with no finalizers left: such an object is
+ * deleted, not written (registry/generic/registry/store.go shouldDeleteDuringUpdate).
+ */
+class FinalizersEmptied extends Error {
+  constructor(readonly revision: string | undefined) {
+    super('finalizers emptied');
+  }
+}
+
+/**
+ * Writes `compute(current)` with optimistic concurrency; a stale resourceVersion is 409. An update
+ * that removes the last finalizer of an object being deleted deletes it.
+ */
 async function updateWith(
   scope: RequestScope,
   name: string,
@@ -67,17 +106,30 @@ async function updateWith(
     ) {
       throw ApiError.conflict(scope.gr, name);
     }
+    if (!dryRun && next.metadata.deletionTimestamp && !next.metadata.finalizers?.length)
+      throw new FinalizersEmptied(current.metadata.resourceVersion);
     return next;
   };
   try {
     if (dryRun) {
       const current = await scope.server.storage.get(key);
       if (!current) throw ApiError.notFound(scope.gr, name);
-      return tryUpdate(current);
+      // Nothing is written: the answer carries the stored resourceVersion (kubectl diff shows it).
+      const next = tryUpdate(current);
+      next.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
+      return next;
     }
     return await scope.server.storage.guaranteedUpdate(key, tryUpdate);
   } catch (err) {
-    throw interpret(scope, name, err);
+    if (!(err instanceof FinalizersEmptied)) throw interpret(scope, name, err);
+    // The reply is the object's last state, as kube's deleteWithoutFinalizers returns it.
+    return scope.server.storage
+      .delete(key, { expectedRevision: Number(err.revision) })
+      .catch((deleteErr: unknown) => {
+        if (isStorageError(deleteErr, 'ResourceVersionConflicts'))
+          throw ApiError.conflict(scope.gr, name);
+        throw interpret(scope, name, deleteErr);
+      });
   }
 }
 
@@ -85,7 +137,7 @@ async function updateWith(
 export async function updateObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
   const subresource = subresourceOf(scope);
-  const incoming = asObject(decodeBody(await body(scope), scope.ctx.get('content-type')));
+  const incoming = await decodeObject(scope, 'UpdateOptions');
   const updated = await updateWith(scope, name, (current) => {
     const next = prepareForUpdate(
       scope.definition,
@@ -104,14 +156,23 @@ export async function updateObject(scope: RequestScope): Promise<void> {
 export async function patchObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
   const subresource = subresourceOf(scope);
+  const validation = fieldValidationOf(scope.query, 'PatchOptions');
   const patch = await body(scope);
   const contentType = scope.ctx.get('content-type');
   const { definition } = scope;
+  // An unsupported patch type (server-side apply) is 415 before the object is even read.
+  const accepted = supportedPatchTypes({ group: definition.group, kind: definition.kind });
+  if (!accepted.includes(patchMediaType(contentType))) throw unsupportedPatchType(accepted);
+  let unknown: string[] = [];
   const updated = await updateWith(scope, name, (current) => {
     const patched = applyPatch(contentType, current as unknown as JsonObject, patch, {
       group: definition.group,
       kind: definition.kind,
     }) as unknown as KubeObject;
+    // The patched object is decoded strictly (patch.go applyPatchToCurrentObject).
+    unknown = pruneUnknownFields(definition, asObject(patched));
+    if (unknown.length && validation === 'Strict')
+      throw ApiError.badRequest(strictDecodingMessage(unknown));
     const requested = patched.metadata?.resourceVersion;
     const next = prepareForUpdate(definition, asObject(patched), current, subresource);
     // A resourceVersion the patch itself sets is a precondition; otherwise the read state is.
@@ -120,6 +181,7 @@ export async function patchObject(scope: RequestScope): Promise<void> {
     else delete next.metadata.resourceVersion;
     return next;
   });
+  if (validation === 'Warn') addWarnings(scope.ctx, unknownFieldMessages(unknown));
   writeObject(scope.ctx, 200, updated, definition);
 }
 

@@ -12,6 +12,12 @@ import { randomUUID } from 'node:crypto';
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
 
+/**
+ * Every namespace carries its name as this label, so selectors can pick namespaces by name
+ * (namespace strategy Canonicalize, on create and update).
+ */
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
 /** Fields outside spec that a write may not change through the main resource. */
 const SYSTEM_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
@@ -109,7 +115,10 @@ export function prepareForCreate(
       ...(isRecord(object['status']) ? object['status'] : {}),
     };
   }
+  // core/v1 SetDefaults_Secret.
+  if (definition.plural === 'secrets' && !object['type']) object['type'] = 'Opaque';
   if (definition.plural === 'namespaces') {
+    meta.labels = { ...meta.labels, [NAMESPACE_NAME_LABEL]: meta.name ?? '' };
     object['spec'] = {
       finalizers: ['kubernetes'],
       ...(isRecord(object['spec']) ? object['spec'] : {}),
@@ -163,10 +172,13 @@ export function prepareForUpdate(
       else delete result['status'];
     }
   }
+  if (definition.plural === 'secrets' && !result['type']) result['type'] = 'Opaque';
   const meta = result.metadata;
   meta.name = name;
   if (definition.namespaced) meta.namespace = current.metadata.namespace ?? '';
   else delete meta.namespace;
+  if (definition.plural === 'namespaces')
+    meta.labels = { ...meta.labels, [NAMESPACE_NAME_LABEL]: name };
   if (current.metadata.uid !== undefined) meta.uid = current.metadata.uid;
   if (current.metadata.creationTimestamp !== undefined)
     meta.creationTimestamp = current.metadata.creationTimestamp;

@@ -1,4 +1,5 @@
 import { ApiError, toApiError } from '@listwatch/api';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -7,6 +8,14 @@ import { parseRequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
 
 const TOKEN_PROTOCOL = 'base64url.bearer.authorization.k8s.io.';
+/** What ws accepts as a Sec-WebSocket-Key: a base64 16-byte nonce. */
+const RFC_KEY = /^[+/0-9A-Za-z]{22}==$/;
+const PLACEHOLDER_KEY = 'AAAAAAAAAAAAAAAAAAAAAA==';
+
+/** Sec-WebSocket-Accept for a key (RFC 6455 §4.2.2). */
+function acceptKey(key: string): string {
+  return createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+}
 
 /** Answers a failed upgrade with a plain HTTP Status response (kube does the same). */
 function reject(socket: Duplex, error: ApiError): void {
@@ -33,7 +42,22 @@ export function webSocketWatch(
       return plain ?? [...protocols][0] ?? false;
     },
   });
+  // Keys that are not RFC 6455 nonces (the seed's curl sends `Sec-WebSocket-Key: xxx`): kube's
+  // golang.org/x/net/websocket only requires a non-empty key, while ws refuses them. Such a key is
+  // swapped for a valid one for ws, and the accept header is computed from the original.
+  const originalKeys = new WeakMap<IncomingMessage, string>();
+  wss.on('headers', (headers: string[], req: IncomingMessage) => {
+    const key = originalKeys.get(req);
+    if (key === undefined) return;
+    const i = headers.findIndex((h) => h.toLowerCase().startsWith('sec-websocket-accept:'));
+    if (i >= 0) headers[i] = `Sec-WebSocket-Accept: ${acceptKey(key)}`;
+  });
   return (req, socket, head) => {
+    const key = req.headers['sec-websocket-key'];
+    if (typeof key === 'string' && key.trim() !== '' && !RFC_KEY.test(key.trim())) {
+      originalKeys.set(req, key.trim());
+      req.headers['sec-websocket-key'] = PLACEHOLDER_KEY;
+    }
     void (async () => {
       let watch: OpenWatch;
       let resource: string;

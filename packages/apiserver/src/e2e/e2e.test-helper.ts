@@ -1,0 +1,325 @@
+import type { KubeObject } from '@listwatch/api';
+import { MemoryStorage } from '@listwatch/storage';
+import { tempDir } from '@listwatch/testing';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../server.js';
+
+// Shared by the end-to-end tests: a real apiserver on loopback, and real clients (kubectl 1.32,
+// curl) run as a new user would run them — a kubeconfig, a HOME and a discovery cache of their own.
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** One apiserver per test file: in-memory storage, a random loopback port, quiet logs. */
+export function startE2eServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
+  return startApiServer({
+    storage: new MemoryStorage({ compactionInterval: 0 }),
+    port: 0,
+    logger: quiet,
+    ...options,
+  });
+}
+
+let names = 0;
+/** A name no other test of this run uses (namespaces, objects). */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${process.pid % 1000}-${names++}`;
+}
+
+export interface ProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program to completion; the timeout is a safety net for a hang, not a measurement. */
+function run(
+  file: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<ProcessResult> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      args,
+      {
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        env: options.env ?? { PATH: process.env['PATH'] ?? '' },
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Polls `check` until it returns a value other than undefined (or the safety deadline passes). */
+export async function eventually<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  what: string | (() => string),
+  deadlineMs = 20_000,
+): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until)
+      throw new Error(`gave up waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A long-running child (kubectl get -w, kubectl proxy): its output so far, and a way to stop it. */
+export class RunningProcess {
+  stdout = '';
+  stderr = '';
+  exitCode: number | null | undefined;
+  private readonly exited: Promise<void>;
+
+  /** `latin1` keeps every byte of a binary stream (WebSocket frames) as one character. */
+  constructor(
+    private readonly child: ChildProcess,
+    encoding: 'utf8' | 'latin1' = 'utf8',
+  ) {
+    child.stdout?.setEncoding(encoding).on('data', (d: string) => (this.stdout += d));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
+    this.exited = new Promise((resolve) =>
+      child.once('close', (code) => {
+        this.exitCode = code;
+        resolve();
+      }),
+    );
+  }
+
+  get lines(): string[] {
+    return this.stdout.split('\n').filter((l) => l.trim() !== '');
+  }
+
+  /** Waits until stdout has a line matching `pattern` (from line `from` on); returns it. */
+  waitForLine(pattern: RegExp, from = 0): Promise<string> {
+    return eventually(
+      () => {
+        if (this.exitCode !== undefined && !this.lines.slice(from).some((l) => pattern.test(l)))
+          throw new Error(`exited (${this.exitCode}) before ${pattern}: ${this.stderr}`);
+        return this.lines.slice(from).find((l) => pattern.test(l));
+      },
+      () => `a line matching ${pattern}; got:\n${this.stdout}\n${this.stderr}`,
+    );
+  }
+
+  /** Waits until stdout contains `text`. */
+  waitForOutput(text: string): Promise<true> {
+    return eventually(
+      () => {
+        if (this.stdout.includes(text)) return true;
+        if (this.exitCode !== undefined)
+          throw new Error(`exited (${this.exitCode}) before ${text}: ${this.stdout}${this.stderr}`);
+        return undefined;
+      },
+      () => `${text} in:\n${this.stdout}\n${this.stderr}`,
+    );
+  }
+
+  /** Ends the process (by its pid) and waits for it to be gone. */
+  async stop(): Promise<void> {
+    if (this.exitCode === undefined) this.child.kill('SIGTERM');
+    await this.exited;
+  }
+
+  /** Resolves when the process exits on its own. */
+  async exit(): Promise<number | null | undefined> {
+    await this.exited;
+    return this.exitCode;
+  }
+}
+
+export const KUBECTL = '/usr/bin/kubectl';
+
+/**
+ * kubectl as a new user runs it: a kubeconfig whose current context points at the server (TLS
+ * without verification for a throwaway cert), a fresh HOME and KUBECACHEDIR, a working dir for
+ * manifests. One session per test file: discovery is cached across its commands, like a user's.
+ */
+export class KubectlSession {
+  readonly dir = tempDir('listwatch-kubectl-');
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(server: string) {
+    const kubeconfig = join(this.dir.path, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- name: listwatch',
+        '  cluster:',
+        `    server: ${server}`,
+        ...(server.startsWith('https:') ? ['    insecure-skip-tls-verify: true'] : []),
+        'users:',
+        '- name: developer',
+        // Over https kubectl asks for a password when the user has no credentials at all.
+        `  user: {${server.startsWith('https:') ? 'token: listwatch-e2e' : ''}}`,
+        'contexts:',
+        '- name: listwatch',
+        '  context: {cluster: listwatch, user: developer}',
+        'current-context: listwatch',
+        '',
+      ].join('\n'),
+    );
+    this.env = {
+      PATH: process.env['PATH'] ?? '',
+      HOME: this.dir.path,
+      KUBECONFIG: kubeconfig,
+      KUBECACHEDIR: join(this.dir.path, 'cache'),
+    };
+  }
+
+  /** Writes a file into kubectl's working dir; returns its path. */
+  write(name: string, text: string): string {
+    const path = join(this.dir.path, name);
+    writeFileSync(path, text, { mode: 0o755 });
+    return path;
+  }
+
+  run(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ProcessResult> {
+    return run(KUBECTL, args, { cwd: this.dir.path, env: { ...this.env, ...env } });
+  }
+
+  /** Starts a kubectl that keeps running (a watch, a proxy). */
+  spawn(args: readonly string[]): RunningProcess {
+    return new RunningProcess(
+      spawn(KUBECTL, args, {
+        cwd: this.dir.path,
+        env: this.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+  }
+
+  dispose(): void {
+    this.dir.remove();
+  }
+}
+
+/** curl run to completion, without its progress meter. */
+export function curl(args: readonly string[]): Promise<ProcessResult> {
+  return run('curl', ['-sS', ...args]);
+}
+
+/** curl kept running (a watch), its output readable as it arrives. */
+export function spawnCurl(args: readonly string[]): RunningProcess {
+  return new RunningProcess(
+    spawn('curl', ['-sS', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    'latin1',
+  );
+}
+
+export interface SelfSignedCert {
+  cert: string;
+  key: string;
+}
+
+/** A throwaway self-signed certificate for 127.0.0.1, made with openssl in a temp dir. */
+export async function selfSignedCert(): Promise<SelfSignedCert> {
+  const dir = tempDir('listwatch-tls-');
+  try {
+    const keyFile = join(dir.path, 'key.pem');
+    const certFile = join(dir.path, 'cert.pem');
+    const result = await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-days',
+      '1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ]);
+    if (result.code !== 0) throw new Error(`openssl failed: ${result.stderr}`);
+    return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
+  } finally {
+    dir.remove();
+  }
+}
+
+/** Splits curl `-i` output into its response blocks' status lines, headers and the body. */
+export function parseCurlResponse(output: string): {
+  statusLines: string[];
+  headers: Map<string, string>;
+  body: string;
+} {
+  const statusLines: string[] = [];
+  const headers = new Map<string, string>();
+  let rest = output;
+  // curl -i prints every response head (100 Continue too), each ending with a blank line; after a
+  // 101 come the upgraded protocol's bytes.
+  while (/^HTTP\/[\d.]+ \d{3}/.test(rest)) {
+    const end = rest.search(/\r?\n\r?\n/);
+    const head = end < 0 ? rest : rest.slice(0, end);
+    const [status = '', ...lines] = head.split(/\r?\n/);
+    statusLines.push(status.trim());
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      if (colon > 0)
+        headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+    rest = end < 0 ? '' : rest.slice(end).replace(/^\r?\n\r?\n/, '');
+    const code = Number(status.split(' ')[1]);
+    if (code === 101 || code >= 200) break;
+  }
+  return { statusLines, headers, body: rest };
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A small JSON client over fetch, for setting up and checking what the clients under test did. */
+export function apiClient(base: string) {
+  const call = async <T = KubeObject>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<ApiResponse<T>> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'Content-Type': contentType },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
+  };
+  return {
+    call,
+    get: <T = KubeObject>(path: string) => call<T>('GET', path),
+    post: <T = KubeObject>(path: string, body: unknown) => call<T>('POST', path, body),
+    put: <T = KubeObject>(path: string, body: unknown) => call<T>('PUT', path, body),
+    patch: <T = KubeObject>(path: string, body: unknown, type = 'application/merge-patch+json') =>
+      call<T>('PATCH', path, body, type),
+    delete: <T = KubeObject>(path: string) => call<T>('DELETE', path),
+    /** Creates a namespace and returns its name. */
+    async namespace(prefix = 'e2e'): Promise<string> {
+      const name = uniqueName(prefix);
+      const res = await call('POST', '/api/v1/namespaces', { metadata: { name } });
+      if (res.status !== 201) throw new Error(`namespace ${name}: ${res.status}`);
+      return name;
+    },
+  };
+}
+
+export type ApiClient = ReturnType<typeof apiClient>;

@@ -1,0 +1,207 @@
+import { ApiError } from '@listwatch/api';
+import { isZero, readFields, type WireField } from './protobuf-reader.js';
+
+// Request bodies in application/vnd.kubernetes.protobuf. kubectl's typed clients send them:
+// `kubectl create namespace|configmap|secret` POST protobuf, with no JSON fallback. The body is
+// the `k8s\0` magic and a runtime.Unknown (k8s.io/apimachinery runtime/serializer/protobuf)
+// whose `raw` is the object, as k8s.io/api's generated.proto numbers its fields. Only the kinds
+// those commands create are described; the result is the object as its JSON would read.
+
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+
+const MAGIC = [0x6b, 0x38, 0x73, 0x00];
+
+type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'time';
+type FieldType = Scalar | { message: Message } | { map: 'string' | 'bytes' };
+
+interface Field {
+  name: string;
+  type: FieldType;
+  repeated?: true;
+  /** A Go pointer (`*bool`): present means set, even to its zero value. */
+  pointer?: true;
+}
+
+type Message = Readonly<Record<number, Field>>;
+
+const s = (name: string): Field => ({ name, type: 'string' });
+
+const OWNER_REFERENCE: Message = {
+  1: s('kind'),
+  3: s('name'),
+  4: s('uid'),
+  5: s('apiVersion'),
+  6: { name: 'controller', type: 'bool', pointer: true },
+  7: { name: 'blockOwnerDeletion', type: 'bool', pointer: true },
+};
+
+const OBJECT_META: Message = {
+  1: s('name'),
+  2: s('generateName'),
+  3: s('namespace'),
+  4: s('selfLink'),
+  5: s('uid'),
+  6: s('resourceVersion'),
+  7: { name: 'generation', type: 'int' },
+  8: { name: 'creationTimestamp', type: 'time' },
+  9: { name: 'deletionTimestamp', type: 'time' },
+  10: { name: 'deletionGracePeriodSeconds', type: 'int', pointer: true },
+  11: { name: 'labels', type: { map: 'string' } },
+  12: { name: 'annotations', type: { map: 'string' } },
+  13: { name: 'ownerReferences', type: { message: OWNER_REFERENCE }, repeated: true },
+  14: { name: 'finalizers', type: 'string', repeated: true },
+};
+
+const metadata: Field = { name: 'metadata', type: { message: OBJECT_META } };
+
+/** The kinds decoded, by `apiVersion/kind`. */
+const KINDS: Readonly<Record<string, Message>> = {
+  'v1/Namespace': {
+    1: metadata,
+    2: {
+      name: 'spec',
+      type: { message: { 1: { name: 'finalizers', type: 'string', repeated: true } } },
+    },
+    3: { name: 'status', type: { message: { 1: s('phase') } } },
+  },
+  'v1/ConfigMap': {
+    1: metadata,
+    2: { name: 'data', type: { map: 'string' } },
+    3: { name: 'binaryData', type: { map: 'bytes' } },
+    4: { name: 'immutable', type: 'bool', pointer: true },
+  },
+  'v1/Secret': {
+    1: metadata,
+    2: { name: 'data', type: { map: 'bytes' } },
+    3: s('type'),
+    4: { name: 'stringData', type: { map: 'string' } },
+    5: { name: 'immutable', type: 'bool', pointer: true },
+  },
+};
+
+const TYPE_META: Message = { 1: s('apiVersion'), 2: s('kind') };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function badBody(message: string): ApiError {
+  return ApiError.badRequest(`error decoding the protobuf body: ${message}`);
+}
+
+function text(field: WireField): string {
+  if (field.wireType !== 2) throw badBody(`field ${field.field} is not length-delimited`);
+  try {
+    return utf8.decode(field.value);
+  } catch {
+    throw badBody(`field ${field.field} is not UTF-8`);
+  }
+}
+
+function bytesOf(field: WireField): Uint8Array {
+  if (field.wireType !== 2) throw badBody(`field ${field.field} is not length-delimited`);
+  return field.value;
+}
+
+function varint(field: WireField): bigint {
+  if (field.wireType !== 0) throw badBody(`field ${field.field} is not a varint`);
+  return field.value;
+}
+
+/** metav1.Time: seconds and nanos since the epoch, as RFC 3339 in UTC (second precision). */
+function time(bytes: Uint8Array): string | undefined {
+  let seconds = 0n;
+  for (const f of readFields(bytes)) if (f.field === 1) seconds = BigInt.asIntN(64, varint(f));
+  if (seconds === 0n) return undefined;
+  return new Date(Number(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function scalar(type: Scalar, field: WireField): unknown {
+  switch (type) {
+    case 'string':
+      return text(field);
+    case 'bytes':
+      return Buffer.from(bytesOf(field)).toString('base64');
+    case 'int':
+      return Number(BigInt.asIntN(64, varint(field)));
+    case 'bool':
+      return varint(field) !== 0n;
+    case 'time':
+      return time(bytesOf(field));
+  }
+}
+
+/** A value is left out of the JSON when Go's `omitempty` would leave it out. */
+function omitted(value: unknown): boolean {
+  return value === undefined || value === '' || value === 0 || value === false;
+}
+
+function decodeMessage(bytes: Uint8Array, message: Message, path: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of readFields(bytes)) {
+    const spec = message[field.field];
+    if (!spec) {
+      // gogo writes every plain field; an unset one we do not know costs nothing.
+      if (isZero(field)) continue;
+      throw new ApiError({
+        code: 415,
+        reason: 'UnsupportedMediaType',
+        message: `the protobuf body sets field ${field.field} of ${path}, which this server does not decode: send it as application/json`,
+      });
+    }
+    const { name, type } = spec;
+    let value: unknown;
+    if (typeof type === 'string') value = scalar(type, field);
+    else if ('message' in type)
+      value = decodeMessage(bytesOf(field), type.message, `${path}.${name}`);
+    else {
+      // A map entry: key = 1, value = 2.
+      const entry = decodeMessage(
+        bytesOf(field),
+        { 1: s('key'), 2: { name: 'value', type: type.map } },
+        `${path}.${name}`,
+      );
+      const map = (out[name] ??= {}) as Record<string, unknown>;
+      // defineProperty: a `__proto__` key is data, as in JSON.parse, not the prototype.
+      Object.defineProperty(map, typeof entry['key'] === 'string' ? entry['key'] : '', {
+        value: entry['value'] ?? '',
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      continue;
+    }
+    if (spec.repeated) {
+      ((out[name] ??= []) as unknown[]).push(value);
+    } else if (spec.pointer ? value !== undefined : !omitted(value)) {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+/** Decodes a Kubernetes protobuf request body into the object its JSON would be. */
+export function decodeKubeProtobuf(body: Uint8Array): Record<string, unknown> {
+  if (body.length < MAGIC.length || MAGIC.some((b, i) => body[i] !== b)) {
+    throw badBody('the body does not start with the k8s\\x00 prefix');
+  }
+  // runtime.Unknown: typeMeta = 1, raw = 2, contentEncoding = 3, contentType = 4.
+  let typeMeta: { apiVersion?: unknown; kind?: unknown } = {};
+  let raw: Uint8Array = new Uint8Array();
+  for (const field of readFields(body.subarray(MAGIC.length))) {
+    if (field.field === 1) typeMeta = decodeMessage(bytesOf(field), TYPE_META, 'TypeMeta');
+    else if (field.field === 2) raw = bytesOf(field);
+    else if (field.field === 3 && text(field) !== '')
+      throw badBody(`unsupported content encoding ${JSON.stringify(text(field))}`);
+  }
+  const apiVersion = typeof typeMeta.apiVersion === 'string' ? typeMeta.apiVersion : '';
+  const kind = typeof typeMeta.kind === 'string' ? typeMeta.kind : '';
+  const message = KINDS[`${apiVersion}/${kind}`];
+  if (!message) {
+    throw new ApiError({
+      code: 415,
+      reason: 'UnsupportedMediaType',
+      message: `the server decodes protobuf bodies of Namespace, ConfigMap and Secret only, not ${kind || 'this kind'}: send it as application/json`,
+      details: { causes: [{ reason: 'UnexpectedServerResponse', message: PROTOBUF_MEDIA_TYPE }] },
+    });
+  }
+  return { apiVersion, kind, ...decodeMessage(raw, message, kind) };
+}
