@@ -3,6 +3,7 @@ import {
   findBuiltinResource,
   type KubeObject,
   type ResourceDefinition,
+  isValidPathSegmentName,
 } from '@listwatch/api';
 import { encodeCbor } from '@listwatch/codec';
 import fc from 'fast-check';
@@ -41,16 +42,29 @@ describe('ResourceClient URLs (k8s.io/client-go/rest request.go URL building)', 
     expect(() => client.resource(def('pods')).objectPath('p')).toThrow(ApiError);
   });
 
+  it('refuses names that are not path segments, as client-go does', () => {
+    for (const name of ['.', '..', 'a/b', 'a%b']) {
+      expect(() => client.resource(def('configmaps')).namespace('ns').objectPath(name)).toThrow(
+        ApiError,
+      );
+    }
+  });
+
   it('keeps the server path prefix and escapes every name', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), (name) => {
-        const path = client.resource(def('configmaps')).namespace('ns').objectPath(name);
-        const url = client.url(path);
-        expect(url.pathname.startsWith('/prefix/api/v1/namespaces/ns/configmaps/')).toBe(true);
-        expect(
-          decodeURIComponent(url.pathname.slice('/prefix/api/v1/namespaces/ns/configmaps/'.length)),
-        ).toBe(name);
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }).filter((n) => isValidPathSegmentName(n).length === 0),
+        (name) => {
+          const path = client.resource(def('configmaps')).namespace('ns').objectPath(name);
+          const url = client.url(path);
+          expect(url.pathname.startsWith('/prefix/api/v1/namespaces/ns/configmaps/')).toBe(true);
+          expect(
+            decodeURIComponent(
+              url.pathname.slice('/prefix/api/v1/namespaces/ns/configmaps/'.length),
+            ),
+          ).toBe(name);
+        },
+      ),
     );
   });
 });

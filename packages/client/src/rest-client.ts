@@ -6,6 +6,7 @@ import {
   type KubeObject,
   type ResourceDefinition,
   type Status,
+  isValidPathSegmentName,
 } from '@listwatch/api';
 import { decodeCbor, type Encoding } from '@listwatch/codec';
 import { Agent, Client, request, type Dispatcher } from 'undici';
@@ -480,6 +481,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   /** One object's path (plus a subresource). */
   objectPath(name: string, namespace = this.namespaceName, subresource?: string): string {
     if (!name) throw ApiError.badRequest(`resource name may not be empty`);
+    // client-go's Request.Name: a name must be a valid path segment (`.`/`..` would be collapsed).
+    const invalid = isValidPathSegmentName(name);
+    if (invalid.length)
+      throw ApiError.badRequest(
+        `invalid resource name ${JSON.stringify(name)}: ${invalid.join(', ')}`,
+      );
     if (this.definition.namespaced && !namespace) {
       throw ApiError.badRequest(
         `an empty namespace may not be set for namespaced resource ${this.definition.plural}`,
