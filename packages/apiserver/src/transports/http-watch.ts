@@ -45,6 +45,12 @@ export async function serveHttpWatch(
     for (;;) {
       const batch = await watcher.nextBatch();
       if (batch === null || closed) break;
+      // Let the rest of a burst arrive (one macrotask), so it goes out as one write.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (watcher.buffered > 0) {
+        const more = await watcher.nextBatch();
+        if (more) batch.push(...more);
+      }
       const chunks: Uint8Array[] = [];
       for (const event of batch) {
         chunks.push(event.encoded.bytes(codec.format, watch.view(first)));
