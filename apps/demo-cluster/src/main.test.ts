@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
-it('pnpm demo serves the API, writes through it and prints the watch events, then stops cleanly on SIGTERM', async () => {
+it('pnpm demo serves the API, runs the web ReplicaSet on its nodes, writes ConfigMaps and prints the events, then stops cleanly on SIGTERM', async () => {
   const dir = tempDir('listwatch-demo-');
   const child = spawn(
     process.execPath,
@@ -31,13 +31,26 @@ it('pnpm demo serves the API, writes through it and prints the watch events, the
     await expect
       .poll(() => out, { timeout: 30_000, interval: 200 })
       .toMatch(/MODIFIED\s+configmap\/config-0/);
+    const runningPods = () =>
+      new Set(
+        [...out.matchAll(/MODIFIED\s+pod\/(web-\w{5})\s+node=node-\d\s+phase=Running/g)].map(
+          (m) => m[1],
+        ),
+      ).size;
+    await expect.poll(runningPods, { timeout: 30_000, interval: 200 }).toBeGreaterThanOrEqual(3);
     expect(out).toMatch(/apiserver on http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/kubectl --server http:\S+ get pods -n demo -o wide -w/);
+    expect(out).toMatch(/controllers: leading as /);
     expect(out).toMatch(/ADDED\s+configmap\/config-0/);
+    expect(out).toMatch(/ADDED\s+pod\/web-\w{5}\s+node=<none>\s+phase=Pending/);
     const url = /apiserver on (http:\/\/\S+)/.exec(out)![1]!;
-    const list = (await (await fetch(`${url}/api/v1/namespaces/demo/configmaps`)).json()) as {
-      items: unknown[];
+    const get = async (path: string) => (await fetch(`${url}${path}`)).json();
+    const nodes = (await get('/api/v1/nodes')) as { items: { metadata: { name: string } }[] };
+    expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1', 'node-2', 'node-3']);
+    const rs = (await get('/apis/apps/v1/namespaces/demo/replicasets/web')) as {
+      spec: { replicas: number };
     };
-    expect(list.items.length).toBeGreaterThan(0);
+    expect(rs.spec.replicas).toBe(3);
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];

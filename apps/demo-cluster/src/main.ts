@@ -1,10 +1,16 @@
+import { ApiError } from '@listwatch/api';
 import { jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
-import { printEvents } from './event-printer.js';
+import { jsonLineLogger, RestClient } from '@listwatch/client';
+import { DemoCluster } from './demo-cluster.js';
+import { EventPrinter } from './event-printer.js';
+import { ensureReplicaSet, webReplicaSet } from './web-replicaset.js';
 import { Workload } from './workload.js';
 
-// The demo cluster: a durable apiserver (SQLite in .data/ by default), a workload writing through
-// its HTTP API, and a watch client printing every event it receives. Point kubectl at the printed
-// URL to join in. Takes the apiserver's flags; --interval sets the write period (ms).
+// The demo cluster: a durable apiserver (SQLite in .data/ by default) and, against it, simulated
+// kubelets, a scheduler and a ReplicaSet controller (leader-elected) keeping the `web` ReplicaSet's
+// pods running, a workload writing ConfigMaps, and informers printing every event in namespace
+// demo. Point kubectl at the printed URL to join in. Takes the apiserver's flags; --interval sets
+// the ConfigMap write period (ms), --nodes the number of nodes.
 /** Removes `--name value` or `--name=value` from args and returns the value. */
 function takeFlag(args: string[], name: string): string | undefined {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -23,10 +29,15 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const interval = Number(takeFlag(args, 'interval') ?? 1000);
   if (!Number.isFinite(interval) || interval <= 0)
-    throw new Error('--interval must be a positive number of milliseconds');
+    throw ApiError.badRequest('--interval must be a positive number of milliseconds');
+  const nodeCount = Number(takeFlag(args, 'nodes') ?? 3);
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 250)
+    throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
   const parsed = parseArgs(args);
   if (parsed.help) {
-    process.stdout.write(`Usage: pnpm demo [--interval ms] [apiserver flags]\n\n${usage()}\n`);
+    process.stdout.write(
+      `Usage: pnpm demo [--interval ms] [--nodes n] [apiserver flags]\n\n${usage()}\n`,
+    );
     return;
   }
   const options = { dataDir: '.data', ...parsed.options, logger: jsonLogger('warn') };
@@ -35,22 +46,51 @@ async function main(): Promise<void> {
   say(
     `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
-  say(`try: kubectl --server ${server.url} get configmaps -n demo -w`);
+  say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
+  say(`     kubectl --server ${server.url} get nodes,rs -A`);
+  say(
+    `     kubectl --server ${server.url} patch rs web -n demo --type=merge -p '{"spec":{"replicas":5}}'`,
+  );
+  say(
+    `     kubectl --server ${server.url} delete pod -n demo <name>   (the ReplicaSet replaces it)`,
+  );
+
+  const logger = jsonLineLogger({ level: 'error', name: 'demo' });
+  const client = new RestClient({ server: server.url, userAgent: 'listwatch-demo', logger });
   const workload = new Workload(server.url);
   await workload.ensureNamespace();
-  const abort = new AbortController();
-  const printing = printEvents(server.url, '/api/v1/namespaces/demo/configmaps', abort.signal, say);
+  const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
+  const cluster = new DemoCluster({ client, nodes, report: say, logger });
+  await cluster.start();
+  say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
+  await ensureReplicaSet(client, webReplicaSet('demo'));
+  const printer = new EventPrinter(client, 'demo', say, logger);
+  printer.start();
   workload.start(interval);
-  const stop = () => {
+
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
     workload.stop();
-    abort.abort();
-    void server.close().then(() => process.exit(0));
+    // Clients first, so the server has no watches left to end, then the server.
+    void (async () => {
+      await printer.stop();
+      await cluster.stop();
+      await client.close();
+      await server.close();
+    })().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(
+          `Error while stopping: ${err instanceof Error ? err.message : String(err)}\n`,
+        );
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  await printing.catch((err: unknown) => {
-    if (!abort.signal.aborted) throw err;
-  });
 }
 
 void main().catch((err: unknown) => {

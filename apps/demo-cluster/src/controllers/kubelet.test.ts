@@ -1,0 +1,120 @@
+import type { Lease } from '@listwatch/client';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { startTestApiServer, type TestApiServer } from '../testing/test-apiserver.js';
+import { Kubelet, NODE_LEASE_NAMESPACE } from './kubelet.js';
+import { isPodReady, resources, type Node, type Pod } from './objects.js';
+
+let api: TestApiServer;
+const stops: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  api = await startTestApiServer();
+});
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+async function startKubelet(nodeName: string, index: number, leaseRenewMs = 10_000) {
+  const kubelet = new Kubelet({ client: api.client, nodeName, index, leaseRenewMs });
+  await kubelet.register();
+  const abort = new AbortController();
+  const running = kubelet.run(abort.signal);
+  stops.push(async () => {
+    abort.abort();
+    await running;
+  });
+  return kubelet;
+}
+
+function pod(name: string, nodeName?: string): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: {
+      ...(nodeName ? { nodeName } : {}),
+      containers: [
+        { name: 'app', image: 'nginx' },
+        { name: 'sidecar', image: 'busybox' },
+      ],
+    },
+  };
+}
+
+it('registers its Node as Ready with its address and pod CIDR, and holds a Lease in kube-node-lease', async () => {
+  await startKubelet('kubelet-reg', 4);
+  const node = await api.client.resource<Node>(resources.nodes).get('kubelet-reg');
+  expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+  expect(node.status?.addresses).toContainEqual({ type: 'InternalIP', address: '172.18.0.6' });
+  expect(node.spec?.podCIDR).toBe('10.244.4.0/24');
+  const lease = await api.client
+    .resource<Lease>(resources.leases)
+    .namespace(NODE_LEASE_NAMESPACE)
+    .get('kubelet-reg');
+  expect(lease.spec?.holderIdentity).toBe('kubelet-reg');
+  expect(lease.spec?.leaseDurationSeconds).toBe(40);
+  expect(lease.metadata.ownerReferences?.[0]).toMatchObject({
+    kind: 'Node',
+    uid: node.metadata.uid,
+  });
+});
+
+it('renews its node Lease periodically (the node heartbeat)', async () => {
+  await startKubelet('kubelet-heartbeat', 5, 50);
+  const leases = api.client.resource<Lease>(resources.leases).namespace(NODE_LEASE_NAMESPACE);
+  const first = (await leases.get('kubelet-heartbeat')).spec?.renewTime;
+  await expect
+    .poll(async () => (await leases.get('kubelet-heartbeat')).spec?.renewTime, { interval: 50 })
+    .not.toBe(first);
+});
+
+it('runs the pods bound to its node — Running, a pod IP of its CIDR, every container ready — and only those', async () => {
+  await startKubelet('kubelet-a', 1);
+  const ns = await api.namespace();
+  const pods = api.client.resource<Pod>(resources.pods).namespace(ns);
+  await pods.create(pod('mine-1', 'kubelet-a'));
+  await pods.create(pod('mine-2', 'kubelet-a'));
+  await pods.create(pod('elsewhere', 'some-other-node'));
+  await pods.create(pod('unbound'));
+  await expect
+    .poll(
+      async () =>
+        (await pods.list()).items
+          .filter((p) => p.status?.phase === 'Running' && isPodReady(p))
+          .map((p) => p.metadata.name)
+          .sort(),
+      { timeout: 20_000, interval: 100 },
+    )
+    .toEqual(['mine-1', 'mine-2']);
+  const mine = (await pods.list()).items.filter((p) => p.spec?.nodeName === 'kubelet-a');
+  const ips = mine.map((p) => p.status?.podIP);
+  expect(new Set(ips).size).toBe(2);
+  for (const p of mine) {
+    expect(p.status?.podIP).toMatch(/^10\.244\.1\.\d+$/);
+    expect(p.status?.hostIP).toBe('172.18.0.3');
+    expect(p.status?.containerStatuses?.map((c) => [c.name, c.ready, c.restartCount])).toEqual([
+      ['app', true, 0],
+      ['sidecar', true, 0],
+    ]);
+  }
+  expect((await pods.get('elsewhere')).status?.phase).toBe('Pending');
+  expect((await pods.get('unbound')).status?.phase).toBe('Pending');
+});
+
+it('a pod bound after the kubelet started is run too, and a deleted pod frees its IP', async () => {
+  await startKubelet('kubelet-b', 2);
+  const ns = await api.namespace();
+  const pods = api.client.resource<Pod>(resources.pods).namespace(ns);
+  await pods.create(pod('first', 'kubelet-b'));
+  await expect
+    .poll(async () => (await pods.get('first')).status?.podIP, { timeout: 20_000, interval: 100 })
+    .toBe('10.244.2.2');
+  await pods.delete('first');
+  await pods.create(pod('second', 'kubelet-b'));
+  await expect
+    .poll(async () => (await pods.get('second')).status?.podIP, { timeout: 20_000, interval: 100 })
+    .toBe('10.244.2.2');
+});

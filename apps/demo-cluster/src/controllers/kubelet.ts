@@ -1,0 +1,312 @@
+import { isApiError, objectKey } from '@listwatch/api';
+import {
+  Controller,
+  deletedObject,
+  enqueueKeys,
+  formatMicroTime,
+  realClock,
+  SharedInformerFactory,
+  silentLogger,
+  sleep,
+  splitMetaNamespaceKey,
+  type Lease,
+  type Lister,
+  type Logger,
+  type ResourceClient,
+  type RestClient,
+} from '@listwatch/client';
+import { release } from 'node:os';
+import {
+  isPodActive,
+  isPodReady,
+  now,
+  resources,
+  type ContainerStatus,
+  type Node,
+  type Pod,
+  type PodCondition,
+} from './objects.js';
+
+/** Where node leases live (kube's NamespaceNodeLease). */
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+/** The kubelet's --node-lease-duration-seconds default. */
+const NODE_LEASE_DURATION_SECONDS = 40;
+
+export interface KubeletOptions {
+  client: RestClient;
+  nodeName: string;
+  /** The node's number in the demo: picks its addresses (172.18.0.<2+n>, pods 10.244.<n>.0/24). */
+  index: number;
+  /** Lease renewal period (default 10 s: a quarter of the lease, as the kubelet renews). */
+  leaseRenewMs?: number;
+  logger?: Logger;
+}
+
+/**
+ * A simulated kubelet: registers its Node as Ready, renews its Lease in kube-node-lease, and
+ * "runs" every pod bound to it — watching only its own pods (`spec.nodeName=<node>`, the
+ * apiserver's indexed node watch) and reporting each Running with a pod IP and ready containers
+ * through the status subresource. There is nothing to tear down when a pod is deleted: deletion
+ * here is immediate and no container ever ran.
+ */
+export class Kubelet {
+  readonly nodeName: string;
+  private readonly client: RestClient;
+  private readonly nodes: ResourceClient<Node>;
+  private readonly pods: ResourceClient<Pod>;
+  private readonly leases: ResourceClient<Lease>;
+  private readonly index: number;
+  private readonly leaseRenewMs: number;
+  private readonly logger: Logger;
+  /** Pod IPs handed out, by pod key; released when the pod goes. */
+  private readonly podIPs = new Map<string, string>();
+  private nodeUid = '';
+
+  constructor(options: KubeletOptions) {
+    this.client = options.client;
+    this.nodeName = options.nodeName;
+    this.index = options.index;
+    this.leaseRenewMs = options.leaseRenewMs ?? 10_000;
+    this.logger = options.logger ?? silentLogger;
+    this.nodes = options.client.resource<Node>(resources.nodes);
+    this.pods = options.client.resource<Pod>(resources.pods);
+    this.leases = options.client.resource<Lease>(resources.leases).namespace(NODE_LEASE_NAMESPACE);
+  }
+
+  get hostIP(): string {
+    return `172.18.0.${this.index + 2}`;
+  }
+
+  get podCIDR(): string {
+    return `10.244.${this.index}.0/24`;
+  }
+
+  /** Creates the Node (or finds it from an earlier run) and reports it Ready. */
+  async register(): Promise<void> {
+    try {
+      await this.nodes.create({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name: this.nodeName,
+          labels: {
+            'kubernetes.io/hostname': this.nodeName,
+            'kubernetes.io/os': 'linux',
+            'kubernetes.io/arch': process.arch === 'x64' ? 'amd64' : process.arch,
+          },
+        },
+        spec: { podCIDR: this.podCIDR },
+      });
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 409) throw err;
+    }
+    const t = now();
+    const condition = (
+      type: string,
+      status: 'True' | 'False',
+      reason: string,
+      message: string,
+    ) => ({
+      type,
+      status,
+      reason,
+      message,
+      lastHeartbeatTime: t,
+      lastTransitionTime: t,
+    });
+    const node = await this.nodes.patch(
+      this.nodeName,
+      {
+        status: {
+          conditions: [
+            condition(
+              'MemoryPressure',
+              'False',
+              'KubeletHasSufficientMemory',
+              'kubelet has sufficient memory available',
+            ),
+            condition(
+              'DiskPressure',
+              'False',
+              'KubeletHasNoDiskPressure',
+              'kubelet has no disk pressure',
+            ),
+            condition(
+              'PIDPressure',
+              'False',
+              'KubeletHasSufficientPID',
+              'kubelet has sufficient PID available',
+            ),
+            condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+          ],
+          addresses: [
+            { type: 'InternalIP', address: this.hostIP },
+            { type: 'Hostname', address: this.nodeName },
+          ],
+          capacity: { cpu: '4', memory: '8Gi', pods: '110' },
+          allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+          nodeInfo: {
+            kubeletVersion: 'v1.32.0-listwatch',
+            containerRuntimeVersion: 'listwatch://0.0.0',
+            osImage: 'listwatch demo node',
+            kernelVersion: release(),
+            operatingSystem: 'linux',
+            architecture: process.arch === 'x64' ? 'amd64' : process.arch,
+          },
+        },
+      },
+      'merge',
+      { subresource: 'status' },
+    );
+    this.nodeUid = node.metadata.uid ?? '';
+    await this.renewLease();
+  }
+
+  /** Runs the node's pods and renews its lease until `signal` aborts; register() first. */
+  async run(signal: AbortSignal): Promise<void> {
+    const factory = new SharedInformerFactory({
+      client: this.client,
+      tweakListOptions: (params) => ({
+        ...params,
+        fieldSelector: `spec.nodeName=${this.nodeName}`,
+      }),
+      logger: this.logger,
+    });
+    const informer = factory.informerFor<Pod>(resources.pods);
+    const lister = informer.lister();
+    const enqueue = { add: (key: string) => controller.enqueue(key) };
+    const registration = informer.addEventHandler({
+      ...enqueueKeys<Pod>(enqueue, { skipResyncs: true }),
+      onDelete: (obj) => {
+        const pod = deletedObject(obj);
+        if (pod) this.podIPs.delete(objectKey(pod.metadata));
+      },
+    });
+    // One worker: pod IPs are handed out one pod at a time.
+    const controller: Controller<string> = new Controller<string>({
+      name: `kubelet-${this.nodeName}`,
+      workers: 1,
+      logger: this.logger,
+      cacheSyncs: [registration],
+      reconcile: (key) => this.syncPod(lister, key),
+    });
+    factory.start();
+    try {
+      await Promise.all([controller.run(signal), this.leaseLoop(signal)]);
+    } finally {
+      await factory.shutdown();
+    }
+  }
+
+  private async leaseLoop(signal: AbortSignal): Promise<void> {
+    while (await sleep(realClock, this.leaseRenewMs, signal)) {
+      try {
+        await this.renewLease(signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        this.logger.warn('failed to renew the node lease', {
+          node: this.nodeName,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+  }
+
+  /** The heartbeat: the Lease's renewTime, created on first use (kubelet's nodelease controller). */
+  private async renewLease(signal?: AbortSignal): Promise<void> {
+    const spec = {
+      holderIdentity: this.nodeName,
+      leaseDurationSeconds: NODE_LEASE_DURATION_SECONDS,
+      renewTime: formatMicroTime(Date.now()),
+    };
+    try {
+      await this.leases.patch(this.nodeName, { spec }, 'merge', signal ? { signal } : {});
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 404) throw err;
+      await this.leases.create({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: {
+          name: this.nodeName,
+          namespace: NODE_LEASE_NAMESPACE,
+          // Owned by the Node, so the lease goes with it.
+          ...(this.nodeUid
+            ? {
+                ownerReferences: [
+                  { apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: this.nodeUid },
+                ],
+              }
+            : {}),
+        },
+        spec,
+      });
+    }
+  }
+
+  private async syncPod(lister: Lister<Pod>, key: string): Promise<void> {
+    const { namespace, name } = splitMetaNamespaceKey(key);
+    let pod: Pod;
+    try {
+      pod = lister.namespace(namespace).get(name);
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return; // deleted: nothing ran, nothing to stop
+      throw err;
+    }
+    if (!isPodActive(pod) || (pod.status?.phase === 'Running' && isPodReady(pod))) return;
+    const t = now();
+    const podIP = pod.status?.podIP ?? this.allocatePodIP(lister, key);
+    const condition = (type: string): PodCondition => ({
+      type,
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: t,
+    });
+    const containerStatuses: ContainerStatus[] = (pod.spec?.containers ?? []).map((c) => ({
+      name: c.name,
+      ...(c.image !== undefined ? { image: c.image } : {}),
+      imageID: '',
+      containerID: `listwatch://${(pod.metadata.uid ?? '').slice(0, 8)}-${c.name}`,
+      ready: true,
+      started: true,
+      restartCount: 0,
+      state: { running: { startedAt: t } },
+    }));
+    await this.pods.namespace(namespace).updateStatus({
+      ...pod,
+      status: {
+        ...pod.status,
+        phase: 'Running',
+        hostIP: this.hostIP,
+        podIP,
+        podIPs: [{ ip: podIP }],
+        startTime: pod.status?.startTime ?? t,
+        conditions: [
+          'PodReadyToStartContainers',
+          'Initialized',
+          'Ready',
+          'ContainersReady',
+          'PodScheduled',
+        ].map(condition),
+        containerStatuses,
+      },
+    });
+  }
+
+  /** The lowest free address of the node's pod CIDR. */
+  private allocatePodIP(lister: Lister<Pod>, key: string): string {
+    const existing = this.podIPs.get(key);
+    if (existing) return existing;
+    const used = new Set(this.podIPs.values());
+    for (const pod of lister.list()) if (pod.status?.podIP) used.add(pod.status.podIP);
+    const prefix = `10.244.${this.index}`;
+    for (let host = 2; host < 255; host++) {
+      const ip = `${prefix}.${host}`;
+      if (!used.has(ip)) {
+        this.podIPs.set(key, ip);
+        return ip;
+      }
+    }
+    // A /24 holds 253 pods; the node advertises 110, so this is only reached by hand-made pods.
+    return `${prefix}.254`;
+  }
+}

@@ -1,0 +1,126 @@
+import {
+  ApiError,
+  findBuiltinResource,
+  type KubeObject,
+  type MetaLabelSelector,
+  type OwnerReference,
+  type ResourceDefinition,
+} from '@listwatch/api';
+
+// The few fields of core/v1 and apps/v1 types the demo's controllers read and write.
+
+export interface Container {
+  name: string;
+  image?: string;
+  [field: string]: unknown;
+}
+
+export interface PodCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastTransitionTime?: string;
+  lastProbeTime?: string | null;
+}
+
+export interface ContainerStatus {
+  name: string;
+  image?: string;
+  imageID?: string;
+  containerID?: string;
+  ready: boolean;
+  started?: boolean;
+  restartCount: number;
+  state?: { running?: { startedAt?: string }; waiting?: { reason?: string } };
+}
+
+export interface Pod extends KubeObject {
+  spec?: { nodeName?: string; containers?: Container[]; [field: string]: unknown };
+  status?: {
+    phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+    podIP?: string;
+    podIPs?: { ip: string }[];
+    hostIP?: string;
+    startTime?: string;
+    conditions?: PodCondition[];
+    containerStatuses?: ContainerStatus[];
+  };
+}
+
+export interface PodTemplate {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+}
+
+export interface ReplicaSet extends KubeObject {
+  spec?: { replicas?: number; selector?: MetaLabelSelector; template?: PodTemplate };
+  status?: {
+    replicas?: number;
+    fullyLabeledReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    observedGeneration?: number;
+  };
+}
+
+export interface NodeCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastHeartbeatTime?: string;
+  lastTransitionTime?: string;
+}
+
+export interface Node extends KubeObject {
+  spec?: { podCIDR?: string; unschedulable?: boolean };
+  status?: {
+    conditions?: NodeCondition[];
+    addresses?: { type: string; address: string }[];
+    capacity?: Record<string, string>;
+    allocatable?: Record<string, string>;
+    nodeInfo?: Record<string, string>;
+  };
+}
+
+/** metav1.Time on the wire: RFC 3339 in whole seconds. */
+export function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The owner reference with controller=true, if any (metav1.GetControllerOf). */
+export function controllerOf(obj: KubeObject): OwnerReference | undefined {
+  return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);
+}
+
+/** Neither finished nor being deleted (controller.IsPodActive). */
+export function isPodActive(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
+}
+
+/** The Ready condition is True (podutil.IsPodReady). */
+export function isPodReady(pod: Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+/** Ready and not cordoned: where the scheduler may place pods. */
+export function isNodeSchedulable(node: Node): boolean {
+  if (node.spec?.unschedulable) return false;
+  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+function builtin(plural: string, group = ''): ResourceDefinition {
+  const definition = findBuiltinResource(plural, group);
+  if (!definition) throw ApiError.internalError(`no built-in resource ${plural}`);
+  return definition;
+}
+
+/** The resources the demo works with, as the API defines them. */
+export const resources = {
+  namespaces: builtin('namespaces'),
+  pods: builtin('pods'),
+  nodes: builtin('nodes'),
+  replicasets: builtin('replicasets', 'apps'),
+  leases: builtin('leases', 'coordination.k8s.io'),
+  configmaps: builtin('configmaps'),
+};

@@ -1,0 +1,31 @@
+import type { Indexers, SharedIndexInformer } from '@listwatch/client';
+import { controllerOf, type Pod } from './objects.js';
+
+/** Pods by the uid of their controller: a ReplicaSet finds its pods without a scan. */
+export const CONTROLLER_UID_INDEX = 'controller-uid';
+
+/** Pods by the node they are bound to: the scheduler counts each node's pods. */
+export const NODE_NAME_INDEX = 'spec.nodeName';
+
+export function podControllerUid(pod: Pod): string[] {
+  const ref = controllerOf(pod);
+  return ref ? [ref.uid] : [];
+}
+
+export function podNodeName(pod: Pod): string[] {
+  const node = pod.spec?.nodeName;
+  return node ? [node] : [];
+}
+
+/**
+ * Adds the indexes an informer lacks. Informers are shared: the same pods informer serves the
+ * ReplicaSet controller and the scheduler, each bringing its own index.
+ */
+export function ensureIndexers<T extends Pod>(
+  informer: SharedIndexInformer<T>,
+  indexers: Indexers<T>,
+): void {
+  const existing = informer.getIndexer().getIndexers();
+  const missing = Object.entries(indexers).filter(([name]) => !(name in existing));
+  if (missing.length > 0) informer.addIndexers(Object.fromEntries(missing));
+}

@@ -1,0 +1,390 @@
+import {
+  isApiError,
+  objectKey,
+  toApiError,
+  type ApiError,
+  type OwnerReference,
+} from '@listwatch/api';
+import {
+  Controller,
+  deletedObject,
+  enqueueKeys,
+  silentLogger,
+  splitMetaNamespaceKey,
+  type DeletedFinalStateUnknown,
+  type Lister,
+  type Logger,
+  type ResourceClient,
+  type RestClient,
+  type SharedIndexInformer,
+  type SharedInformerFactory,
+} from '@listwatch/client';
+import { ControllerExpectations } from './controller-expectations.js';
+import {
+  controllerOf,
+  isPodActive,
+  isPodReady,
+  resources,
+  type Pod,
+  type ReplicaSet,
+} from './objects.js';
+import { CONTROLLER_UID_INDEX, ensureIndexers, podControllerUid } from './pod-indexes.js';
+
+// Follows kubernetes pkg/controller/replicaset/replica_set.go (and client-go's
+// sample-controller for the informer → work queue → worker loop).
+
+/** At most this many pods created or deleted in one sync (replica_set.go BurstReplicas). */
+const BURST_REPLICAS = 500;
+/** Creations start with one pod and double while they succeed (SlowStartInitialBatchSize). */
+const SLOW_START_INITIAL_BATCH_SIZE = 1;
+
+export interface ReplicaSetControllerOptions {
+  client: RestClient;
+  /** Shared with the other controllers of the process: one pods watch for all of them. */
+  factory: SharedInformerFactory;
+  /** Parallel syncs of different ReplicaSets (kube-controller-manager --concurrent-replicaset-syncs). */
+  workers?: number;
+  logger?: Logger;
+}
+
+/**
+ * Keeps `spec.replicas` pods for every apps/v1 ReplicaSet: creates pods from the template (owned
+ * by the ReplicaSet, named by generateName), deletes the extra ones, and reports
+ * `status.replicas` / `readyReplicas` through the status subresource. Reads only from the
+ * informers' caches; the expectations keep it from acting twice on the same shortfall before
+ * its own writes come back through the watch.
+ */
+export class ReplicaSetController {
+  readonly controller: Controller<string>;
+  private readonly replicaSets: ResourceClient<ReplicaSet>;
+  private readonly pods: ResourceClient<Pod>;
+  private readonly rsLister: Lister<ReplicaSet>;
+  private readonly podInformer: SharedIndexInformer<Pod>;
+  private readonly expectations = new ControllerExpectations();
+
+  constructor(options: ReplicaSetControllerOptions) {
+    this.replicaSets = options.client.resource<ReplicaSet>(resources.replicasets);
+    this.pods = options.client.resource<Pod>(resources.pods);
+    const rsInformer = options.factory.informerFor<ReplicaSet>(resources.replicasets);
+    this.podInformer = options.factory.informerFor<Pod>(resources.pods);
+    ensureIndexers(this.podInformer, { [CONTROLLER_UID_INDEX]: podControllerUid });
+    this.rsLister = rsInformer.lister();
+    // The handlers only run once the factory starts, by which time the controller exists.
+    const enqueue = { add: (key: string) => this.controller.enqueue(key) };
+    const rsRegistration = rsInformer.addEventHandler(enqueueKeys(enqueue, { skipResyncs: true }));
+    const podRegistration = this.podInformer.addEventHandler({
+      onAdd: (pod) => this.addPod(pod),
+      onUpdate: (oldPod, newPod) => this.updatePod(oldPod, newPod),
+      onDelete: (obj) => this.deletePod(obj),
+    });
+    this.controller = new Controller<string>({
+      name: 'replicaset',
+      workers: options.workers ?? 2,
+      logger: options.logger ?? silentLogger,
+      reconcile: (key) => this.sync(key),
+      cacheSyncs: [rsRegistration, podRegistration],
+    });
+  }
+
+  /** Waits for the caches, then syncs until `signal` aborts. */
+  run(signal: AbortSignal): Promise<void> {
+    return this.controller.run(signal);
+  }
+
+  /** The ReplicaSet a controller reference points at, if it is in the cache with that uid. */
+  private resolveControllerRef(namespace: string, ref: OwnerReference): string | undefined {
+    if (ref.kind !== 'ReplicaSet') return undefined;
+    try {
+      const rs = this.rsLister.namespace(namespace).get(ref.name);
+      return rs.metadata.uid === ref.uid ? objectKey(rs.metadata) : undefined;
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  }
+
+  private ownerKey(pod: Pod): string | undefined {
+    const ref = controllerOf(pod);
+    return ref ? this.resolveControllerRef(pod.metadata.namespace ?? '', ref) : undefined;
+  }
+
+  private addPod(pod: Pod): void {
+    const key = this.ownerKey(pod);
+    if (key === undefined) return;
+    this.expectations.creationObserved(key);
+    this.controller.enqueue(key);
+  }
+
+  private updatePod(oldPod: Pod, newPod: Pod): void {
+    if (oldPod.metadata.resourceVersion === newPod.metadata.resourceVersion) return;
+    const oldKey = this.ownerKey(oldPod);
+    const newKey = this.ownerKey(newPod);
+    // A changed controller reference: the old owner lost a pod.
+    if (oldKey !== undefined && oldKey !== newKey) this.controller.enqueue(oldKey);
+    if (newKey !== undefined) this.controller.enqueue(newKey);
+  }
+
+  private deletePod(obj: Pod | DeletedFinalStateUnknown<Pod>): void {
+    const pod = deletedObject(obj);
+    if (!pod) return;
+    const ref = controllerOf(pod);
+    if (!ref || ref.kind !== 'ReplicaSet') return;
+    const key = objectKey({ namespace: pod.metadata.namespace ?? '', name: ref.name });
+    this.expectations.deletionObserved(key, objectKey(pod.metadata));
+    this.controller.enqueue(key);
+  }
+
+  /** One pass over one ReplicaSet (replica_set.go syncReplicaSet). */
+  private async sync(key: string): Promise<void> {
+    const { namespace, name } = splitMetaNamespaceKey(key);
+    let rs: ReplicaSet;
+    try {
+      rs = this.rsLister.namespace(namespace).get(name);
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 404) throw err;
+      this.expectations.delete(key);
+      await this.deleteOrphanedPods(namespace, name, undefined);
+      return;
+    }
+    const uid = rs.metadata.uid ?? '';
+    await this.deleteOrphanedPods(namespace, name, uid);
+    const needsSync = this.expectations.satisfied(key);
+    const pods = this.podInformer
+      .getIndexer()
+      .byIndex(CONTROLLER_UID_INDEX, uid)
+      .filter(isPodActive);
+    let manageError: ApiError | undefined;
+    if (needsSync && !rs.metadata.deletionTimestamp) {
+      try {
+        await this.manageReplicas(key, rs, pods);
+      } catch (err) {
+        manageError = toApiError(err);
+      }
+    }
+    await this.updateStatus(rs, calculateStatus(rs, pods));
+    if (manageError !== undefined) throw manageError;
+  }
+
+  /** Creates or deletes pods to close the gap to spec.replicas (replica_set.go manageReplicas). */
+  private async manageReplicas(key: string, rs: ReplicaSet, pods: Pod[]): Promise<void> {
+    const diff = pods.length - (rs.spec?.replicas ?? 1);
+    if (diff < 0) {
+      const count = Math.min(-diff, BURST_REPLICAS);
+      // Expect them all before the first write: its watch event may arrive before we continue.
+      this.expectations.expectCreations(key, count);
+      const { successes, error } = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () =>
+        this.createPod(rs),
+      );
+      // The skipped ones will never be observed.
+      for (let i = successes; i < count; i++) this.expectations.creationObserved(key);
+      if (error !== undefined) throw toApiError(error);
+    } else if (diff > 0) {
+      const victims = podsToDelete(pods, Math.min(diff, BURST_REPLICAS));
+      this.expectations.expectDeletions(
+        key,
+        victims.map((pod) => objectKey(pod.metadata)),
+      );
+      const errors: ApiError[] = [];
+      await Promise.all(
+        victims.map(async (pod) => {
+          try {
+            await this.deletePodObject(pod);
+          } catch (err) {
+            // Never to be observed: stop waiting for it.
+            this.expectations.deletionObserved(key, objectKey(pod.metadata));
+            if (!isApiError(err) || err.code !== 404) errors.push(toApiError(err));
+          }
+        }),
+      );
+      // Likely all the same: the first says it (replica_set.go does the same).
+      const [first] = errors;
+      if (first) throw first;
+    }
+  }
+
+  /** A pod from the template, owned by the ReplicaSet (controller_utils.go GetPodFromTemplate). */
+  private async createPod(rs: ReplicaSet): Promise<void> {
+    const template = rs.spec?.template ?? {};
+    const namespace = rs.metadata.namespace ?? '';
+    await this.pods.namespace(namespace).create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        generateName: `${rs.metadata.name ?? ''}-`,
+        namespace,
+        labels: { ...template.metadata?.labels },
+        ...(template.metadata?.annotations
+          ? { annotations: { ...template.metadata.annotations } }
+          : {}),
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: rs.metadata.name ?? '',
+            uid: rs.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: structuredClone(template.spec ?? {}),
+    });
+  }
+
+  private async deletePodObject(pod: Pod): Promise<void> {
+    await this.pods.namespace(pod.metadata.namespace ?? '').delete(pod.metadata.name ?? '', {
+      ...(pod.metadata.uid ? { preconditions: { uid: pod.metadata.uid } } : {}),
+    });
+  }
+
+  /**
+   * Stands in for the garbage collector: pods whose controller is a ReplicaSet named `name` that
+   * no longer exists (deleted, or replaced by one with another uid) are deleted. The apiserver,
+   * not the cache, has the last word on whether the owner is gone, as in the collector's
+   * attemptToDeleteItem.
+   */
+  private async deleteOrphanedPods(
+    namespace: string,
+    name: string,
+    liveUid: string | undefined,
+  ): Promise<void> {
+    const orphans = this.podInformer
+      .lister()
+      .namespace(namespace)
+      .list()
+      .filter((pod) => {
+        const ref = controllerOf(pod);
+        return ref?.kind === 'ReplicaSet' && ref.name === name && ref.uid !== liveUid;
+      });
+    if (orphans.length === 0) return;
+    let ownerUid: string | undefined;
+    try {
+      ownerUid = (await this.replicaSets.namespace(namespace).get(name)).metadata.uid;
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 404) throw err;
+    }
+    await Promise.all(
+      orphans
+        .filter((pod) => controllerOf(pod)?.uid !== ownerUid)
+        .map((pod) =>
+          this.deletePodObject(pod).catch((err: unknown) => {
+            if (!isApiError(err) || err.code !== 404) throw err;
+          }),
+        ),
+    );
+  }
+
+  /**
+   * Writes the status when it changed (replica_set_utils.go updateReplicaSetStatus): once with
+   * the cached object, once more with a fresh read after a conflict; a second failure requeues.
+   */
+  private async updateStatus(
+    rs: ReplicaSet,
+    status: NonNullable<ReplicaSet['status']>,
+  ): Promise<void> {
+    if (sameStatus(rs.status ?? {}, status)) return;
+    const client = this.replicaSets.namespace(rs.metadata.namespace ?? '');
+    try {
+      await client.updateStatus({ ...rs, status });
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 409) throw err;
+      const fresh = await client.get(rs.metadata.name ?? '');
+      if (fresh.metadata.uid !== rs.metadata.uid) return;
+      await client.updateStatus({
+        ...fresh,
+        status: { ...status, observedGeneration: fresh.metadata.generation ?? 0 },
+      });
+    }
+  }
+}
+
+/** What the status should say (replica_set_utils.go calculateStatus; minReadySeconds is 0). */
+export function calculateStatus(
+  rs: ReplicaSet,
+  pods: readonly Pod[],
+): NonNullable<ReplicaSet['status']> {
+  const templateLabels = Object.entries(rs.spec?.template?.metadata?.labels ?? {});
+  const ready = pods.filter(isPodReady).length;
+  return {
+    replicas: pods.length,
+    fullyLabeledReplicas: pods.filter((pod) =>
+      templateLabels.every(([k, v]) => pod.metadata.labels?.[k] === v),
+    ).length,
+    readyReplicas: ready,
+    availableReplicas: ready,
+    observedGeneration: rs.metadata.generation ?? 0,
+  };
+}
+
+function sameStatus(
+  a: NonNullable<ReplicaSet['status']>,
+  b: NonNullable<ReplicaSet['status']>,
+): boolean {
+  return (
+    (a.replicas ?? 0) === (b.replicas ?? 0) &&
+    (a.fullyLabeledReplicas ?? 0) === (b.fullyLabeledReplicas ?? 0) &&
+    (a.readyReplicas ?? 0) === (b.readyReplicas ?? 0) &&
+    (a.availableReplicas ?? 0) === (b.availableReplicas ?? 0) &&
+    (a.observedGeneration ?? 0) === (b.observedGeneration ?? 0)
+  );
+}
+
+/**
+ * Calls `fn` `count` times: a batch of `initialBatchSize` at once, doubling while every call
+ * succeeds, stopping after the first batch with a failure — so a quota or a bad template costs
+ * one failed request, not five hundred (replica_set.go slowStartBatch).
+ */
+export async function slowStartBatch(
+  count: number,
+  initialBatchSize: number,
+  fn: () => Promise<void>,
+): Promise<{ successes: number; error?: unknown }> {
+  let remaining = count;
+  let successes = 0;
+  for (
+    let batch = Math.min(remaining, initialBatchSize);
+    batch > 0;
+    batch = Math.min(2 * batch, remaining)
+  ) {
+    const results = await Promise.allSettled(Array.from({ length: batch }, () => fn()));
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    successes += batch - failed.length;
+    if (failed[0]) return { successes, error: failed[0].reason };
+    remaining -= batch;
+  }
+  return { successes };
+}
+
+const PHASE_RANK: Readonly<Record<string, number>> = { Pending: 0, Unknown: 1, Running: 2 };
+
+/**
+ * The `count` pods to delete first (replica_set.go getPodsToDelete, controller_utils.go
+ * ActivePodsWithRanks): unscheduled before scheduled, pending before running, not ready before
+ * ready, pods on crowded nodes before pods alone on theirs, younger before older.
+ */
+export function podsToDelete(pods: readonly Pod[], count: number): Pod[] {
+  if (count >= pods.length) return [...pods];
+  const onNode = new Map<string, number>();
+  for (const pod of pods) {
+    const node = pod.spec?.nodeName ?? '';
+    onNode.set(node, (onNode.get(node) ?? 0) + 1);
+  }
+  const rank = (pod: Pod): number => onNode.get(pod.spec?.nodeName ?? '') ?? 0;
+  const sorted = [...pods].sort((a, b) => {
+    const assigned = Number(Boolean(a.spec?.nodeName)) - Number(Boolean(b.spec?.nodeName));
+    if (assigned !== 0) return assigned;
+    const phase =
+      (PHASE_RANK[a.status?.phase ?? 'Pending'] ?? 0) -
+      (PHASE_RANK[b.status?.phase ?? 'Pending'] ?? 0);
+    if (phase !== 0) return phase;
+    const ready = Number(isPodReady(a)) - Number(isPodReady(b));
+    if (ready !== 0) return ready;
+    const crowded = rank(b) - rank(a);
+    if (crowded !== 0) return crowded;
+    // Newer first; RFC 3339 timestamps in UTC compare as strings.
+    const ta = a.metadata.creationTimestamp ?? '';
+    const tb = b.metadata.creationTimestamp ?? '';
+    return ta === tb ? 0 : ta > tb ? -1 : 1;
+  });
+  return sorted.slice(0, count);
+}

@@ -1,0 +1,141 @@
+import {
+  LeaderElector,
+  LeaseLock,
+  SharedInformerFactory,
+  silentLogger,
+  type Lease,
+  type Logger,
+  type RestClient,
+} from '@listwatch/client';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Kubelet } from './controllers/kubelet.js';
+import { resources } from './controllers/objects.js';
+import { ReplicaSetController } from './controllers/replicaset-controller.js';
+import { Scheduler } from './controllers/scheduler.js';
+
+/** The Lease the controllers are elected on (kube-controller-manager's is kube-system/kube-controller-manager). */
+export const CONTROLLERS_LEASE = { namespace: 'kube-system', name: 'listwatch-demo-controllers' };
+
+export interface DemoClusterOptions {
+  client: RestClient;
+  /** One simulated kubelet per name. */
+  nodes: readonly string[];
+  /** Who campaigns for the controllers' lease (default `<hostname>_<uuid>`, as client-go's callers do). */
+  identity?: string;
+  /** client-go's defaults (15 s / 10 s / 2 s) unless given. */
+  leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  /** Kubelets' lease renewal period. */
+  nodeLeaseRenewMs?: number;
+  /** One line per leadership change. */
+  report?: (line: string) => void;
+  logger?: Logger;
+}
+
+/**
+ * The cluster half of the demo, built only from @listwatch/client: a kubelet per node, always
+ * running, and the control plane — the ReplicaSet controller and the scheduler, sharing one
+ * informer factory — running only while this process holds the controllers' Lease, so two
+ * demo processes against one apiserver never both reconcile. The leader releases the lease on
+ * a clean stop and a standby takes over at once; after a crash, once the lease expires.
+ */
+export class DemoCluster {
+  readonly identity: string;
+  private readonly options: DemoClusterOptions;
+  private readonly logger: Logger;
+  private readonly abort = new AbortController();
+  private readonly running: Promise<void>[] = [];
+  private leading = false;
+
+  constructor(options: DemoClusterOptions) {
+    this.options = options;
+    this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Whether this process runs the controllers now. */
+  isLeading(): boolean {
+    return this.leading;
+  }
+
+  /** Registers the nodes, then runs the kubelets and campaigns for the controllers in the background. */
+  async start(): Promise<void> {
+    const { client } = this.options;
+    const kubelets = this.options.nodes.map(
+      (nodeName, index) =>
+        new Kubelet({
+          client,
+          nodeName,
+          index,
+          logger: this.logger,
+          ...(this.options.nodeLeaseRenewMs !== undefined
+            ? { leaseRenewMs: this.options.nodeLeaseRenewMs }
+            : {}),
+        }),
+    );
+    await Promise.all(kubelets.map((k) => k.register()));
+    const signal = this.abort.signal;
+    for (const kubelet of kubelets) this.running.push(this.supervise(kubelet.run(signal)));
+    this.running.push(this.supervise(this.campaign(signal)));
+  }
+
+  /** Stops the controllers (releasing the lease) and the kubelets; resolves when all are down. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.all(this.running);
+  }
+
+  private async supervise(task: Promise<void>): Promise<void> {
+    try {
+      await task;
+    } catch (err) {
+      this.logger.error('demo component failed', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  /** Stands for election again each time leadership is lost, until stopped. */
+  private async campaign(signal: AbortSignal): Promise<void> {
+    const report = this.options.report ?? (() => undefined);
+    const lock = new LeaseLock(
+      this.options.client.resource<Lease>(resources.leases),
+      CONTROLLERS_LEASE.namespace,
+      CONTROLLERS_LEASE.name,
+      this.identity,
+    );
+    const elector = new LeaderElector({
+      lock,
+      releaseOnCancel: true,
+      logger: this.logger,
+      ...this.options.leaderElection,
+      callbacks: {
+        onStartedLeading: (leading) => this.lead(leading),
+        onStoppedLeading: () => {
+          this.leading = false;
+          if (!signal.aborted) report('controllers: lost the lease; standing by');
+        },
+        onNewLeader: (identity) => {
+          if (identity !== this.identity) report(`controllers: standing by, ${identity} leads`);
+        },
+      },
+    });
+    while (!signal.aborted) await elector.run(signal);
+  }
+
+  /** The control plane for one term of leadership: fresh informers, shut down at its end. */
+  private async lead(signal: AbortSignal): Promise<void> {
+    this.leading = true;
+    this.options.report?.(`controllers: leading as ${this.identity}`);
+    const { client } = this.options;
+    const factory = new SharedInformerFactory({ client, logger: this.logger });
+    const replicaSets = new ReplicaSetController({ client, factory, logger: this.logger });
+    const scheduler = new Scheduler({ client, factory, logger: this.logger });
+    factory.start();
+    try {
+      await Promise.all([replicaSets.run(signal), scheduler.run(signal)]);
+    } finally {
+      await factory.shutdown();
+    }
+  }
+}

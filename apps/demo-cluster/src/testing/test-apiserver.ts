@@ -1,0 +1,66 @@
+import { jsonLogger, startApiServer, type RunningApiServer } from '@listwatch/apiserver';
+import { RestClient, type ResourceClient } from '@listwatch/client';
+import { expect } from 'vitest';
+import { isPodReady, resources, type Pod } from '../controllers/objects.js';
+
+/** A real apiserver on memory storage at a free port, and a client of it. */
+export interface TestApiServer {
+  server: RunningApiServer;
+  client: RestClient;
+  /** A fresh namespace, so the tests of a file share one server without seeing each other. */
+  namespace(): Promise<string>;
+  close(): Promise<void>;
+}
+
+let namespaces = 0;
+
+export async function startTestApiServer(): Promise<TestApiServer> {
+  const server = await startApiServer({
+    port: 0,
+    storageBackend: 'memory',
+    logger: jsonLogger('error'),
+  });
+  const client = new RestClient({
+    server: server.url,
+    retry: { backoff: { initialMs: 10, maxMs: 100 } },
+  });
+  return {
+    server,
+    client,
+    namespace: async () => {
+      const name = `test-${process.pid}-${++namespaces}`;
+      await client
+        .resource(resources.namespaces)
+        .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      return name;
+    },
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** The pods of a namespace as the apiserver has them now. */
+export async function listPods(pods: ResourceClient<Pod>, namespace: string): Promise<Pod[]> {
+  return (await pods.namespace(namespace).list()).items;
+}
+
+/** Waits until the namespace holds exactly `count` pods, all Running, Ready and bound to a node. */
+export async function expectRunningPods(
+  pods: ResourceClient<Pod>,
+  namespace: string,
+  count: number,
+): Promise<Pod[]> {
+  let last: Pod[] = [];
+  await expect
+    .poll(
+      async () => {
+        last = await listPods(pods, namespace);
+        return last.map((p) => `${p.status?.phase}/${isPodReady(p)}/${Boolean(p.spec?.nodeName)}`);
+      },
+      { timeout: 20_000, interval: 100 },
+    )
+    .toEqual(Array.from({ length: count }, () => 'Running/true/true'));
+  return last;
+}
