@@ -1,7 +1,12 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { findBuiltinResource } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { MemoryStorage } from '@listwatch/storage';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SharedInformerFactory } from './cache/informer-factory.js';
 import { formatMicroTime, LeaderElector, LeaseLock, type Lease } from './leader-election.js';
 import { silentLogger } from './logger.js';
 import { RestClient } from './rest-client.js';
@@ -11,6 +16,8 @@ import { PausableProxy } from './testing/pausable-proxy.js';
 const leases = findBuiltinResource('leases')!;
 // Short but in client-go's proportions: leaseDuration > renewDeadline > 1.2 × retryPeriod.
 const TIMING = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
+/** Room for two processes' views of the same clock to differ. */
+const CLOCK_SKEW_MS = 50;
 
 describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leaderelection)', () => {
   let apiserver: RunningApiServer;
@@ -107,6 +114,88 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
     expect(record.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
     expect(a.state.leading).toBe(false);
   });
+
+  /** A candidate in a process of its own (src/testing/leader-candidate.ts). */
+  function candidateProcess(identity: string, lease: string) {
+    const script = fileURLToPath(new URL('./testing/leader-candidate.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@listwatch/source',
+        '--import',
+        'tsx',
+        script,
+        apiserver.url,
+        `default/${lease}`,
+        identity,
+        String(TIMING.leaseDurationMs),
+        String(TIMING.renewDeadlineMs),
+        String(TIMING.retryPeriodMs),
+      ],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const lines: string[] = [];
+    let stderr = '';
+    createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, 'exit');
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    });
+    return { identity, child, lines, exited, stderr: () => stderr };
+  }
+
+  it('hands over when the leader process dies: the other process takes the lease once it expires, and the Lease shows the new holder and one transition', async () => {
+    const lease = `lease-${++n}`;
+    // Every version of the Lease, in order, through an informer of our own.
+    const versions: Lease[] = [];
+    const client = new RestClient({ server: apiserver.url });
+    const factory = new SharedInformerFactory({ client, namespace: 'default' });
+    cleanups.push(async () => {
+      await factory.shutdown();
+      await client.close();
+    });
+    const record = (o: Lease) => void (o.metadata.name === lease && versions.push(o));
+    factory.informerFor<Lease>(leases).addEventHandler({
+      onAdd: record,
+      onUpdate: (_old, o) => record(o),
+    });
+    factory.start();
+    await factory.waitForCacheSync();
+
+    const procs = [candidateProcess('proc-a', lease), candidateProcess('proc-b', lease)];
+    const leading = () => procs.filter((p) => p.lines.includes(`leading ${p.identity}`));
+    await eventually(() => expect(leading()).toHaveLength(1), 30_000).catch((err: unknown) => {
+      throw new Error(`${String(err)}\n${procs.map((p) => p.stderr()).join('\n')}`);
+    });
+    const [leader] = leading();
+    const survivor = procs.find((p) => p !== leader)!;
+    await eventually(() => expect(survivor.lines).toContain(`leader ${leader!.identity}`));
+
+    leader!.child.kill('SIGKILL');
+    await leader!.exited;
+    await eventually(() => expect(survivor.lines).toContain(`leading ${survivor.identity}`));
+
+    expect((await readLease(lease)).spec).toMatchObject({
+      holderIdentity: survivor.identity,
+      leaseTransitions: 1,
+    });
+    await eventually(() =>
+      expect(versions.at(-1)?.spec?.holderIdentity).toBe(survivor.identity),
+    );
+    // The survivor took over only once the dead leader's last renewal had gone unrenewed for
+    // a whole lease duration (the processes share this machine's clock; MicroTime rounds).
+    const lastRenewal = versions.filter((v) => v.spec?.holderIdentity === leader!.identity).at(-1);
+    const takeover = versions.find((v) => v.spec?.holderIdentity === survivor.identity);
+    expect(
+      Date.parse(takeover!.spec!.acquireTime!) - Date.parse(lastRenewal!.spec!.renewTime!),
+    ).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - CLOCK_SKEW_MS);
+    expect(takeover?.spec?.leaseTransitions).toBe(1);
+    expect(leader!.lines).not.toContain(`stopped ${leader!.identity}`);
+  }, 60_000);
 
   it('releases the lease on a clean stop so a successor need not wait for it to expire', async () => {
     const lease = `lease-${++n}`;

@@ -297,6 +297,35 @@ describe('RestClient over HTTP', () => {
     ]);
   });
 
+  it('decodes a LIST as it streams in, whatever the chunks, and retries one whose connection broke mid-body', async () => {
+    const list = {
+      kind: 'ConfigMapList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '10' },
+      items: Array.from({ length: 50 }, (_, i) => ({
+        ...configMap('ns', `cm-${i}`, String(i)),
+        data: { text: 'é😀"\\'.repeat(i) },
+      })),
+    };
+    const body = Buffer.from(JSON.stringify(list));
+    let attempts = 0;
+    server.handle(async (_req, res) => {
+      startStream(res);
+      // Odd-sized chunks cut through items, strings and multi-byte characters.
+      for (let at = 0; at < body.length; at += 333) {
+        if (attempts === 0 && at > body.length / 2) {
+          attempts++;
+          return void res.destroy();
+        }
+        res.write(body.subarray(at, at + 333));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      res.end();
+    });
+    expect(await cms(make()).list()).toEqual(list);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('sends each patch flavour with its content type, and DeleteOptions with a delete', async () => {
     server.handle((_req, res) => json(res, 200, configMap('ns', 'a')));
     const c = cms(make());

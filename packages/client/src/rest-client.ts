@@ -22,10 +22,12 @@ import {
 import { realClock, type Clock } from './clock.js';
 import { anonymousCredentials, type CredentialProvider, type Credentials } from './credentials.js';
 import type { KubeConfig, RestConfig, TlsConfig } from './kubeconfig.js';
+import { JsonListDecoder } from './json-list-decoder.js';
 import { ListPager, type ListPage, type ListPagerOptions } from './list-pager.js';
 import { listParamsToQuery, type ListParams, type TweakListOptions } from './list-params.js';
 import { errorField, silentLogger, type Logger } from './logger.js';
 import { abortedError, sleep } from './sleep.js';
+import { ObjectSlimmer } from './object-slimmer.js';
 import {
   defaultIdleTimeoutMs,
   openHttpWatch,
@@ -71,6 +73,12 @@ export interface RequestOptions {
   contentType?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /**
+   * The response is a JSON list: decode its items as the bytes arrive (JsonListDecoder) rather
+   * than after the whole body, overlapping the parse with the transfer of a large LIST, and
+   * slim them as they come (ObjectSlimmer).
+   */
+  streamList?: boolean;
 }
 
 /** Who the resource client is for: enough of a ResourceDefinition to build URLs. */
@@ -78,6 +86,21 @@ export type ResourceRef = Pick<ResourceDefinition, 'group' | 'version' | 'plural
   Partial<Pick<ResourceDefinition, 'kind'>>;
 
 const CONNECT_RETRY_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+const EMPTY = Buffer.alloc(0);
+
+/** A response as `send` returns it: the body's bytes, or — streamed — what they decoded to. */
+interface Response {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  decoded?: unknown;
+}
+
+/** JSON, not CBOR (an absent Content-Type is taken for JSON, as `decode` does). */
+function isJson(contentType: string | string[] | undefined): boolean {
+  return !String(contentType ?? '').includes('cbor');
+}
 
 function tlsConnect(tls: TlsConfig | undefined, creds: Credentials): Record<string, unknown> {
   return {
@@ -237,11 +260,7 @@ export class RestClient implements WatchConnector {
     for (let attempt = 0; ; attempt++) {
       if (options.signal?.aborted) throw abortedError(options.signal);
       const creds = await this.provider.credentials();
-      let response: {
-        statusCode: number;
-        headers: Record<string, string | string[] | undefined>;
-        body: Buffer;
-      };
+      let response: Response;
       try {
         response = await this.send(options, creds);
       } catch (err) {
@@ -261,6 +280,7 @@ export class RestClient implements WatchConnector {
         continue;
       }
       const { statusCode, headers, body } = response;
+      if (response.decoded !== undefined) return response.decoded as R;
       if (statusCode >= 200 && statusCode < 300)
         return this.decode(body, headers['content-type']) as R;
       if (statusCode === 401 && !authRetried && this.unauthorized(creds)) {
@@ -329,14 +349,7 @@ export class RestClient implements WatchConnector {
     return agent;
   }
 
-  private async send(
-    options: RequestOptions,
-    creds: Credentials,
-  ): Promise<{
-    statusCode: number;
-    headers: Record<string, string | string[] | undefined>;
-    body: Buffer;
-  }> {
+  private async send(options: RequestOptions, creds: Credentials): Promise<Response> {
     const url = this.url(options.path, options.query);
     const target = `${options.method} ${url.pathname}`;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
@@ -363,6 +376,13 @@ export class RestClient implements WatchConnector {
         ...(body !== undefined ? { body } : {}),
         signal: abort.signal,
       });
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      if (ok && options.streamList && isJson(res.headers['content-type'])) {
+        const slimmer = new ObjectSlimmer();
+        const decoder = new JsonListDecoder((items) => slimmer.slim(items));
+        for await (const chunk of res.body) decoder.push(chunk as Buffer);
+        return { statusCode: res.statusCode, headers: res.headers, body: EMPTY, decoded: decoder.end() };
+      }
       const bytes = Buffer.from(await res.body.arrayBuffer());
       return { statusCode: res.statusCode, headers: res.headers, body: bytes };
     } catch (err) {
@@ -508,12 +528,13 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     });
   }
 
-  /** One LIST request (one page if `limit` is set). */
+  /** One LIST request (one page if `limit` is set); items are decoded as they arrive. */
   list(params: ListParams = {}, signal?: AbortSignal): Promise<KubeList<T>> {
     return this.client.request<KubeList<T>>({
       method: 'GET',
       path: this.collectionPath(),
       query: listParamsToQuery(params),
+      streamList: true,
       ...(signal ? { signal } : {}),
     });
   }

@@ -216,6 +216,30 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
     expect(lists.at(-1)?.params.resourceVersion).toBe('');
   });
 
+  it('relists at resourceVersion "" when a watch expires twice at the same resourceVersion (a paginated relist is an Exact read and cannot move past it)', async () => {
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    const expired = () => ApiError.expired('too old resource version');
+    lw.watchErrors.push(expired(), expired());
+    const { store } = recordingStore();
+    const reflector = new Reflector({
+      listerWatcher: lw,
+      store,
+      backoff: FAST_BACKOFF,
+      pageSize: 2,
+    });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    const listedAt = lw.calls[1]?.params.resourceVersion;
+    expect(lw.calls.map((c) => `${c.verb} ${c.outcome} ${c.params.resourceVersion}`)).toEqual([
+      'list ok 0',
+      `watch 410 ${listedAt}`,
+      `list ok ${listedAt}`,
+      `watch 410 ${listedAt}`,
+      'list ok ',
+      `watch ok ${reflector.lastSyncResourceVersion()}`,
+    ]);
+  });
+
   it('turns deletes missed during a 410 gap into tombstones when it relists', async () => {
     const small = new CacheCluster({ watchCacheSize: 3 });
     try {

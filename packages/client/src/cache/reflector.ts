@@ -103,6 +103,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly iterators = new WeakMap<WatchStream<T>, AsyncIterator<WatchEvent<T>>>();
   /** The last list or watch at lastSyncRV failed with 410 or "too large": relist at "". */
   private lastSyncRVUnavailable = false;
+  /** The resourceVersion the last watch ended with 410 at. */
+  private expiredAt: string | undefined;
   /** The server paginated an RV "0" list: it has no watch cache, keep paginating. */
   private paginatedResult = false;
   /** The server rejected a watch-list once; stop asking. */
@@ -330,6 +332,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
             await this.backoff.wait(signal);
             continue;
           }
+          if (isExpired(err)) this.noteExpired();
           throw err;
         }
         this.onWatchStart?.(this.lastSyncRV);
@@ -354,7 +357,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (!failure) continue;
       if (isExpired(failure)) {
         // A LIST at the last RV is NotOlderThan and cache-served: relist there, not at ""
-        // (kubernetes#86483: everyone relisting from etcd at once).
+        // (kubernetes#86483: everyone relisting from etcd at once) — see noteExpired.
+        this.noteExpired();
         this.logger.info('watch expired, relisting', {
           reflector: this.name,
           resourceVersion: this.lastSyncRV,
@@ -374,6 +378,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
       });
       throw failure;
     }
+  }
+
+  /**
+   * A watch from lastSyncRV expired. The relist goes to lastSyncRV, but a paginated LIST at RV N
+   * is an Exact read, answered at N itself, from which the watch expires again: a second expiry
+   * at the same RV relists at "" instead of looping (client-go loops until etcd compacts N).
+   */
+  private noteExpired(): void {
+    if (this.expiredAt === this.lastSyncRV) this.lastSyncRVUnavailable = true;
+    this.expiredAt = this.lastSyncRV;
   }
 
   /**

@@ -1,10 +1,9 @@
 import { ApiError, findBuiltinResource, type KubeObject } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
-import { tempDir } from '@listwatch/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jsonLineLogger, silentLogger } from '../logger.js';
 import { RestClient, type ResourceClient } from '../rest-client.js';
+import { backends } from '../testing/backends.js';
 import { eventually } from '../testing/eventually.js';
 import { configMap } from '../testing/fixtures.js';
 import { PausableProxy } from '../testing/pausable-proxy.js';
@@ -66,7 +65,7 @@ async function serverState(cms: ResourceClient): Promise<Map<string, string | un
   );
 }
 
-describe('informers over HTTP against the apiserver', () => {
+describe.each(backends())('informers over HTTP against the apiserver on $name storage', (backend) => {
   let apiserver: RunningApiServer;
   let ns = 0;
   /** A fresh namespace per test (the apiserver refuses objects in namespaces that do not exist). */
@@ -81,15 +80,17 @@ describe('informers over HTTP against the apiserver', () => {
   };
 
   beforeAll(async () => {
+    await backend.setup();
     apiserver = await startApiServer({
       port: 0,
-      storage: new MemoryStorage(),
+      storage: backend.open('main'),
       logger: silentLogger,
       bookmarkIntervalMs: 500,
     });
   });
   afterAll(async () => {
-    await apiserver.close();
+    await apiserver?.close();
+    await backend.teardown();
   });
 
   it('syncs the initial state, then sees every added, modified and deleted object', async () => {
@@ -196,7 +197,7 @@ describe('informers over HTTP against the apiserver', () => {
   it('relists after a 410 and reports the deletes it missed as tombstones', async () => {
     const small = await startApiServer({
       port: 0,
-      storage: new MemoryStorage(),
+      storage: backend.open('small-window'),
       logger: silentLogger,
       defaultWatchCacheSize: 5,
     });
@@ -247,13 +248,12 @@ describe('informers over HTTP against the apiserver', () => {
     expect(relist?.requestedResourceVersion).toBe(expired?.resourceVersion);
   });
 
-  it('resumes after the apiserver restarts on the same port and data', async () => {
-    const data = tempDir('listwatch-restart-');
-    cleanups.push(() => Promise.resolve(data.remove()));
+  // A memory store does not outlive its apiserver: there is nothing to restart onto.
+  const persistent = backend.persistent ? [backend] : [];
+  it.each(persistent)('resumes after the apiserver restarts on the same port and data', async () => {
     const first = await startApiServer({
       port: 0,
-      storageBackend: 'sqlite',
-      dataDir: data.path,
+      storage: backend.open('restart'),
       logger: silentLogger,
     });
     const port = first.port;
@@ -277,8 +277,7 @@ describe('informers over HTTP against the apiserver', () => {
     await first.close();
     const second = await startApiServer({
       port,
-      storageBackend: 'sqlite',
-      dataDir: data.path,
+      storage: backend.open('restart'),
       logger: silentLogger,
     });
     cleanups.push(() => second.close());

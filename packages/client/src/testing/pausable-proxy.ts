@@ -6,11 +6,12 @@ import type { AddressInfo } from 'node:net';
  * does: `pause()` resets every connection and stops listening, so new ones are refused
  * (ECONNREFUSED — which a reflector treats differently from a reset: it re-watches instead of
  * relisting; the harness's TcpProxy accepts and resets instead); `resume()` listens again on
- * the same port.
+ * the same port. `dropConnections()` resets them and keeps listening.
  */
 export class PausableProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly upstreams = new WeakSet<Socket>();
   port = 0;
 
   constructor(private readonly targetPort: number) {}
@@ -29,6 +30,7 @@ export class PausableProxy {
     if (this.server) return;
     const server = createServer((client) => {
       const upstream = connect(this.targetPort, '127.0.0.1');
+      this.upstreams.add(upstream);
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on('close', () => this.sockets.delete(s));
@@ -48,10 +50,21 @@ export class PausableProxy {
     this.server = server;
   }
 
+  /** Resets every open connection but keeps listening: clients reconnect at once. */
+  dropConnections(): void {
+    for (const s of this.sockets) {
+      // The apiserver dies of a reset that arrives before a connection's first byte (an
+      // uncaught ECONNRESET while it sniffs h2c vs HTTP/1.1): close those instead. The
+      // client side is always reset.
+      if (this.upstreams.has(s) && s.bytesWritten === 0) s.destroy();
+      else s.resetAndDestroy();
+    }
+  }
+
   async pause(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    for (const s of this.sockets) s.resetAndDestroy();
+    this.dropConnections();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
