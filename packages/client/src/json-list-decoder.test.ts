@@ -38,7 +38,9 @@ function outcome(bytes: Buffer, cuts: number[]): { value: unknown } | { throws: 
 // get cut by chunk boundaries), plus the JSON-significant characters.
 const text = fc.oneof(
   fc.string({ unit: 'binary' }),
-  fc.string({ unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', ' ', 'a', 'é', '😀') }),
+  fc.string({
+    unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', ' ', 'a', 'é', '😀'),
+  }),
 );
 const json = fc.letrec((tie) => ({
   value: fc.oneof(
@@ -63,7 +65,13 @@ const list = fc
     const entries = Object.entries(head).filter(([k]) => k !== 'items');
     entries.splice(itemsAt % (entries.length + 1), 0, ['items', items]);
     const doc: Record<string, unknown> = {};
-    for (const [k, v] of entries) Object.defineProperty(doc, k, { value: v, enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of entries)
+      Object.defineProperty(doc, k, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return doc;
   });
 const indent = fc.constantFrom(undefined, 0, 1, 2, '\t', ' \r\n');
@@ -86,14 +94,20 @@ describe('JsonListDecoder', () => {
         const source = JSON.stringify(value, null, space) ?? 'null';
         const parsed = JSON.parse(source) as unknown;
         const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
-        expect(outcome(Buffer.from(source), at)).toStrictEqual(isObject ? { value: parsed } : { throws: true });
+        expect(outcome(Buffer.from(source), at)).toStrictEqual(
+          isObject ? { value: parsed } : { throws: true },
+        );
       }),
       { numRuns: 300 },
     );
   });
 
   it('refuses what JSON.parse refuses: a list with one byte inserted, removed or changed', () => {
-    const edit = fc.record({ at: fc.nat(), op: fc.constantFrom('insert', 'delete', 'replace'), byte: fc.constantFrom(...'{}[],:" \\0a-'.split('')) });
+    const edit = fc.record({
+      at: fc.nat(),
+      op: fc.constantFrom('insert', 'delete', 'replace'),
+      byte: fc.constantFrom(...'{}[],:" \\0a-'.split('')),
+    });
     fc.assert(
       fc.property(list, edit, cuts, (doc, e, at) => {
         const source = Buffer.from(JSON.stringify(doc));
@@ -106,7 +120,11 @@ describe('JsonListDecoder', () => {
               ? Buffer.concat([source.subarray(0, i), source.subarray(i + 1)])
               : Buffer.concat([source.subarray(0, i), b, source.subarray(i + 1)]);
         const want = reference(mutated.toString('utf8'));
-        const wantObject = 'value' in want && typeof want.value === 'object' && want.value !== null && !Array.isArray(want.value);
+        const wantObject =
+          'value' in want &&
+          typeof want.value === 'object' &&
+          want.value !== null &&
+          !Array.isArray(want.value);
         expect(outcome(mutated, at)).toStrictEqual(wantObject ? want : { throws: true });
       }),
       { numRuns: 500 },
@@ -129,12 +147,23 @@ describe('JsonListDecoder', () => {
   it('hands out items batch by batch as the chunks complete them', () => {
     const pods = Array.from({ length: 200 }, (_, i) => samplePod(i)); // about 1 MB
     const body = Buffer.from(
-      JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: pods }),
+      JSON.stringify({
+        kind: 'PodList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '7' },
+        items: pods,
+      }),
     );
     const batches: number[] = [];
     const decoder = new JsonListDecoder((items) => batches.push(items.length));
-    for (let at = 0; at < body.length; at += 16 * 1024) decoder.push(body.subarray(at, at + 16 * 1024));
-    expect(decoder.end()).toEqual({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: pods });
+    for (let at = 0; at < body.length; at += 16 * 1024)
+      decoder.push(body.subarray(at, at + 16 * 1024));
+    expect(decoder.end()).toEqual({
+      kind: 'PodList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '7' },
+      items: pods,
+    });
     expect(batches.length).toBeGreaterThan(2);
     expect(batches.reduce((a, b) => a + b, 0)).toBe(200);
   });

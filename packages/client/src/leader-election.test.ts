@@ -183,9 +183,7 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
       holderIdentity: survivor.identity,
       leaseTransitions: 1,
     });
-    await eventually(() =>
-      expect(versions.at(-1)?.spec?.holderIdentity).toBe(survivor.identity),
-    );
+    await eventually(() => expect(versions.at(-1)?.spec?.holderIdentity).toBe(survivor.identity));
     // The survivor took over only once the dead leader's last renewal had gone unrenewed for
     // a whole lease duration (the processes share this machine's clock; MicroTime rounds).
     const lastRenewal = versions.filter((v) => v.spec?.holderIdentity === leader!.identity).at(-1);

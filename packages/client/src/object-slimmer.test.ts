@@ -17,7 +17,12 @@ const json = fc.letrec((tie) => ({
     fc.boolean(),
     fc.integer(),
     // Long, repeated strings: what the slimmer shares.
-    fc.constantFrom('', 'short', 'registry.example.com/shop/checkout:1.8.1', '2025-01-01T00:00:03Z'),
+    fc.constantFrom(
+      '',
+      'short',
+      'registry.example.com/shop/checkout:1.8.1',
+      '2025-01-01T00:00:03Z',
+    ),
     fc.string({ unit: 'binary' }),
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(fc.constantFrom('a', 'f:metadata', '.', '__proto__', 'k'), tie('value'), {

@@ -48,8 +48,7 @@ export class ObjectSlimmer {
         }
       } else if (typeof x === 'object' && x !== null && depth < MAX_DEPTH) {
         if (Array.isArray(x)) this.array(x, depth + 1);
-        else if (this.object(x as Record<string, unknown>, depth + 1))
-          obj[key] = new SlimEmpty();
+        else if (this.object(x as Record<string, unknown>, depth + 1)) obj[key] = new SlimEmpty();
       }
     }
     return empty;
@@ -65,8 +64,7 @@ export class ObjectSlimmer {
         }
       } else if (typeof x === 'object' && x !== null && depth < MAX_DEPTH) {
         if (Array.isArray(x)) this.array(x, depth + 1);
-        else if (this.object(x as Record<string, unknown>, depth + 1))
-          arr[i] = new SlimEmpty();
+        else if (this.object(x as Record<string, unknown>, depth + 1)) arr[i] = new SlimEmpty();
       }
     }
   }

@@ -381,7 +381,12 @@ export class RestClient implements WatchConnector {
         const slimmer = new ObjectSlimmer();
         const decoder = new JsonListDecoder((items) => slimmer.slim(items));
         for await (const chunk of res.body) decoder.push(chunk as Buffer);
-        return { statusCode: res.statusCode, headers: res.headers, body: EMPTY, decoded: decoder.end() };
+        return {
+          statusCode: res.statusCode,
+          headers: res.headers,
+          body: EMPTY,
+          decoded: decoder.end(),
+        };
       }
       const bytes = Buffer.from(await res.body.arrayBuffer());
       return { statusCode: res.statusCode, headers: res.headers, body: bytes };

@@ -19,7 +19,7 @@ const NAMESPACE = 'default';
 const WINDOW = 8;
 /** Few names, so creates, updates and deletes keep hitting the same keys. */
 const NAMES = 10;
-const OPS = 300;
+const OPS = 60;
 
 type Write = { kind: 'write'; name: number; remove: boolean };
 type Op =

@@ -65,299 +65,314 @@ async function serverState(cms: ResourceClient): Promise<Map<string, string | un
   );
 }
 
-describe.each(backends())('informers over HTTP against the apiserver on $name storage', (backend) => {
-  let apiserver: RunningApiServer;
-  let ns = 0;
-  /** A fresh namespace per test (the apiserver refuses objects in namespaces that do not exist). */
-  const namespace = async (): Promise<string> => {
-    const name = `ns-${++ns}`;
-    const api = new RestClient({ server: apiserver.url });
-    await api
-      .resource(findBuiltinResource('namespaces')!)
-      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await api.close();
-    return name;
-  };
+describe.each(backends())(
+  'informers over HTTP against the apiserver on $name storage',
+  (backend) => {
+    let apiserver: RunningApiServer;
+    let ns = 0;
+    /** A fresh namespace per test (the apiserver refuses objects in namespaces that do not exist). */
+    const namespace = async (): Promise<string> => {
+      const name = `ns-${++ns}`;
+      const api = new RestClient({ server: apiserver.url });
+      await api
+        .resource(findBuiltinResource('namespaces')!)
+        .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await api.close();
+      return name;
+    };
 
-  beforeAll(async () => {
-    await backend.setup();
-    apiserver = await startApiServer({
-      port: 0,
-      storage: backend.open('main'),
-      logger: silentLogger,
-      bookmarkIntervalMs: 500,
+    beforeAll(async () => {
+      await backend.setup();
+      apiserver = await startApiServer({
+        port: 0,
+        storage: backend.open('main'),
+        logger: silentLogger,
+        bookmarkIntervalMs: 500,
+      });
     });
-  });
-  afterAll(async () => {
-    await apiserver?.close();
-    await backend.teardown();
-  });
+    afterAll(async () => {
+      await apiserver?.close();
+      await backend.teardown();
+    });
 
-  it('syncs the initial state, then sees every added, modified and deleted object', async () => {
-    const space = await namespace();
-    const api = client(apiserver.url);
-    const cms = api.resource(configmaps).namespace(space);
-    await cms.create(configMap(space, 'before'));
-    const f = factory(api, { namespace: space });
-    const informer = f.informerFor(configmaps);
-    const rec = recorder();
-    informer.addEventHandler(rec.handler);
-    f.start();
-    expect([...(await f.waitForCacheSync()).values()]).toEqual([true]);
-    const a = await cms.create(configMap(space, 'a'));
-    await cms.update({ ...a, data: { k: 'v' } });
-    await cms.delete('before');
-    await eventually(() =>
-      expect(rec.seen).toEqual([
-        `add ${space}/before`,
-        `add ${space}/a`,
-        `update ${space}/a`,
-        `delete ${space}/before`,
-      ]),
-    );
-    await eventually(async () =>
+    it('syncs the initial state, then sees every added, modified and deleted object', async () => {
+      const space = await namespace();
+      const api = client(apiserver.url);
+      const cms = api.resource(configmaps).namespace(space);
+      await cms.create(configMap(space, 'before'));
+      const f = factory(api, { namespace: space });
+      const informer = f.informerFor(configmaps);
+      const rec = recorder();
+      informer.addEventHandler(rec.handler);
+      f.start();
+      expect([...(await f.waitForCacheSync()).values()]).toEqual([true]);
+      const a = await cms.create(configMap(space, 'a'));
+      await cms.update({ ...a, data: { k: 'v' } });
+      await cms.delete('before');
+      await eventually(() =>
+        expect(rec.seen).toEqual([
+          `add ${space}/before`,
+          `add ${space}/a`,
+          `update ${space}/a`,
+          `delete ${space}/before`,
+        ]),
+      );
+      await eventually(async () =>
+        expect(
+          new Map(
+            informer
+              .getIndexer()
+              .list()
+              .map((o) => [
+                `${o.metadata.namespace}/${o.metadata.name}`,
+                o.metadata.resourceVersion,
+              ]),
+          ),
+        ).toEqual(await serverState(cms)),
+      );
+    });
+
+    it('shares one informer per resource, namespace and selector', () => {
+      const api = client(apiserver.url);
+      const f = factory(api);
+      const one = f.informerFor(configmaps, { namespace: 'x' });
+      expect(f.informerFor(configmaps, { namespace: 'x' })).toBe(one);
+      expect(f.informerFor(configmaps, { namespace: 'y' })).not.toBe(one);
       expect(
-        new Map(
-          informer
-            .getIndexer()
-            .list()
-            .map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
-        ),
-      ).toEqual(await serverState(cms)),
-    );
-  });
-
-  it('shares one informer per resource, namespace and selector', () => {
-    const api = client(apiserver.url);
-    const f = factory(api);
-    const one = f.informerFor(configmaps, { namespace: 'x' });
-    expect(f.informerFor(configmaps, { namespace: 'x' })).toBe(one);
-    expect(f.informerFor(configmaps, { namespace: 'y' })).not.toBe(one);
-    expect(
-      f.informerFor(configmaps, {
-        namespace: 'x',
-        tweakListOptions: (p) => ({ ...p, labelSelector: 'a=b' }),
-      }),
-    ).not.toBe(one);
-  });
-
-  it('follows objects into and out of its label selector', async () => {
-    const space = await namespace();
-    const api = client(apiserver.url);
-    const cms = api.resource(configmaps).namespace(space);
-    const f = factory(api, {
-      namespace: space,
-      tweakListOptions: (p) => ({ ...p, labelSelector: 'tier=web' }),
+        f.informerFor(configmaps, {
+          namespace: 'x',
+          tweakListOptions: (p) => ({ ...p, labelSelector: 'a=b' }),
+        }),
+      ).not.toBe(one);
     });
-    const informer = f.informerFor(configmaps);
-    const rec = recorder();
-    informer.addEventHandler(rec.handler);
-    f.start();
-    await f.waitForCacheSync();
-    const a = await cms.create(configMap(space, 'a', undefined, { tier: 'db' }));
-    const b = await cms.update({ ...a, metadata: { ...a.metadata, labels: { tier: 'web' } } });
-    await cms.update({ ...b, metadata: { ...b.metadata, labels: { tier: 'db' } } });
-    await eventually(() => expect(rec.seen).toEqual([`add ${space}/a`, `delete ${space}/a`]));
-  });
 
-  it('isolates a slow and a throwing handler from the others', async () => {
-    const space = await namespace();
-    const api = client(apiserver.url);
-    const cms = api.resource(configmaps).namespace(space);
-    const f = factory(api, { namespace: space, handlerBufferSize: 4 });
-    const informer = f.informerFor(configmaps);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const slowSeen = new Set<string>();
-    const slow = informer.addEventHandler(
-      { onAdd: async (o) => (await gate, void slowSeen.add(o.metadata.name!)) },
-      { name: 'slow' },
-    );
-    const broken = informer.addEventHandler(
-      {
-        onAdd: () => {
-          throw new Error('handler bug');
-        },
-      },
-      { name: 'broken' },
-    );
-    const rec = recorder();
-    informer.addEventHandler(rec.handler, { name: 'healthy' });
-    f.start();
-    await f.waitForCacheSync();
-    for (let i = 0; i < 12; i++) await cms.create(configMap(space, `o${i}`));
-    await eventually(() => expect(rec.seen).toHaveLength(12));
-    expect(slow.metrics()).toMatchObject({ lagging: true });
-    expect(broken.metrics().handlerErrors).toBe(12);
-    release();
-    await eventually(() => expect(slowSeen.size).toBe(12));
-    expect(slow.metrics().lagging).toBe(false);
-  });
-
-  it('relists after a 410 and reports the deletes it missed as tombstones', async () => {
-    const small = await startApiServer({
-      port: 0,
-      storage: backend.open('small-window'),
-      logger: silentLogger,
-      defaultWatchCacheSize: 5,
+    it('follows objects into and out of its label selector', async () => {
+      const space = await namespace();
+      const api = client(apiserver.url);
+      const cms = api.resource(configmaps).namespace(space);
+      const f = factory(api, {
+        namespace: space,
+        tweakListOptions: (p) => ({ ...p, labelSelector: 'tier=web' }),
+      });
+      const informer = f.informerFor(configmaps);
+      const rec = recorder();
+      informer.addEventHandler(rec.handler);
+      f.start();
+      await f.waitForCacheSync();
+      const a = await cms.create(configMap(space, 'a', undefined, { tier: 'db' }));
+      const b = await cms.update({ ...a, metadata: { ...a.metadata, labels: { tier: 'web' } } });
+      await cms.update({ ...b, metadata: { ...b.metadata, labels: { tier: 'db' } } });
+      await eventually(() => expect(rec.seen).toEqual([`add ${space}/a`, `delete ${space}/a`]));
     });
-    cleanups.push(() => small.close());
-    const proxy = await PausableProxy.start(small.port);
-    cleanups.push(() => proxy.close());
-    const direct = client(small.url).resource(configmaps).namespace('default');
-    for (const name of ['keep', 'gone']) await direct.create(configMap('default', name));
-    const lines: string[] = [];
-    const f = factory(client(proxy.url), {
-      namespace: 'default',
-      logger: jsonLineLogger({ level: 'info', write: (l) => lines.push(l) }),
-    });
-    const informer = f.informerFor(configmaps);
-    const rec = recorder();
-    informer.addEventHandler(rec.handler);
-    f.start();
-    await f.waitForCacheSync();
-    // An event on the watch first: a watch that breaks before any would count as failed and relist.
-    await direct.create(configMap('default', 'warmup'));
-    await eventually(() => expect(rec.seen).toContain('add default/warmup'));
 
-    await proxy.pause();
-    await direct.delete('gone');
-    for (let i = 0; i < 10; i++) await direct.create(configMap('default', `churn-${i}`));
-    await proxy.resume();
-
-    await eventually(() => expect(rec.seen).toContain('tombstone default/gone')).catch(
-      (err: unknown) => {
-        throw new Error(`${String(err)}\n${lines.join('\n')}\n${rec.seen.join('\n')}`);
-      },
-    );
-    await eventually(async () =>
-      expect(new Set(informer.getIndexer().listKeys())).toEqual(
-        new Set((await serverState(direct)).keys()),
-      ),
-    );
-    // The re-watch from the old resourceVersion was answered 410, and the relist asked for that
-    // same RV (NotOlderThan, served by the watch cache) rather than a quorum read.
-    const expired = lines
-      .map((l) => JSON.parse(l) as Record<string, string>)
-      .find((l) => l.msg === 'watch expired, relisting');
-    expect(expired?.error).toMatch(/too old resource version/);
-    const relist = lines
-      .map((l) => JSON.parse(l) as Record<string, string>)
-      .filter((l) => l.msg === 'listed')
-      .at(-1);
-    expect(relist?.requestedResourceVersion).toBe(expired?.resourceVersion);
-  });
-
-  // A memory store does not outlive its apiserver: there is nothing to restart onto.
-  const persistent = backend.persistent ? [backend] : [];
-  it.each(persistent)('resumes after the apiserver restarts on the same port and data', async () => {
-    const first = await startApiServer({
-      port: 0,
-      storage: backend.open('restart'),
-      logger: silentLogger,
-    });
-    const port = first.port;
-    // The informer reaches the server through a proxy that resets its connections when the
-    // server goes down, as a crash would.
-    const proxy = await PausableProxy.start(port);
-    cleanups.push(() => proxy.close());
-    const writer = new RestClient({ server: first.url });
-    await writer
-      .resource(configmaps)
-      .namespace('default')
-      .create(configMap('default', 'before-restart'));
-    await writer.close();
-    const f = factory(client(proxy.url), { namespace: 'default' });
-    const informer = f.informerFor(configmaps);
-    const rec = recorder();
-    informer.addEventHandler(rec.handler);
-    f.start();
-    await f.waitForCacheSync();
-    await proxy.pause();
-    await first.close();
-    const second = await startApiServer({
-      port,
-      storage: backend.open('restart'),
-      logger: silentLogger,
-    });
-    cleanups.push(() => second.close());
-    await proxy.resume();
-    await client(second.url)
-      .resource(configmaps)
-      .namespace('default')
-      .create(configMap('default', 'after-restart'));
-    await eventually(() => expect(rec.seen).toContain('add default/after-restart'));
-    expect(informer.getIndexer().listKeys().sort()).toEqual([
-      'default/after-restart',
-      'default/before-restart',
-    ]);
-  });
-
-  it('backs off and re-watches when a watch is answered 429, without relisting', async () => {
-    const front = await TestServer.start();
-    cleanups.push(() => front.close());
-    const pass = proxyTo(apiserver.url);
-    let throttled = 0;
-    front.handle((req, res) => {
-      if (req.url.includes('watch=1') && throttled++ === 0) {
-        return json(
-          res,
-          429,
-          statusBody(429, 'TooManyRequests', 'Too many requests, please try again later.'),
-          { 'retry-after': '1' },
-        );
-      }
-      return pass(req, res);
-    });
-    const space = await namespace();
-    const f = factory(client(front.url), { namespace: space });
-    const informer = f.informerFor(configmaps);
-    f.start();
-    await f.waitForCacheSync();
-    await client(apiserver.url).resource(configmaps).namespace(space).create(configMap(space, 'a'));
-    await eventually(() => expect(informer.getIndexer().listKeys()).toEqual([`${space}/a`]));
-    const kinds = front.requests.map((r) => (r.url.includes('watch=1') ? 'watch' : 'list'));
-    expect(kinds).toEqual(['list', 'watch', 'watch']);
-  });
-
-  it('streams the initial state with a watch-list, and falls back to LIST where the server rejects it', async () => {
-    const space = await namespace();
-    await client(apiserver.url).resource(configmaps).namespace(space).create(configMap(space, 'a'));
-    const front = await TestServer.start();
-    cleanups.push(() => front.close());
-    const pass = proxyTo(apiserver.url);
-    let reject = false;
-    front.handle((req, res) => {
-      if (reject && req.url.includes('sendInitialEvents')) {
-        const err = ApiError.invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-          {
-            type: 'FieldValueForbidden',
-            field: 'sendInitialEvents',
-            detail:
-              'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+    it('isolates a slow and a throwing handler from the others', async () => {
+      const space = await namespace();
+      const api = client(apiserver.url);
+      const cms = api.resource(configmaps).namespace(space);
+      const f = factory(api, { namespace: space, handlerBufferSize: 4 });
+      const informer = f.informerFor(configmaps);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const slowSeen = new Set<string>();
+      const slow = informer.addEventHandler(
+        { onAdd: async (o) => (await gate, void slowSeen.add(o.metadata.name!)) },
+        { name: 'slow' },
+      );
+      const broken = informer.addEventHandler(
+        {
+          onAdd: () => {
+            throw new Error('handler bug');
           },
-        ]);
-        return json(res, 422, err.status);
-      }
-      return pass(req, res);
+        },
+        { name: 'broken' },
+      );
+      const rec = recorder();
+      informer.addEventHandler(rec.handler, { name: 'healthy' });
+      f.start();
+      await f.waitForCacheSync();
+      for (let i = 0; i < 12; i++) await cms.create(configMap(space, `o${i}`));
+      await eventually(() => expect(rec.seen).toHaveLength(12));
+      expect(slow.metrics()).toMatchObject({ lagging: true });
+      expect(broken.metrics().handlerErrors).toBe(12);
+      release();
+      await eventually(() => expect(slowSeen.size).toBe(12));
+      expect(slow.metrics().lagging).toBe(false);
     });
-    for (const rejecting of [false, true]) {
-      reject = rejecting;
-      front.requests.length = 0;
-      const f = factory(client(front.url), { namespace: space, useWatchList: true });
+
+    it('relists after a 410 and reports the deletes it missed as tombstones', async () => {
+      const small = await startApiServer({
+        port: 0,
+        storage: backend.open('small-window'),
+        logger: silentLogger,
+        defaultWatchCacheSize: 5,
+      });
+      cleanups.push(() => small.close());
+      const proxy = await PausableProxy.start(small.port);
+      cleanups.push(() => proxy.close());
+      const direct = client(small.url).resource(configmaps).namespace('default');
+      for (const name of ['keep', 'gone']) await direct.create(configMap('default', name));
+      const lines: string[] = [];
+      const f = factory(client(proxy.url), {
+        namespace: 'default',
+        logger: jsonLineLogger({ level: 'info', write: (l) => lines.push(l) }),
+      });
+      const informer = f.informerFor(configmaps);
+      const rec = recorder();
+      informer.addEventHandler(rec.handler);
+      f.start();
+      await f.waitForCacheSync();
+      // An event on the watch first: a watch that breaks before any would count as failed and relist.
+      await direct.create(configMap('default', 'warmup'));
+      await eventually(() => expect(rec.seen).toContain('add default/warmup'));
+
+      await proxy.pause();
+      await direct.delete('gone');
+      for (let i = 0; i < 10; i++) await direct.create(configMap('default', `churn-${i}`));
+      await proxy.resume();
+
+      await eventually(() => expect(rec.seen).toContain('tombstone default/gone')).catch(
+        (err: unknown) => {
+          throw new Error(`${String(err)}\n${lines.join('\n')}\n${rec.seen.join('\n')}`);
+        },
+      );
+      await eventually(async () =>
+        expect(new Set(informer.getIndexer().listKeys())).toEqual(
+          new Set((await serverState(direct)).keys()),
+        ),
+      );
+      // The re-watch from the old resourceVersion was answered 410, and the relist asked for that
+      // same RV (NotOlderThan, served by the watch cache) rather than a quorum read.
+      const expired = lines
+        .map((l) => JSON.parse(l) as Record<string, string>)
+        .find((l) => l.msg === 'watch expired, relisting');
+      expect(expired?.error).toMatch(/too old resource version/);
+      const relist = lines
+        .map((l) => JSON.parse(l) as Record<string, string>)
+        .filter((l) => l.msg === 'listed')
+        .at(-1);
+      expect(relist?.requestedResourceVersion).toBe(expired?.resourceVersion);
+    });
+
+    // A memory store does not outlive its apiserver: there is nothing to restart onto.
+    const persistent = backend.persistent ? [backend] : [];
+    it.each(persistent)(
+      'resumes after the apiserver restarts on the same port and data',
+      async () => {
+        const first = await startApiServer({
+          port: 0,
+          storage: backend.open('restart'),
+          logger: silentLogger,
+        });
+        const port = first.port;
+        // The informer reaches the server through a proxy that resets its connections when the
+        // server goes down, as a crash would.
+        const proxy = await PausableProxy.start(port);
+        cleanups.push(() => proxy.close());
+        const writer = new RestClient({ server: first.url });
+        await writer
+          .resource(configmaps)
+          .namespace('default')
+          .create(configMap('default', 'before-restart'));
+        await writer.close();
+        const f = factory(client(proxy.url), { namespace: 'default' });
+        const informer = f.informerFor(configmaps);
+        const rec = recorder();
+        informer.addEventHandler(rec.handler);
+        f.start();
+        await f.waitForCacheSync();
+        await proxy.pause();
+        await first.close();
+        const second = await startApiServer({
+          port,
+          storage: backend.open('restart'),
+          logger: silentLogger,
+        });
+        cleanups.push(() => second.close());
+        await proxy.resume();
+        await client(second.url)
+          .resource(configmaps)
+          .namespace('default')
+          .create(configMap('default', 'after-restart'));
+        await eventually(() => expect(rec.seen).toContain('add default/after-restart'));
+        expect(informer.getIndexer().listKeys().sort()).toEqual([
+          'default/after-restart',
+          'default/before-restart',
+        ]);
+      },
+    );
+
+    it('backs off and re-watches when a watch is answered 429, without relisting', async () => {
+      const front = await TestServer.start();
+      cleanups.push(() => front.close());
+      const pass = proxyTo(apiserver.url);
+      let throttled = 0;
+      front.handle((req, res) => {
+        if (req.url.includes('watch=1') && throttled++ === 0) {
+          return json(
+            res,
+            429,
+            statusBody(429, 'TooManyRequests', 'Too many requests, please try again later.'),
+            { 'retry-after': '1' },
+          );
+        }
+        return pass(req, res);
+      });
+      const space = await namespace();
+      const f = factory(client(front.url), { namespace: space });
       const informer = f.informerFor(configmaps);
       f.start();
       await f.waitForCacheSync();
-      expect(informer.getIndexer().listKeys()).toEqual([`${space}/a`]);
-      const kinds = front.requests.map((r) =>
-        r.url.includes('sendInitialEvents')
-          ? 'watch-list'
-          : r.url.includes('watch=1')
-            ? 'watch'
-            : 'list',
-      );
-      expect(kinds).toEqual(rejecting ? ['watch-list', 'list', 'watch'] : ['watch-list']);
-      await f.shutdown();
-    }
-  });
-});
+      await client(apiserver.url)
+        .resource(configmaps)
+        .namespace(space)
+        .create(configMap(space, 'a'));
+      await eventually(() => expect(informer.getIndexer().listKeys()).toEqual([`${space}/a`]));
+      const kinds = front.requests.map((r) => (r.url.includes('watch=1') ? 'watch' : 'list'));
+      expect(kinds).toEqual(['list', 'watch', 'watch']);
+    });
+
+    it('streams the initial state with a watch-list, and falls back to LIST where the server rejects it', async () => {
+      const space = await namespace();
+      await client(apiserver.url)
+        .resource(configmaps)
+        .namespace(space)
+        .create(configMap(space, 'a'));
+      const front = await TestServer.start();
+      cleanups.push(() => front.close());
+      const pass = proxyTo(apiserver.url);
+      let reject = false;
+      front.handle((req, res) => {
+        if (reject && req.url.includes('sendInitialEvents')) {
+          const err = ApiError.invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+            {
+              type: 'FieldValueForbidden',
+              field: 'sendInitialEvents',
+              detail:
+                'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+            },
+          ]);
+          return json(res, 422, err.status);
+        }
+        return pass(req, res);
+      });
+      for (const rejecting of [false, true]) {
+        reject = rejecting;
+        front.requests.length = 0;
+        const f = factory(client(front.url), { namespace: space, useWatchList: true });
+        const informer = f.informerFor(configmaps);
+        f.start();
+        await f.waitForCacheSync();
+        expect(informer.getIndexer().listKeys()).toEqual([`${space}/a`]);
+        const kinds = front.requests.map((r) =>
+          r.url.includes('sendInitialEvents')
+            ? 'watch-list'
+            : r.url.includes('watch=1')
+              ? 'watch'
+              : 'list',
+        );
+        expect(kinds).toEqual(rejecting ? ['watch-list', 'list', 'watch'] : ['watch-list']);
+        await f.shutdown();
+      }
+    });
+  },
+);
