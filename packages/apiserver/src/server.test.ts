@@ -84,6 +84,16 @@ describe('limits and bad input', () => {
       .toBe(201);
   });
 
+  it('a client that resets its connection before sending a byte never takes the server down', async () => {
+    for (let i = 0; i < 20; i++) {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.resetAndDestroy();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
   it('fuzzed paths, queries, headers and bodies always get a Status with a 4xx code and the server keeps serving', async () => {
     const api = client(server.url);
     const segment = fc.oneof(

@@ -158,6 +158,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     h2c = createH2cServer({ settings: H2_SETTINGS }, handler);
     raiseWindow(h2c);
     const plain = createNetServer((socket: Socket) => {
+      // A client may reset before sending anything: that ends its connection, never the server.
+      socket.on('error', () => socket.destroy());
       // Sniff the first bytes: h2c with prior knowledge, or HTTP/1.1 (which may upgrade to WebSocket).
       socket.once('readable', () => {
         const head = socket.read(H2_PREFACE.length) as Buffer | null;
