@@ -1,6 +1,6 @@
-import { ApiError, toApiError, type KubeObject } from '@listwatch/api';
-import { Cond } from '../cond.js';
+import { ApiError, type KubeObject } from '@listwatch/api';
 import { Deque } from '../deque.js';
+import { FifoState } from './fifo-state.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { newestDelta, type Delta, type DeltaType, type Deltas } from './delta.js';
 import { metaNamespaceKeyFunc, type KeyFunc } from './key-func.js';
@@ -25,21 +25,16 @@ export interface DeltaFIFOOptions<T extends KubeObject = KubeObject> {
  * price is that changes to different keys are not delivered in the order they happened
  * (RealFIFO keeps that order).
  */
-export class DeltaFIFO<T extends KubeObject = KubeObject> implements Queue<T> {
+export class DeltaFIFO<T extends KubeObject = KubeObject> extends FifoState implements Queue<T> {
   /** Invariant: a key is in `queue` exactly when it has a non-empty entry in `items`. */
   private readonly items = new Map<string, Delta<T>[]>();
   private readonly queue = new Deque<string>();
-  private readonly cond = new Cond();
   private readonly keyFunc: KeyFunc<T>;
   private readonly knownObjects: KeyListerGetter<T> | undefined;
   private readonly transformer: TransformFunc<T> | undefined;
-  /** Whether the first replace (or any add/update/delete) has happened. */
-  private populated = false;
-  /** Keys of the first replace not yet popped. */
-  private initialPopulationCount = 0;
-  private closed = false;
 
   constructor(options: DeltaFIFOOptions<T> = {}) {
+    super();
     this.keyFunc = options.keyFunction ?? metaNamespaceKeyFunc;
     this.knownObjects = options.knownObjects;
     this.transformer = options.transformer;
@@ -139,26 +134,8 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements Queue<T> {
       const deltas = this.items.get(id);
       if (deltas === undefined) continue;
       this.items.delete(id);
-      try {
-        process(deltas, isInInitialList);
-      } catch (err) {
-        throw toApiError(err);
-      }
-      return deltas;
+      return this.deliver(process, deltas, isInInitialList);
     }
-  }
-
-  hasSynced(): boolean {
-    return this.populated && this.initialPopulationCount === 0;
-  }
-
-  close(): void {
-    this.closed = true;
-    this.cond.broadcast();
-  }
-
-  isClosed(): boolean {
-    return this.closed;
   }
 
   /** The newest object of every queued key. */

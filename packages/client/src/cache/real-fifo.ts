@@ -1,6 +1,6 @@
-import { toApiError, type KubeObject } from '@listwatch/api';
-import { Cond } from '../cond.js';
+import type { KubeObject } from '@listwatch/api';
 import { Deque } from '../deque.js';
+import { FifoState } from './fifo-state.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import type { Delta, DeltaType, Deltas } from './delta.js';
 import { metaNamespaceKeyFunc, type KeyFunc } from './key-func.js';
@@ -21,18 +21,14 @@ export interface RealFIFOOptions<T extends KubeObject = KubeObject> {
  * handlers see intermediate states and deletions of objects they never saw settle. In-order
  * delivery is what makes an informer's event stream reason-able; prefer it to DeltaFIFO.
  */
-export class RealFIFO<T extends KubeObject = KubeObject> implements Queue<T> {
+export class RealFIFO<T extends KubeObject = KubeObject> extends FifoState implements Queue<T> {
   private readonly items = new Deque<Delta<T>>();
-  private readonly cond = new Cond();
   private readonly keyFunc: KeyFunc<T>;
   private readonly knownObjects: KeyListerGetter<T>;
   private readonly transformer: TransformFunc<T> | undefined;
-  private populated = false;
-  /** Items of the first replace not yet popped. */
-  private initialPopulationCount = 0;
-  private closed = false;
 
   constructor(options: RealFIFOOptions<T>) {
+    super();
     this.keyFunc = options.keyFunction ?? metaNamespaceKeyFunc;
     this.knownObjects = options.knownObjects;
     this.transformer = options.transformer;
@@ -107,25 +103,7 @@ export class RealFIFO<T extends KubeObject = KubeObject> implements Queue<T> {
     const item = this.items.shift() as Delta<T>;
     if (this.initialPopulationCount > 0) this.initialPopulationCount--;
     const deltas: Deltas<T> = [item];
-    try {
-      process(deltas, isInInitialList);
-    } catch (err) {
-      throw toApiError(err);
-    }
-    return deltas;
-  }
-
-  hasSynced(): boolean {
-    return this.populated && this.initialPopulationCount === 0;
-  }
-
-  close(): void {
-    this.closed = true;
-    this.cond.broadcast();
-  }
-
-  isClosed(): boolean {
-    return this.closed;
+    return this.deliver(process, deltas, isInInitialList);
   }
 
   /** The number of queued notifications. */
