@@ -1,3 +1,4 @@
+import { tryParseBool } from '@listwatch/api';
 import { parseDuration, STORAGE_BACKENDS, type StorageBackend } from '@listwatch/storage';
 import type { ApiServerOptions } from './server.js';
 
@@ -12,6 +13,13 @@ function int(name: string, value: string): number {
   if (!/^\d+$/.test(value))
     throw new Error(`invalid value "${value}" for flag --${name}: must be a non-negative integer`);
   return Number(value);
+}
+
+function flagBool(name: string, value: string): boolean {
+  const parsed = tryParseBool(value);
+  if (parsed === undefined)
+    throw new Error(`invalid value "${value}" for flag --${name}: must be true or false`);
+  return parsed;
 }
 
 /** kube-apiserver's flag names, for what this server implements. */
@@ -90,6 +98,12 @@ export const FLAGS: readonly Flag[] = [
         o.watchCacheSizes[resource] = int('watch-cache-sizes', size);
       }
     },
+  },
+  {
+    name: 'watch-cache-list-encodings',
+    default: 'true',
+    help: "Keep cached objects' encodings between LISTs: faster LISTs for about the objects' JSON size in memory.",
+    apply: (o, v) => (o.watchCacheListEncodings = flagBool('watch-cache-list-encodings', v)),
   },
   {
     name: 'min-request-timeout',

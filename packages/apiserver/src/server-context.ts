@@ -1,3 +1,4 @@
+import type { Encoding, ItemEncodings } from '@listwatch/codec';
 import type { Logger, Storage } from '@listwatch/storage';
 import type { ApiServerMetrics } from './metrics.js';
 import type { ResourceRegistry } from './registry/resource-registry.js';
@@ -12,6 +13,11 @@ export interface ServerContext {
   minRequestTimeoutSeconds: number;
   /** Request bodies above this are 413 (kube: 3 MiB). */
   maxRequestBodyBytes: number;
+  /**
+   * The watch caches' objects' encodings, kept from one LIST to the next (one map per encoding);
+   * undefined when `--watch-cache-list-encodings=false`.
+   */
+  listEncodings: Record<Encoding, ItemEncodings> | undefined;
   /** Set once SIGTERM is received: no new watches, writes finish. */
   shuttingDown: boolean;
 }

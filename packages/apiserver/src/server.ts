@@ -44,6 +44,12 @@ export interface ApiServerOptions {
   etcdCompactionInterval?: number;
   defaultWatchCacheSize?: number;
   watchCacheSizes?: Record<string, number>;
+  /**
+   * Keep each cached object's encoding once a LIST has written it, so the next LIST served by the
+   * watch cache copies bytes instead of encoding again (default true). It costs about the size
+   * of the objects' JSON in memory, on top of the cache.
+   */
+  watchCacheListEncodings?: boolean;
   minRequestTimeoutSeconds?: number;
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
@@ -108,6 +114,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     metrics,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
+    listEncodings:
+      options.watchCacheListEncodings === false
+        ? undefined
+        : { json: new WeakMap(), cbor: new WeakMap() },
     shuttingDown: false,
   };
   await ensureSystemNamespaces(storage);

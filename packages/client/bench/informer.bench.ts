@@ -149,6 +149,9 @@ async function child(mode: Mode, url: string): Promise<void> {
 // --- the parent: server, rounds, table ---------------------------------------------------------
 
 function runChild(mode: Mode, url: string): Promise<Result> {
+  // The server's garbage from the previous child (a LIST allocates its size again) is collected
+  // now, not during the next measurement.
+  (globalThis as { gc?: () => void }).gc?.();
   return new Promise((resolve, reject) => {
     const proc = spawn(
       process.execPath,

@@ -8,7 +8,7 @@ import {
   type Status,
   isValidPathSegmentName,
 } from '@listwatch/api';
-import { decodeCbor, type Encoding } from '@listwatch/codec';
+import { decodeCbor, isCodecError, JsonListDecoder, type Encoding } from '@listwatch/codec';
 import { Agent, Client, request, type Dispatcher } from 'undici';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import type { ListerWatcher } from './cache/lister-watcher.js';
@@ -22,7 +22,6 @@ import {
 import { realClock, type Clock } from './clock.js';
 import { anonymousCredentials, type CredentialProvider, type Credentials } from './credentials.js';
 import type { KubeConfig, RestConfig, TlsConfig } from './kubeconfig.js';
-import { JsonListDecoder } from './json-list-decoder.js';
 import { ListPager, type ListPage, type ListPagerOptions } from './list-pager.js';
 import { listParamsToQuery, type ListParams, type TweakListOptions } from './list-params.js';
 import { errorField, silentLogger, type Logger } from './logger.js';
@@ -379,14 +378,20 @@ export class RestClient implements WatchConnector {
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       if (ok && options.streamList && isJson(res.headers['content-type'])) {
         const slimmer = new ObjectSlimmer();
-        const decoder = new JsonListDecoder((items) => slimmer.slim(items));
-        for await (const chunk of res.body) decoder.push(chunk as Buffer);
-        return {
-          statusCode: res.statusCode,
-          headers: res.headers,
-          body: EMPTY,
-          decoded: decoder.end(),
-        };
+        const decoder = new JsonListDecoder({ onItems: (items) => slimmer.slim(items) });
+        try {
+          for await (const chunk of res.body) decoder.push(chunk as Buffer);
+          return {
+            statusCode: res.statusCode,
+            headers: res.headers,
+            body: EMPTY,
+            decoded: decoder.end(),
+          };
+        } catch (err) {
+          // The server's answer is malformed: not a bad request of ours (CodecError is a 400).
+          if (isCodecError(err)) throw undecodable(err.message, err);
+          throw err;
+        }
       }
       const bytes = Buffer.from(await res.body.arrayBuffer());
       return { statusCode: res.statusCode, headers: res.headers, body: bytes };
@@ -407,14 +412,7 @@ export class RestClient implements WatchConnector {
       if (type.includes('cbor')) return decodeCbor(body);
       return JSON.parse(body.toString('utf8')) as unknown;
     } catch (err) {
-      throw new ApiError(
-        {
-          code: 500,
-          reason: 'InternalError',
-          message: `cannot decode the ${type || 'response'} body: ${errorField(err)}`,
-        },
-        { cause: err },
-      );
+      throw undecodable(`cannot decode the ${type || 'response'} body: ${errorField(err)}`, err);
     }
   }
 
@@ -679,4 +677,9 @@ function deleteBody(options: Omit<DeleteOptions, 'signal'>): Record<string, unkn
     ...(options.preconditions !== undefined ? { preconditions: options.preconditions } : {}),
     ...(options.dryRun ? { dryRun: ['All'] } : {}),
   };
+}
+
+/** A response the client cannot decode: the server's fault, a 500 as client-go reports it. */
+function undecodable(message: string, cause: unknown): ApiError {
+  return new ApiError({ code: 500, reason: 'InternalError', message }, { cause });
 }

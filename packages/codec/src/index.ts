@@ -16,6 +16,7 @@ export * from './partial-object-metadata.js';
 export * from './table.js';
 export * from './encoded-event.js';
 export * from './list-stream.js';
+export * from './json-list-decoder.js';
 export * from './framing/format.js';
 export type { StreamDecoder, StreamDecoderOptions, ValueMapper } from './framing/frame-decoder.js';
 export { NewlineJsonDecoder, encodeNewlineFrame } from './framing/newline.js';

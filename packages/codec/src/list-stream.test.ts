@@ -27,6 +27,35 @@ async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
 }
 
 describe('streaming LIST encoder (KEP-5116)', () => {
+  it('remembered encodings write the same bytes, each item encoded once across lists', () => {
+    fc.assert(
+      fc.property(
+        listArbitrary,
+        fc.constantFrom('json' as const, 'cbor' as const),
+        fc.integer({ min: 1, max: 5000 }),
+        (list, encoding, chunkSize) => {
+          const plain = Buffer.concat([...encodeListStream(list, encoding, { chunkSize })]);
+          const encodings = new WeakMap<object, Uint8Array>();
+          const first = Buffer.concat([
+            ...encodeListStream(list, encoding, { chunkSize, encodings }),
+          ]);
+          const remembered = list.items.map((item) => encodings.get(item));
+          const second = Buffer.concat([
+            ...encodeListStream(list, encoding, { chunkSize, encodings }),
+          ]);
+          expect(first.equals(plain)).toBe(true);
+          expect(second.equals(plain)).toBe(true);
+          // The second list reused the first one's bytes, item by item.
+          list.items.forEach((item, i) => {
+            expect(remembered[i]).toBeDefined();
+            expect(encodings.get(item)).toBe(remembered[i]);
+          });
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('JSON output is byte-identical to JSON.stringify of the whole list', () => {
     fc.assert(
       fc.property(listArbitrary, fc.integer({ min: 1, max: 5000 }), (list, chunkSize) => {

@@ -12,7 +12,16 @@ export interface ListHead {
 export interface ListStreamOptions {
   /** Items are batched into chunks of about this many bytes (default 64 KiB). */
   chunkSize?: number;
+  /**
+   * Each item's encoding remembered by identity, across LISTs, for items that are never mutated
+   * (a watch cache's objects): they are encoded once, not once per LIST, and a LIST becomes a
+   * copy of bytes. One map per encoding; keyed weakly, so an encoding lives as long as its item.
+   */
+  encodings?: ItemEncodings;
 }
+
+/** Items' encodings, in one encoding, by item (see ListStreamOptions.encodings). */
+export type ItemEncodings = WeakMap<object, Uint8Array>;
 
 const DEFAULT_CHUNK_SIZE = 64 * 1024;
 
@@ -32,8 +41,12 @@ export function* encodeListStream(
     encoding === 'json' ? new JsonListWriter(list) : new CborListWriter(list, list.items.length);
   let out = chunker.add(writer.head());
   if (out) yield out;
-  for (const item of list.items) {
-    out = chunker.add(writer.item(item));
+  for (let i = 0; i < list.items.length; i++) {
+    if (i > 0 && writer.separator) {
+      out = chunker.add(writer.separator);
+      if (out) yield out;
+    }
+    out = chunker.add(encodeItem(writer, list.items[i], options.encodings));
     if (out) yield out;
   }
   out = chunker.add(writer.tail());
@@ -63,8 +76,12 @@ export async function* encodeListStreamAsync(
   if (out) yield out;
   let count = 0;
   for await (const item of items) {
+    if (count > 0 && writer.separator) {
+      out = chunker.add(writer.separator);
+      if (out) yield out;
+    }
     count++;
-    out = chunker.add(writer.item(item));
+    out = chunker.add(encodeItem(writer, item, options.encodings));
     if (out) yield out;
   }
   if (options.count !== undefined && count !== options.count) {
@@ -80,12 +97,31 @@ export async function* encodeListStreamAsync(
 
 interface ListWriter {
   head(): Uint8Array;
+  /** Written between items. */
+  readonly separator: Uint8Array | undefined;
   item(item: unknown): Uint8Array;
   tail(): Uint8Array;
 }
 
+function encodeItem(
+  writer: ListWriter,
+  item: unknown,
+  encodings: ItemEncodings | undefined,
+): Uint8Array {
+  if (encodings === undefined || typeof item !== 'object' || item === null)
+    return writer.item(item);
+  let bytes = encodings.get(item);
+  if (bytes === undefined) {
+    bytes = writer.item(item);
+    encodings.set(item, bytes);
+  }
+  return bytes;
+}
+
+const COMMA = Buffer.from(',');
+
 class JsonListWriter implements ListWriter {
-  private first = true;
+  readonly separator = COMMA;
 
   constructor(private readonly list: ListHead) {}
 
@@ -99,10 +135,7 @@ class JsonListWriter implements ListWriter {
 
   item(item: unknown): Uint8Array {
     // Inside an array JSON.stringify writes undefined as null.
-    const text = JSON.stringify(item) ?? 'null';
-    const out = this.first ? text : `,${text}`;
-    this.first = false;
-    return Buffer.from(out, 'utf8');
+    return Buffer.from(JSON.stringify(item) ?? 'null', 'utf8');
   }
 
   tail(): Uint8Array {
@@ -111,6 +144,8 @@ class JsonListWriter implements ListWriter {
 }
 
 class CborListWriter implements ListWriter {
+  readonly separator = undefined;
+
   constructor(
     private readonly list: ListHead,
     private readonly count: number,

@@ -46,5 +46,6 @@ export async function listObjects(scope: RequestScope): Promise<void> {
       result.items,
     ),
     scope.definition,
+    result.shared ? scope.server.listEncodings : undefined,
   );
 }

@@ -14,6 +14,8 @@ import {
   negotiateObject,
   parseIncludeObject,
   toTable,
+  type Encoding,
+  type ItemEncodings,
   type NegotiatedCodec,
 } from '@listwatch/codec';
 import type Koa from 'koa';
@@ -124,14 +126,23 @@ export function listOf(
   return { kind: definition.listKind, apiVersion: apiVersionOf(definition), metadata, items };
 }
 
-/** Writes a list item by item (KEP-5116): memory bounded by a chunk, not the whole response. */
-export function writeList(ctx: Koa.Context, list: KubeList, definition: ResourceDefinition): void {
+/**
+ * Writes a list item by item (KEP-5116): memory bounded by a chunk, not the whole response.
+ * `encodings` remembers items' encodings across LISTs: only for items that are never mutated.
+ */
+export function writeList(
+  ctx: Koa.Context,
+  list: KubeList,
+  definition: ResourceDefinition,
+  encodings?: Record<Encoding, ItemEncodings>,
+): void {
   const codec = negotiateObject(ctx.get('accept'), { table: true });
   if (codec.as || codec.pretty) {
     send(ctx, 200, codec.contentType, encode(codec, transform(ctx, codec, list, definition)));
     return;
   }
-  send(ctx, 200, codec.contentType, encodeListStream(list, codec.encoding));
+  const options = encodings ? { encodings: encodings[codec.encoding] } : {};
+  send(ctx, 200, codec.contentType, encodeListStream(list, codec.encoding, options));
 }
 
 /** An error response: the Status in the negotiated encoding, JSON when nothing else fits. */

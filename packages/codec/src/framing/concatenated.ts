@@ -5,9 +5,9 @@ import {
   type StreamDecoderOptions,
   type ValueMapper,
 } from './frame-decoder.js';
+import { backslashesBefore, unescapedQuote } from './json-string.js';
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
@@ -76,30 +76,22 @@ export class ConcatenatedJsonDecoder<T> extends FrameDecoder<T> {
   }
 
   /**
-   * Skips string content from `i` with memchr-speed quote search; returns the index after the
-   * closing quote, or buf.length when the string continues into the next chunk.
+   * Skips string content from `i`; returns the index after the closing quote, or buf.length when
+   * the string continues into the next chunk (remembering whether a backslash escapes its first
+   * byte).
    */
   private skipString(buf: Buffer, i: number): number {
     if (this.escaped) {
       this.escaped = false;
       i++;
     }
-    for (;;) {
-      const quote = buf.indexOf(QUOTE, i);
-      const end = quote < 0 ? buf.length : quote;
-      // An odd run of backslashes right before the quote (or the chunk end) escapes it.
-      let run = 0;
-      while (end - run - 1 >= i && buf[end - run - 1] === BACKSLASH) run++;
-      if (quote < 0) {
-        this.escaped = run % 2 === 1;
-        return buf.length;
-      }
-      if (run % 2 === 0) {
-        this.inString = false;
-        return quote + 1;
-      }
-      i = quote + 1;
+    const quote = unescapedQuote(buf, i, i);
+    if (quote < 0) {
+      this.escaped = backslashesBefore(buf, buf.length, i) % 2 === 1;
+      return buf.length;
     }
+    this.inString = false;
+    return quote + 1;
   }
 
   protected finish(): void {

@@ -54,6 +54,11 @@ export interface CacheListResult {
   resourceVersion: string;
   continue?: string;
   remainingItemCount?: number;
+  /**
+   * The items are the watch cache's own objects: never mutated, the same for every LIST until
+   * they change — what may remember their encodings (ListStreamOptions.encodings).
+   */
+  shared?: boolean;
 }
 
 export interface CacheWatchRequest {
@@ -360,7 +365,7 @@ export class Cacher implements ListWatchSource {
       items.push(element.object);
       lastKey = element.key;
     }
-    const result: CacheListResult = { items, resourceVersion: String(revision) };
+    const result: CacheListResult = { items, resourceVersion: String(revision), shared: true };
     if (more && lastKey !== undefined) {
       result.continue = encodeContinue(revision, lastKey, scopePrefix);
       if (predicate.empty) result.remainingItemCount = this.countFrom(scopePrefix) - examined + 1;
