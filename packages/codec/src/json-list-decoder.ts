@@ -1,17 +1,15 @@
 import { CodecError, errorText } from './codec-error.js';
-import { unescapedQuote } from './framing/json-string.js';
-
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
+import {
+  COLON,
+  COMMA,
+  isJsonSpace,
+  LBRACE,
+  LBRACKET,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+  unescapedQuote,
+} from './framing/json-scan.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -163,7 +161,7 @@ export class JsonListDecoder<T = unknown> {
     if (this.state === 'in-element') return true;
     if (this.state !== 'element') return false;
     let i = this.pos;
-    while (i < this.len && isSpace(this.buf[i]!)) i++;
+    while (i < this.len && isJsonSpace(this.buf[i]!)) i++;
     if (this.buf[i] !== LBRACE || i >= this.len) return false;
     this.beginElement(i);
     return true;
@@ -218,12 +216,12 @@ export class JsonListDecoder<T = unknown> {
       const c = b[i]!;
       switch (this.state) {
         case 'start':
-          if (isSpace(c)) break;
+          if (isJsonSpace(c)) break;
           if (c !== LBRACE) throw this.unexpected(i);
           this.state = 'key';
           break;
         case 'key':
-          if (isSpace(c)) break;
+          if (isJsonSpace(c)) break;
           if (c === RBRACE && this.keys === 0) {
             this.state = 'done';
             break;
@@ -247,12 +245,12 @@ export class JsonListDecoder<T = unknown> {
           continue;
         }
         case 'colon':
-          if (isSpace(c)) break;
+          if (isJsonSpace(c)) break;
           if (c !== COLON) throw this.unexpected(i);
           this.state = 'value';
           break;
         case 'value':
-          if (isSpace(c)) break;
+          if (isJsonSpace(c)) break;
           if (this.key === 'items' && c === LBRACKET) {
             this.items = [];
             setKey(this.result, 'items', this.items);
@@ -265,7 +263,7 @@ export class JsonListDecoder<T = unknown> {
           this.state = 'raw';
           continue; // this byte belongs to the value
         case 'element':
-          if (isSpace(c)) break;
+          if (isJsonSpace(c)) break;
           if (c === RBRACKET && !this.required) {
             this.flushBatch();
             this.state = 'next';
@@ -318,7 +316,7 @@ export class JsonListDecoder<T = unknown> {
           break;
         }
         case 'next':
-          if (isSpace(c)) break;
+          if (isJsonSpace(c)) break;
           if (c === COMMA) {
             this.required = true;
             this.state = 'key';
@@ -329,7 +327,7 @@ export class JsonListDecoder<T = unknown> {
           }
           break;
         case 'done':
-          if (!isSpace(c)) throw this.unexpected(i);
+          if (!isJsonSpace(c)) throw this.unexpected(i);
           break;
       }
       i++;

@@ -5,17 +5,16 @@ import {
   type StreamDecoderOptions,
   type ValueMapper,
 } from './frame-decoder.js';
-import { backslashesBefore, unescapedQuote } from './json-string.js';
-
-const QUOTE = 0x22;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-function isJsonWhitespace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
+import {
+  backslashesBefore,
+  isJsonSpace,
+  LBRACE,
+  LBRACKET,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+  unescapedQuote,
+} from './json-scan.js';
 
 /**
  * Decodes JSON documents written one after another with any whitespace between them, each
@@ -48,8 +47,8 @@ export class ConcatenatedJsonDecoder<T> extends FrameDecoder<T> {
       }
       const byte = buf[i]!;
       if (this.depth === 0) {
-        if (isJsonWhitespace(byte)) continue;
-        if (byte !== OPEN_BRACE && byte !== OPEN_BRACKET) {
+        if (isJsonSpace(byte)) continue;
+        if (byte !== LBRACE && byte !== LBRACKET) {
           throw new CodecError(
             `malformed JSON stream: expected an object or an array, found byte 0x${byte.toString(16)}`,
             this.base + i,
@@ -61,8 +60,8 @@ export class ConcatenatedJsonDecoder<T> extends FrameDecoder<T> {
         continue;
       }
       if (byte === QUOTE) this.inString = true;
-      else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.depth++;
-      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      else if (byte === LBRACE || byte === LBRACKET) this.depth++;
+      else if (byte === RBRACE || byte === RBRACKET) {
         this.depth--;
         if (this.depth === 0) this.emit(buf, start, i + 1, out);
       }

@@ -1,5 +1,17 @@
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+// The bytes JSON's structure is made of, for the scanners that find where values end without
+// parsing them (concatenated documents, the elements of a LIST).
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
+export const LBRACE = 0x7b;
+export const RBRACE = 0x7d;
+export const LBRACKET = 0x5b;
+export const RBRACKET = 0x5d;
+
+export function isJsonSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
 
 /**
  * The index of the first `"` at or after `from` that is not escaped — not preceded by an odd run
