@@ -247,6 +247,7 @@ describe('pnpm apiserver', () => {
       '--default-watch-cache-size',
       '50',
       '--etcd-servers=http://a:1,http://b:2',
+      '--watch-cache-list-encodings=false',
     ]);
     expect(options).toMatchObject({
       port: 0,
@@ -254,8 +255,12 @@ describe('pnpm apiserver', () => {
       etcdCompactionInterval: 2000,
       defaultWatchCacheSize: 50,
       etcdServers: ['http://a:1', 'http://b:2'],
+      watchCacheListEncodings: false,
     });
     expect(() => parseArgs(['--nope=1'])).toThrow(/unknown flag: --nope/);
+    expect(() => parseArgs(['--watch-cache-list-encodings=maybe'])).toThrow(
+      /watch-cache-list-encodings: must be true or false/,
+    );
     expect(() => parseArgs(['--storage-backend=mysql'])).toThrow(/storage-backend/);
   });
 
