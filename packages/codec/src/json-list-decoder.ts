@@ -188,7 +188,7 @@ export class JsonListDecoder<T = unknown> {
       const window = start + this.batchBytes + (this.batchBytes >> 2);
       const cut = b.lastIndexOf(separator, window);
       if (cut > start) {
-        const parsed = this.tryParse(start, cut);
+        const parsed = this.parseElements(start, cut, () => undefined);
         if (parsed !== undefined) {
           this.deliver(parsed);
           this.beginElement(cut + 1);
@@ -419,30 +419,19 @@ export class JsonListDecoder<T = unknown> {
     const start = this.batchStart;
     const end = this.batchEnd;
     this.batchStart = this.batchEnd = -1;
-    let parsed: T[];
-    try {
-      parsed = this.parseElements(start, end);
-    } catch (err) {
+    const parsed = this.parseElements(start, end, (err) => {
       throw this.error(errorText(err), this.consumed + start, err);
-    }
+    });
     this.deliver(parsed);
   }
 
-  /** The elements [start, end) parsed, or undefined where JSON.parse refuses them. */
-  private tryParse(start: number, end: number): T[] | undefined {
-    try {
-      return this.parseElements(start, end);
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
-   * Parses the text [start, end) as one array: the byte before it (the `[`, a `,` or white space)
-   * and the delimiter after it become `[` and `]` for the call, so the text is decoded once and
-   * never copied into a bracketed one.
+   * Parses the text [start, end) as one array — or, where JSON.parse refuses it, returns what
+   * `refused` makes of the error. The byte before the text (the `[`, a `,` or white space) and the
+   * delimiter after it become `[` and `]` for the call, so the text is decoded once and never
+   * copied into a bracketed one.
    */
-  private parseElements(start: number, end: number): T[] {
+  private parseElements<R>(start: number, end: number, refused: (err: unknown) => R): T[] | R {
     const b = this.buf;
     const open = start - 1;
     const before = b[open]!;
@@ -452,7 +441,11 @@ export class JsonListDecoder<T = unknown> {
     const text = b.toString('utf8', open, end + 1);
     b[open] = before;
     b[end] = after;
-    return JSON.parse(text) as T[];
+    try {
+      return JSON.parse(text) as T[];
+    } catch (err) {
+      return refused(err);
+    }
   }
 
   private deliver(parsed: T[]): void {

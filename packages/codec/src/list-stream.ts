@@ -42,12 +42,7 @@ export function* encodeListStream(
   let out = chunker.add(writer.head());
   if (out) yield out;
   for (let i = 0; i < list.items.length; i++) {
-    if (i > 0 && writer.separator) {
-      out = chunker.add(writer.separator);
-      if (out) yield out;
-    }
-    out = chunker.add(encodeItem(writer, list.items[i], options.encodings));
-    if (out) yield out;
+    yield* itemChunks(chunker, writer, list.items[i], i === 0, options.encodings);
   }
   out = chunker.add(writer.tail());
   if (out) yield out;
@@ -76,13 +71,8 @@ export async function* encodeListStreamAsync(
   if (out) yield out;
   let count = 0;
   for await (const item of items) {
-    if (count > 0 && writer.separator) {
-      out = chunker.add(writer.separator);
-      if (out) yield out;
-    }
+    yield* itemChunks(chunker, writer, item, count === 0, options.encodings);
     count++;
-    out = chunker.add(encodeItem(writer, item, options.encodings));
-    if (out) yield out;
   }
   if (options.count !== undefined && count !== options.count) {
     throw ApiError.internalError(
@@ -101,6 +91,20 @@ interface ListWriter {
   readonly separator: Uint8Array | undefined;
   item(item: unknown): Uint8Array;
   tail(): Uint8Array;
+}
+
+/** Adds one item (after the separator unless it is the first); yields the chunks that fill up. */
+function* itemChunks(
+  chunker: Chunker,
+  writer: ListWriter,
+  item: unknown,
+  first: boolean,
+  encodings: ItemEncodings | undefined,
+): Generator<Uint8Array, void, undefined> {
+  let out = first || !writer.separator ? undefined : chunker.add(writer.separator);
+  if (out) yield out;
+  out = chunker.add(encodeItem(writer, item, encodings));
+  if (out) yield out;
 }
 
 function encodeItem(
