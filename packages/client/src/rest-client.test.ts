@@ -326,6 +326,35 @@ describe('RestClient over HTTP', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('fails a LIST whose body turns malformed mid-stream with a 500 InternalError, without retrying it, and frees its connection', async () => {
+    const items = Array.from({ length: 20 }, (_, i) => configMap('ns', `cm-${i}`, String(i)));
+    const good = JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items });
+    // Cut inside the last item and go on with a stray bracket: valid up to there.
+    const body = `${good.slice(0, good.length - 40)}]}`;
+    server.handle(async (req, res) => {
+      if (req.url?.includes('/configmaps/a')) return void json(res, 200, configMap('ns', 'a'));
+      startStream(res);
+      for (let at = 0; at < body.length; at += 500) {
+        res.write(body.slice(at, at + 500));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      res.end();
+    });
+    const client = make({ maxConnections: 1 });
+    const err = await cms(client)
+      .list()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: 500, reason: 'InternalError' });
+    expect((err as ApiError).message).toMatch(/cannot decode the list/);
+    expect(server.requests).toHaveLength(1);
+    // The one connection of the pool is free for the next request.
+    expect(await cms(client).get('a')).toMatchObject({ metadata: { name: 'a' } });
+  });
+
   it('sends each patch flavour with its content type, and DeleteOptions with a delete', async () => {
     server.handle((_req, res) => json(res, 200, configMap('ns', 'a')));
     const c = cms(make());

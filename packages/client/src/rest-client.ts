@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { finished, type Readable } from 'node:stream';
 import {
   ApiError,
   toApiError,
@@ -380,7 +381,7 @@ export class RestClient implements WatchConnector {
         const slimmer = new ObjectSlimmer();
         const decoder = new JsonListDecoder({ onItems: (items) => slimmer.slim(items) });
         try {
-          for await (const chunk of res.body) decoder.push(chunk as Buffer);
+          await consume(res.body, (chunk) => decoder.push(chunk));
           return {
             statusCode: res.statusCode,
             headers: res.headers,
@@ -680,6 +681,24 @@ function deleteBody(options: Omit<DeleteOptions, 'signal'>): Record<string, unkn
 }
 
 /** A response the client cannot decode: the server's fault, a 500 as client-go reports it. */
+/**
+ * Feeds a response body to `push` chunk by chunk as it arrives. 'data' events rather than async
+ * iteration: no promise per chunk and no concatenation of buffered chunks (Readable.read), which
+ * measured about 5% of a 232 MB LIST's decoding. What `push` throws destroys the body.
+ */
+function consume(body: Readable, push: (chunk: Buffer) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    body.on('data', (chunk: Buffer) => {
+      try {
+        push(chunk);
+      } catch (err) {
+        body.destroy(err as Error);
+      }
+    });
+    finished(body, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
 function undecodable(message: string, cause: unknown): ApiError {
   return new ApiError({ code: 500, reason: 'InternalError', message }, { cause });
 }
