@@ -185,6 +185,11 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+/** `min–max` of `values`. */
+function range(values: number[], digits: number): string {
+  return `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+}
+
 /** `serve`: only start the loaded apiserver, to profile a child by hand (see the header). */
 async function main(serveOnly: boolean): Promise<void> {
   const { startApiServer } = await import('@listwatch/apiserver');
@@ -232,6 +237,7 @@ async function main(serveOnly: boolean): Promise<void> {
         m,
         {
           seconds: median(rs.map((r) => r.seconds)),
+          all: rs.map((r) => r.seconds),
           heapMB: median(rs.map((r) => r.heapMB)),
           baseMB: median(rs.map((r) => r.baseMB)),
         },
@@ -239,12 +245,12 @@ async function main(serveOnly: boolean): Promise<void> {
     }),
   );
   console.log(
-    `\n${'client'.padEnd(26)} ${'seconds'.padStart(8)} ${'objects/s'.padStart(10)} ` +
+    `\n${'client'.padEnd(26)} ${'seconds'.padStart(8)} ${'range'.padStart(12)} ${'objects/s'.padStart(10)} ` +
       `${'heap MB'.padStart(8)} ${'(code)'.padStart(7)}`,
   );
   for (const [mode, m] of med) {
     console.log(
-      `${mode.padEnd(26)} ${m.seconds.toFixed(2).padStart(8)} ` +
+      `${mode.padEnd(26)} ${m.seconds.toFixed(2).padStart(8)} ${range(m.all, 2).padStart(12)} ` +
         `${Math.round(PODS / m.seconds)
           .toLocaleString('en-US')
           .padStart(10)} ${m.heapMB.toFixed(0).padStart(8)} ${m.baseMB.toFixed(0).padStart(7)}`,
@@ -257,8 +263,11 @@ async function main(serveOnly: boolean): Promise<void> {
   );
   for (const mode of ['ours: SharedIndexInformer', 'ours: makeInformer'] as const) {
     const m = med.get(mode)!;
+    // The same ratio within each round: how far the machine's noise moves it.
+    const perRound = m.all.map((s, i) => node.all[i]! / s);
     console.log(
-      `${mode.padEnd(26)} ${(node.seconds / m.seconds).toFixed(2)}× faster than client-node, ` +
+      `${mode.padEnd(26)} ${(node.seconds / m.seconds).toFixed(2)}× faster than client-node ` +
+        `(rounds ${range(perRound, 2)}), ` +
         `${(m.seconds / bare.seconds).toFixed(2)}× the bare parse, ` +
         `heap ${(m.heapMB / node.heapMB).toFixed(2)}× client-node's`,
     );
