@@ -680,7 +680,6 @@ function deleteBody(options: Omit<DeleteOptions, 'signal'>): Record<string, unkn
   };
 }
 
-/** A response the client cannot decode: the server's fault, a 500 as client-go reports it. */
 /**
  * Feeds a response body to `push` chunk by chunk as it arrives. 'data' events rather than async
  * iteration: no promise per chunk and no concatenation of buffered chunks (Readable.read), which
@@ -699,6 +698,7 @@ function consume(body: Readable, push: (chunk: Buffer) => void): Promise<void> {
   });
 }
 
+/** A response the client cannot decode: the server's fault, a 500 as client-go reports it. */
 function undecodable(message: string, cause: unknown): ApiError {
   return new ApiError({ code: 500, reason: 'InternalError', message }, { cause });
 }
