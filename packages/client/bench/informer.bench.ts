@@ -233,11 +233,12 @@ async function main(serveOnly: boolean): Promise<void> {
   const med = new Map(
     MODES.map((m) => {
       const rs = results.get(m)!;
+      const all = rs.map((r) => r.seconds);
       return [
         m,
         {
-          seconds: median(rs.map((r) => r.seconds)),
-          all: rs.map((r) => r.seconds),
+          seconds: median(all),
+          all,
           heapMB: median(rs.map((r) => r.heapMB)),
           baseMB: median(rs.map((r) => r.baseMB)),
         },

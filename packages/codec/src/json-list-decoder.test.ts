@@ -19,6 +19,11 @@ function decode(bytes: Buffer, cuts: number[] = [], batchBytes = 24): unknown {
   return decoder.end();
 }
 
+/** Feeds `body` to `decoder` in pieces of `size` bytes, as a response arrives. */
+function pushInChunks(decoder: JsonListDecoder, body: Buffer, size: number): void {
+  for (let at = 0; at < body.length; at += size) decoder.push(body.subarray(at, at + size));
+}
+
 /** What JSON.parse makes of `text`, or the fact that it throws. */
 function reference(text: string): { value: unknown } | { throws: true } {
   try {
@@ -226,8 +231,7 @@ describe('JsonListDecoder', () => {
         texts.push(JSON.stringify(items).length);
       },
     });
-    for (let at = 0; at < body.length; at += 16 * 1024)
-      decoder.push(body.subarray(at, at + 16 * 1024));
+    pushInChunks(decoder, body, 16 * 1024);
     expect(decoder.end()).toEqual({
       kind: 'PodList',
       apiVersion: 'v1',
@@ -246,8 +250,7 @@ describe('JsonListDecoder', () => {
     const feed = (items: unknown[]): { decoder: JsonListDecoder; bytes: number } => {
       const body = Buffer.from(JSON.stringify({ kind: 'List', apiVersion: 'v1', items }));
       const decoder = new JsonListDecoder();
-      for (let at = 0; at < body.length; at += 64 * 1024)
-        decoder.push(body.subarray(at, at + 64 * 1024));
+      pushInChunks(decoder, body, 64 * 1024);
       expect(decoder.end().items).toEqual(items);
       return { decoder, bytes: body.length };
     };
