@@ -15,6 +15,8 @@ export class Cond {
   }
 
   broadcast(): void {
+    // Queues broadcast on every item; most of the time nobody waits.
+    if (this.waiters.length === 0) return;
     const waiting = this.waiters;
     this.waiters = [];
     for (const wake of waiting) wake();

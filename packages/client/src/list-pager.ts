@@ -83,12 +83,16 @@ export class ListPager<T extends KubeObject = KubeObject> {
     let last: KubeList<T> | undefined;
     let pages = 0;
     for await (const page of this.pages(params, signal)) {
-      if (page.restarted) {
-        items = [];
-        pages = 0;
-      }
+      if (page.restarted) pages = 0;
       pages++;
-      for (const item of page.list.items ?? []) items.push(item);
+      const pageItems = page.list.items ?? [];
+      // A single page (the watch cache ignores limit) is used as it came, without a copy; more
+      // are joined in an array of our own.
+      if (pages === 1) items = pageItems;
+      else {
+        if (pages === 2) items = items.slice();
+        for (const item of pageItems) items.push(item);
+      }
       last = page.list;
     }
     const head = last as KubeList<T>;

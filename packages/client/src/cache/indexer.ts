@@ -47,23 +47,28 @@ export function newIndexer<T extends KubeObject = KubeObject>(
   return new IndexedStore(keyFunc, indexers);
 }
 
-/** Index values of one object, by index name. */
-type IndexValues = Map<string, readonly string[]>;
+/** One index: its function and, for each value, the keys of the objects indexed under it. */
+interface NamedIndex<T extends KubeObject> {
+  readonly name: string;
+  readonly fn: IndexFunc<T>;
+  readonly byValue: Map<string, Set<string>>;
+}
+
+/** An object's values under every index, in the order of the store's indexes. */
+type IndexValues = (readonly string[])[];
+
+const NO_VALUES: readonly string[] = [];
 
 class IndexedStore<T extends KubeObject> implements Indexer<T> {
   private items = new Map<string, T>();
-  private readonly indexers = new Map<string, IndexFunc<T>>();
-  /** index name → indexed value → keys. */
-  private indices = new Map<string, Map<string, Set<string>>>();
+  /** An array, not a map by name: every add and update walks all of them. */
+  private indexes: NamedIndex<T>[];
 
   constructor(
     private readonly keyFunc: KeyFunc<T>,
     indexers: Indexers<T>,
   ) {
-    for (const [name, fn] of Object.entries(indexers)) {
-      this.indexers.set(name, fn);
-      this.indices.set(name, new Map());
-    }
+    this.indexes = emptyIndexes(Object.entries(indexers));
   }
 
   add(obj: T): void {
@@ -78,7 +83,7 @@ class IndexedStore<T extends KubeObject> implements Indexer<T> {
     const key = obj instanceof DeletedFinalStateUnknown ? obj.key : this.keyFunc(obj);
     const old = this.items.get(key);
     if (old === undefined) return;
-    const oldValues = this.valuesOf(old, key, this.indexers.keys());
+    const oldValues = this.valuesOf(this.indexes, old, key);
     this.items.delete(key);
     this.reindex(key, oldValues, undefined);
   }
@@ -104,45 +109,40 @@ class IndexedStore<T extends KubeObject> implements Indexer<T> {
     // store as it was.
     const next = new Map<string, T>();
     for (const obj of items) next.set(this.keyFunc(obj), obj);
-    const indices = new Map<string, Map<string, Set<string>>>();
-    for (const name of this.indexers.keys()) indices.set(name, new Map());
-    for (const [key, obj] of next) {
-      addToIndices(indices, key, this.valuesOf(obj, key, this.indexers.keys()));
-    }
+    const indexes = emptyIndexes(this.indexes.map(({ name, fn }) => [name, fn]));
+    for (const [key, obj] of next) addToIndexes(indexes, key, this.valuesOf(indexes, obj, key));
     this.items = next;
-    this.indices = indices;
+    this.indexes = indexes;
   }
 
   index(indexName: string, obj: T): T[] {
-    const fn = this.indexFunc(indexName);
-    const values = this.call(fn, obj, indexName, this.keyFunc(obj));
-    const index = this.indices.get(indexName);
+    const index = this.named(indexName);
+    const values = this.call(index, obj, this.keyFunc(obj));
     const keys = new Set<string>();
-    for (const value of values) for (const key of index?.get(value) ?? []) keys.add(key);
+    for (const value of values) for (const key of index.byValue.get(value) ?? []) keys.add(key);
     return this.objectsOf(keys);
   }
 
   indexKeys(indexName: string, indexedValue: string): string[] {
-    this.indexFunc(indexName);
-    return [...(this.indices.get(indexName)?.get(indexedValue) ?? [])];
+    return [...(this.named(indexName).byValue.get(indexedValue) ?? [])];
   }
 
   listIndexFuncValues(indexName: string): string[] {
-    return [...(this.indices.get(indexName)?.keys() ?? [])];
+    return [...(this.indexes.find((index) => index.name === indexName)?.byValue.keys() ?? [])];
   }
 
   byIndex(indexName: string, indexedValue: string): T[] {
-    this.indexFunc(indexName);
-    return this.objectsOf(this.indices.get(indexName)?.get(indexedValue) ?? []);
+    return this.objectsOf(this.named(indexName).byValue.get(indexedValue) ?? []);
   }
 
   getIndexers(): Indexers<T> {
-    return Object.fromEntries(this.indexers);
+    return Object.fromEntries(this.indexes.map(({ name, fn }) => [name, fn]));
   }
 
   addIndexers(newIndexers: Indexers<T>): void {
-    const names = Object.keys(newIndexers);
-    const conflicts = names.filter((name) => this.indexers.has(name));
+    const conflicts = Object.keys(newIndexers).filter((name) =>
+      this.indexes.some((index) => index.name === name),
+    );
     if (conflicts.length > 0) {
       throw new ApiError({
         code: 409,
@@ -151,42 +151,34 @@ class IndexedStore<T extends KubeObject> implements Indexer<T> {
       });
     }
     // Index the existing objects first: a throwing index function must leave the store as is.
-    const added = new Map<string, Map<string, Set<string>>>();
-    for (const name of names) added.set(name, new Map());
-    const fns = new Map(Object.entries(newIndexers));
-    for (const [key, obj] of this.items) {
-      const values: IndexValues = new Map();
-      for (const [name, fn] of fns) values.set(name, this.call(fn, obj, name, key));
-      addToIndices(added, key, values);
-    }
-    for (const [name, fn] of fns) {
-      this.indexers.set(name, fn);
-      this.indices.set(name, added.get(name) ?? new Map<string, Set<string>>());
-    }
+    const added = emptyIndexes(Object.entries(newIndexers));
+    for (const [key, obj] of this.items) addToIndexes(added, key, this.valuesOf(added, obj, key));
+    this.indexes = [...this.indexes, ...added];
   }
 
   private put(obj: T): void {
     const key = this.keyFunc(obj);
-    const newValues = this.valuesOf(obj, key, this.indexers.keys());
+    const newValues = this.valuesOf(this.indexes, obj, key);
     const old = this.items.get(key);
-    const oldValues = old === undefined ? undefined : this.valuesOf(old, key, this.indexers.keys());
+    const oldValues = old === undefined ? undefined : this.valuesOf(this.indexes, old, key);
     this.items.set(key, obj);
     this.reindex(key, oldValues, newValues);
   }
 
-  private indexFunc(indexName: string): IndexFunc<T> {
-    const fn = this.indexers.get(indexName);
-    if (!fn) throw ApiError.badRequest(`Index with name ${indexName} does not exist`);
-    return fn;
+  private named(indexName: string): NamedIndex<T> {
+    const index = this.indexes.find((i) => i.name === indexName);
+    if (!index) throw ApiError.badRequest(`Index with name ${indexName} does not exist`);
+    return index;
   }
 
-  private valuesOf(obj: T, key: string, names: Iterable<string>): IndexValues {
-    const values: IndexValues = new Map();
-    for (const name of names) values.set(name, this.call(this.indexFunc(name), obj, name, key));
+  private valuesOf(indexes: readonly NamedIndex<T>[], obj: T, key: string): IndexValues {
+    const values: IndexValues = new Array<readonly string[]>(indexes.length);
+    for (let i = 0; i < indexes.length; i++) values[i] = this.call(indexes[i]!, obj, key);
     return values;
   }
 
-  private call(fn: IndexFunc<T>, obj: T, name: string, key: string): readonly string[] {
+  private call(index: NamedIndex<T>, obj: T, key: string): readonly string[] {
+    const { name, fn } = index;
     let values: unknown;
     try {
       values = fn(obj);
@@ -214,9 +206,10 @@ class IndexedStore<T extends KubeObject> implements Indexer<T> {
 
   /** Moves `key` from its old index values to its new ones (client-go updateIndices). */
   private reindex(key: string, oldValues?: IndexValues, newValues?: IndexValues): void {
-    for (const [name, index] of this.indices) {
-      const before = oldValues?.get(name) ?? [];
-      const after = newValues?.get(name) ?? [];
+    for (let i = 0; i < this.indexes.length; i++) {
+      const index = this.indexes[i]!.byValue;
+      const before = oldValues?.[i] ?? NO_VALUES;
+      const after = newValues?.[i] ?? NO_VALUES;
       // The common case: a single value that did not change.
       if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
       for (const value of before) {
@@ -244,15 +237,20 @@ class IndexedStore<T extends KubeObject> implements Indexer<T> {
   }
 }
 
-function addToIndices(
-  indices: Map<string, Map<string, Set<string>>>,
+function emptyIndexes<T extends KubeObject>(
+  indexers: Iterable<readonly [string, IndexFunc<T>]>,
+): NamedIndex<T>[] {
+  return Array.from(indexers, ([name, fn]) => ({ name, fn, byValue: new Map() }));
+}
+
+function addToIndexes<T extends KubeObject>(
+  indexes: readonly NamedIndex<T>[],
   key: string,
   values: IndexValues,
 ): void {
-  for (const [name, vals] of values) {
-    const index = indices.get(name);
-    if (!index) continue;
-    for (const value of vals) {
+  for (let i = 0; i < indexes.length; i++) {
+    const index = indexes[i]!.byValue;
+    for (const value of values[i]!) {
       let keys = index.get(value);
       if (!keys) index.set(value, (keys = new Set()));
       keys.add(key);

@@ -58,24 +58,30 @@ export class RealFIFO<T extends KubeObject = KubeObject> extends FifoState imple
    * it — then `Replaced` for every listed object (client-go reconcileReplacement).
    */
   replace(list: readonly T[], _resourceVersion: string): void {
-    const newKeys = new Set(list.map((obj) => this.keyOf(obj)));
+    // Every key is checked before anything is queued: a bad object fails the whole replace.
+    for (const obj of list) this.keyOf(obj);
 
     const lastQueued = new Map<string, Delta<T>>();
     for (const item of this.items) lastQueued.set(this.keyOf(item.object), item);
+    const knownKeys = this.knownObjects.listKeys();
 
     const tombstones: DeletedFinalStateUnknown<T>[] = [];
-    for (const [key, last] of lastQueued) {
-      // A queued delete already tells the consumer; a second one would be a duplicate.
-      if (newKeys.has(key) || last.type === 'Deleted') continue;
-      tombstones.push(new DeletedFinalStateUnknown(key, last.object));
-    }
-    for (const key of this.knownObjects.listKeys()) {
-      if (newKeys.has(key) || lastQueued.has(key)) continue;
-      tombstones.push(new DeletedFinalStateUnknown(key, this.knownObjects.getByKey(key)));
+    // Only what is queued or stored can have vanished (on the first list, nothing).
+    if (lastQueued.size > 0 || knownKeys.length > 0) {
+      const newKeys = new Set(list.map((obj) => this.keyOf(obj)));
+      for (const [key, last] of lastQueued) {
+        // A queued delete already tells the consumer; a second one would be a duplicate.
+        if (newKeys.has(key) || last.type === 'Deleted') continue;
+        tombstones.push(new DeletedFinalStateUnknown(key, last.object));
+      }
+      for (const key of knownKeys) {
+        if (newKeys.has(key) || lastQueued.has(key)) continue;
+        tombstones.push(new DeletedFinalStateUnknown(key, this.knownObjects.getByKey(key)));
+      }
     }
 
     for (const tombstone of tombstones) this.append('Deleted', tombstone, true);
-    for (const obj of list) this.append('Replaced', obj, false);
+    for (const obj of list) this.queue('Replaced', obj, false);
 
     if (!this.populated) {
       this.populated = true;
@@ -118,6 +124,15 @@ export class RealFIFO<T extends KubeObject = KubeObject> extends FifoState imple
   ): void {
     // The key must be computable, or replace could not reconcile this item later.
     this.keyOf(input);
+    this.queue(type, input, skipTransform);
+  }
+
+  /** append for an object whose key is known to be computable. */
+  private queue(
+    type: DeltaType,
+    input: T | DeletedFinalStateUnknown<T>,
+    skipTransform: boolean,
+  ): void {
     let obj = input;
     if (this.transformer && !skipTransform && !(obj instanceof DeletedFinalStateUnknown)) {
       obj = this.transformer(obj);

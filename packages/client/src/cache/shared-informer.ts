@@ -22,7 +22,7 @@ import {
   type HandlerMetrics,
   type Notification,
 } from './processor-listener.js';
-import { isFIFOClosedError, type Queue, type TransformFunc } from './queue.js';
+import { isFIFOClosedError, type PopProcessFunc, type Queue, type TransformFunc } from './queue.js';
 import { RealFIFO } from './real-fifo.js';
 import { Reflector } from './reflector.js';
 import type { ResourceEventHandler } from './resource-event-handler.js';
@@ -345,11 +345,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   };
 
   private async processLoop(fifo: Queue<T>): Promise<void> {
+    const process: PopProcessFunc<T> = (deltas, isInInitialList) =>
+      processDeltas(this.distributor, this.indexer, deltas, isInInitialList);
     while (!this.stopped) {
       try {
-        await fifo.pop((deltas, isInInitialList) =>
-          processDeltas(this.distributor, this.indexer, deltas, isInInitialList),
-        );
+        await fifo.pop(process);
       } catch (err) {
         if (isFIFOClosedError(err)) return;
         // A bad object (no key, a throwing index function) must not stop the informer.
