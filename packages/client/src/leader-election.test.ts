@@ -14,8 +14,9 @@ import { eventually } from './testing/eventually.js';
 import { PausableProxy } from './testing/pausable-proxy.js';
 
 const leases = findBuiltinResource('leases')!;
-// Short but in client-go's proportions: leaseDuration > renewDeadline > 1.2 × retryPeriod.
-const TIMING = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
+// Short but in client-go's proportions: leaseDuration > renewDeadline > 1.2 × retryPeriod, the
+// lease in whole seconds as the Lease stores it.
+const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1000, retryPeriodMs: 200 };
 /** Room for two processes' views of the same clock to differ. */
 const CLOCK_SKEW_MS = 50;
 
@@ -42,21 +43,28 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
     identity: string,
     lease: string,
     server = apiserver.url,
-    extra: { releaseOnCancel?: boolean } = {},
+    extra: {
+      releaseOnCancel?: boolean;
+      timing?: typeof TIMING;
+      /** What the work returns: by default at once. */
+      work?: Promise<void>;
+    } = {},
   ) {
-    const client = new RestClient({ server, retry: { maxRetries: 0 }, timeoutMs: 500 });
+    // No request timeout of the client's own: only the elector's deadlines bound its calls.
+    const client = new RestClient({ server, retry: { maxRetries: 0 }, timeoutMs: 60_000 });
     const stop = new AbortController();
     const events: string[] = [];
     const state = { leading: false };
     const elector = new LeaderElector({
       lock: new LeaseLock(client.resource<Lease>(leases), 'default', lease, identity),
-      ...TIMING,
-      ...extra,
+      ...(extra.timing ?? TIMING),
+      ...(extra.releaseOnCancel !== undefined ? { releaseOnCancel: extra.releaseOnCancel } : {}),
       callbacks: {
         onStartedLeading: (signal) => {
           state.leading = true;
           events.push('started');
           signal.addEventListener('abort', () => (state.leading = false));
+          return extra.work;
         },
         onStoppedLeading: () => events.push('stopped'),
         onNewLeader: (id) => events.push(`leader ${id}`),
@@ -88,7 +96,7 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
     const record = await readLease(lease);
     expect(record.spec).toMatchObject({
       holderIdentity: leader.elector.getLeader(),
-      leaseDurationSeconds: 1,
+      leaseDurationSeconds: 2,
       leaseTransitions: 0,
     });
     for (const c of candidates)
@@ -113,6 +121,58 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
     const record = await readLease(lease);
     expect(record.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
     expect(a.state.leading).toBe(false);
+  });
+
+  it('steps down by its renew deadline when the apiserver stops answering, before another candidate can take over', async () => {
+    const lease = `lease-${++n}`;
+    const proxy = await PausableProxy.start(apiserver.port);
+    cleanups.push(() => proxy.close());
+    const a = candidate('a', lease, proxy.url);
+    await eventually(() => expect(a.state.leading).toBe(true));
+    const b = candidate('b', lease);
+    await eventually(() => expect(b.events).toContain('leader a'));
+    const order: string[] = [];
+    void eventually(() => expect(a.events).toContain('stopped'), 10_000).then(() =>
+      order.push('a stopped'),
+    );
+    proxy.stall(); // a's requests now hang instead of failing
+    await eventually(() => expect(b.state.leading).toBe(true), 10_000);
+    order.push('b leads');
+    // a gave up when its renew deadline passed, not when its (60 s) request timeout did.
+    await eventually(() => expect(order).toEqual(['a stopped', 'b leads']), 1000);
+  });
+
+  it('goes by the lease duration the holder wrote in the Lease, not by its own', async () => {
+    const lease = `lease-${++n}`;
+    // a renews only every 3 s and says so: its lease lasts 6 s.
+    const slow = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 3000 };
+    const a = candidate('a', lease, apiserver.url, { timing: slow });
+    await eventually(() => expect(a.state.leading).toBe(true));
+    // b's own 2 s would call a's lease expired between two of a's renewals.
+    const b = candidate('b', lease);
+    await eventually(() => expect(b.events).toContain('leader a'));
+    const watched = Date.now();
+    while (Date.now() - watched < 4000) {
+      expect(b.state.leading).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(a.state.leading).toBe(true);
+  });
+
+  it('calls onStoppedLeading as soon as leadership ends, even while the work has not returned', async () => {
+    const lease = `lease-${++n}`;
+    let finishWork!: () => void;
+    const work = new Promise<void>((resolve) => (finishWork = resolve));
+    const a = candidate('a', lease, apiserver.url, { work });
+    await eventually(() => expect(a.state.leading).toBe(true));
+    a.stop.abort();
+    await eventually(() => expect(a.events).toContain('stopped'));
+    let ran = false;
+    void a.running.then(() => (ran = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ran).toBe(false); // run() itself waits for the work
+    finishWork();
+    await a.running;
   });
 
   /** A candidate in a process of its own (src/testing/leader-candidate.ts). */

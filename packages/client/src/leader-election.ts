@@ -24,14 +24,17 @@ export interface Lease extends KubeObject {
   };
 }
 
-/** Where the record lives (client-go resourcelock.Interface). */
+/**
+ * Where the record lives (client-go resourcelock.Interface). `signal` aborts a call the elector
+ * no longer waits for (a renewal past its deadline): the call should then fail promptly.
+ */
 export interface ResourceLock {
   readonly identity: string;
   /** The current record, or undefined if there is no lock object yet. */
-  get(): Promise<LeaderElectionRecord | undefined>;
-  create(record: LeaderElectionRecord): Promise<void>;
+  get(signal?: AbortSignal): Promise<LeaderElectionRecord | undefined>;
+  create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void>;
   /** Must fail (409) if the lock changed since it was last read or written. */
-  update(record: LeaderElectionRecord): Promise<void>;
+  update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void>;
   describe(): string;
 }
 
@@ -65,9 +68,11 @@ export class LeaseLock implements ResourceLock {
     return `${this.namespace}/${this.name}`;
   }
 
-  async get(): Promise<LeaderElectionRecord | undefined> {
+  async get(signal?: AbortSignal): Promise<LeaderElectionRecord | undefined> {
     try {
-      this.lease = await this.leases.namespace(this.namespace).get(this.name);
+      this.lease = await this.leases
+        .namespace(this.namespace)
+        .get(this.name, signal ? { signal } : {});
     } catch (err) {
       if (err instanceof ApiError && err.code === 404) return undefined;
       throw err;
@@ -82,16 +87,19 @@ export class LeaseLock implements ResourceLock {
     };
   }
 
-  async create(record: LeaderElectionRecord): Promise<void> {
-    this.lease = await this.leases.namespace(this.namespace).create({
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name: this.name, namespace: this.namespace },
-      spec: leaseSpec(record),
-    });
+  async create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void> {
+    this.lease = await this.leases.namespace(this.namespace).create(
+      {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: this.name, namespace: this.namespace },
+        spec: leaseSpec(record),
+      },
+      signal ? { signal } : {},
+    );
   }
 
-  async update(record: LeaderElectionRecord): Promise<void> {
+  async update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void> {
     if (!this.lease)
       throw ApiError.conflict(
         { group: 'coordination.k8s.io', resource: 'leases' },
@@ -100,7 +108,7 @@ export class LeaseLock implements ResourceLock {
       );
     this.lease = await this.leases
       .namespace(this.namespace)
-      .update({ ...this.lease, spec: leaseSpec(record) });
+      .update({ ...this.lease, spec: leaseSpec(record) }, signal ? { signal } : {});
   }
 }
 
@@ -117,7 +125,11 @@ function leaseSpec(record: LeaderElectionRecord): NonNullable<Lease['spec']> {
 export interface LeaderCallbacks {
   /** Runs while leading; `signal` aborts when leadership is lost or the elector stops. */
   onStartedLeading(signal: AbortSignal): void | Promise<void>;
-  /** Called once leadership ended (only after onStartedLeading; client-go calls it in any case). */
+  /**
+   * Called as soon as leadership ended — without waiting for onStartedLeading to return, so it
+   * can exit the process even if the work ignores its signal. Only after onStartedLeading
+   * (client-go calls it in any case).
+   */
   onStoppedLeading?(): void;
   /** A different holder was observed (including ourselves). */
   onNewLeader?(identity: string): void;
@@ -125,9 +137,12 @@ export interface LeaderCallbacks {
 
 export interface LeaderElectionConfig {
   lock: ResourceLock;
-  /** How long non-leaders wait after the last observed change before taking over (15 s). */
+  /**
+   * How long non-leaders wait after the last observed change before taking over (15 s). The
+   * Lease stores it in whole seconds, and every candidate goes by the holder's stored value.
+   */
   leaseDurationMs?: number;
-  /** How long the leader keeps retrying a renewal before giving up (10 s). */
+  /** How long the leader keeps retrying a renewal — requests included — before giving up (10 s). */
   renewDeadlineMs?: number;
   /** Between attempts (2 s); acquisition jitters it by up to 1.2×. */
   retryPeriodMs?: number;
@@ -170,8 +185,12 @@ export class LeaderElector {
     this.leaseDurationMs = config.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = config.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = config.retryPeriodMs ?? 2_000;
-    if (this.leaseDurationMs <= this.renewDeadlineMs) {
-      throw ApiError.badRequest('leaseDuration must be greater than renewDeadline');
+    // Checked as the Lease will store it: 1.5 s there is 1 s, and the guarantee that a leader
+    // steps down before the others may take over rests on this inequality.
+    if (Math.floor(this.leaseDurationMs / 1000) * 1000 <= this.renewDeadlineMs) {
+      throw ApiError.badRequest(
+        'leaseDuration must be greater than renewDeadline (the Lease stores whole seconds)',
+      );
     }
     if (this.renewDeadlineMs <= JITTER_FACTOR * this.retryPeriodMs) {
       throw ApiError.badRequest('renewDeadline must be greater than retryPeriod*JitterFactor');
@@ -217,12 +236,13 @@ export class LeaderElector {
       leading.abort();
       signal.removeEventListener('abort', stop);
       if (this.releaseOnCancel && signal.aborted) await this.release();
-      await work;
       try {
         this.callbacks.onStoppedLeading?.();
       } catch (err) {
         this.logger.error('onStoppedLeading failed', { lock: this.name, error: errorField(err) });
       }
+      // run() itself settles once the work has returned.
+      await work;
     }
   }
 
@@ -253,7 +273,7 @@ export class LeaderElector {
       identity: this.lock.identity,
     });
     while (!signal.aborted) {
-      const acquired = await this.tryAcquireOrRenew();
+      const acquired = await this.tryAcquireOrRenew(signal);
       this.maybeReportTransition();
       if (acquired) {
         this.logger.info('successfully acquired lease', {
@@ -267,17 +287,30 @@ export class LeaderElector {
     return false;
   }
 
-  /** Renews every retryPeriod; returns when a renewal could not succeed within renewDeadline. */
+  /**
+   * Renews every retryPeriod; returns when a renewal could not succeed within renewDeadline.
+   * The deadline aborts the requests in flight too (client-go runs each round under a context
+   * with that timeout): a leader whose apiserver stops answering must step down before its
+   * lease can run out for the others.
+   */
   private async renew(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      const deadline = this.clock.now() + this.renewDeadlineMs;
+      const round = new AbortController();
+      const onAbort = (): void => round.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      const deadline = this.clock.setTimer(() => round.abort(), this.renewDeadlineMs);
       let renewed = false;
-      for (;;) {
-        if (signal.aborted) return;
-        renewed = await this.tryAcquireOrRenew();
-        if (renewed || this.clock.now() + this.retryPeriodMs > deadline) break;
-        await sleep(this.clock, this.retryPeriodMs, signal);
+      try {
+        while (!round.signal.aborted) {
+          renewed = await this.tryAcquireOrRenew(round.signal);
+          if (renewed) break;
+          await sleep(this.clock, this.retryPeriodMs, round.signal);
+        }
+      } finally {
+        deadline.cancel();
+        signal.removeEventListener('abort', onAbort);
       }
+      if (signal.aborted) return;
       this.maybeReportTransition();
       if (!renewed) {
         this.logger.warn('failed to renew lease; stepping down', {
@@ -290,8 +323,10 @@ export class LeaderElector {
     }
   }
 
+  /** By the duration in the observed record: the holder's, whatever ours is (client-go). */
   private isLeaseValid(now: number): boolean {
-    return this.observedTime + this.leaseDurationMs > now;
+    const seconds = this.observedRecord?.leaseDurationSeconds ?? 0;
+    return this.observedTime + seconds * 1000 > now;
   }
 
   private setObserved(record: LeaderElectionRecord): void {
@@ -300,7 +335,7 @@ export class LeaderElector {
   }
 
   /** client-go tryAcquireOrRenew, step by step. */
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const now = this.clock.now();
     const record: LeaderElectionRecord = {
       holderIdentity: this.lock.identity,
@@ -314,7 +349,7 @@ export class LeaderElector {
       record.acquireTime = this.observedRecord.acquireTime;
       record.leaderTransitions = this.observedRecord.leaderTransitions;
       try {
-        await this.lock.update(record);
+        await this.lock.update(record, signal);
         this.setObserved(record);
         return true;
       } catch (err) {
@@ -327,14 +362,14 @@ export class LeaderElector {
     // 2. Read (or create) the record.
     let current: LeaderElectionRecord | undefined;
     try {
-      current = await this.lock.get();
+      current = await this.lock.get(signal);
     } catch (err) {
       this.logger.warn('error retrieving lease', { lock: this.name, error: errorField(err) });
       return false;
     }
     if (current === undefined) {
       try {
-        await this.lock.create(record);
+        await this.lock.create(record, signal);
       } catch (err) {
         this.logger.warn('error creating lease', { lock: this.name, error: errorField(err) });
         return false;
@@ -359,7 +394,7 @@ export class LeaderElector {
       record.leaderTransitions = current.leaderTransitions + 1;
     }
     try {
-      await this.lock.update(record);
+      await this.lock.update(record, signal);
     } catch (err) {
       this.logger.info('failed to update lease', { lock: this.name, error: errorField(err) });
       return false;

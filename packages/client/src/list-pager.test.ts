@@ -59,7 +59,7 @@ describe('ListPager.list (client-go tools/pager)', () => {
     expect(paginated).toBe(false);
   });
 
-  it('drops the pages gathered so far when a continue token expires, and keeps the full list that replaces them', async () => {
+  it('drops the pages gathered so far when a continue token expires, keeps the full list that replaces them, and still reports the result as paginated', async () => {
     const pager = new ListPager(
       (params) => {
         if (params.continue === 'p2') {
@@ -76,6 +76,7 @@ describe('ListPager.list (client-go tools/pager)', () => {
     const { list, paginated } = await pager.list({ resourceVersion: '' });
 
     expect(names(list)).toEqual(['a', 'b', 'c']);
-    expect(paginated).toBe(false);
+    // The server did split it: the next relist should page again (client-go paginatedResult).
+    expect(paginated).toBe(true);
   });
 });

@@ -82,9 +82,13 @@ export class ListPager<T extends KubeObject = KubeObject> {
     let items: T[] = [];
     let last: KubeList<T> | undefined;
     let pages = 0;
+    // Whether the server split the result — still true when an expired token made the rest
+    // come as one full list (client-go's paginatedResult), so the reflector keeps paging.
+    let paginated = false;
     for await (const page of this.pages(params, signal)) {
       if (page.restarted) pages = 0;
       pages++;
+      if (page.list.metadata.continue) paginated = true;
       const pageItems = page.list.items ?? [];
       // A single page (the watch cache ignores limit) is used as it came, without a copy; more
       // are joined in an array of our own.
@@ -97,6 +101,6 @@ export class ListPager<T extends KubeObject = KubeObject> {
     }
     const head = last as KubeList<T>;
     const { continue: _c, remainingItemCount: _r, ...meta } = head.metadata;
-    return { list: { ...head, metadata: meta, items }, paginated: pages > 1 };
+    return { list: { ...head, metadata: meta, items }, paginated };
   }
 }

@@ -51,6 +51,8 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
  */
 export class SharedInformerFactory {
   private readonly informers = new Map<string, SharedIndexInformer>();
+  /** Keys of the informers start() has started. */
+  private readonly started = new Set<string>();
   private readonly options: InformerFactoryOptions;
   private shuttingDown = false;
 
@@ -107,15 +109,22 @@ export class SharedInformerFactory {
   /** Starts every informer created so far that is not running yet. */
   start(): void {
     if (this.shuttingDown) return;
-    for (const informer of this.informers.values()) informer.start();
+    for (const [key, informer] of this.informers) {
+      informer.start();
+      this.started.add(key);
+    }
   }
 
-  /** Waits until every started informer has synced; resolves each informer's outcome by key. */
+  /**
+   * Waits until every started informer has synced; resolves each one's outcome by key. One
+   * created since the last start() is not waited for: it would never sync (client-go).
+   */
   async waitForCacheSync(signal?: AbortSignal): Promise<Map<string, boolean>> {
     const clock = this.options.clock ?? realClock;
     const result = new Map<string, boolean>();
+    const started = [...this.informers].filter(([key]) => this.started.has(key));
     await Promise.all(
-      [...this.informers].map(async ([key, informer]) => {
+      started.map(async ([key, informer]) => {
         result.set(
           key,
           await waitUntil(

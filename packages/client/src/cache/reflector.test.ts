@@ -216,6 +216,63 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
     expect(lists.at(-1)?.params.resourceVersion).toBe('');
   });
 
+  it('relists at resourceVersion "" when a relist is refused as too large a resourceVersion (504 Timeout, cause ResourceVersionTooLarge)', async () => {
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    const { store } = recordingStore();
+    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    // As kube-apiserver answers a read ahead of its watch cache (storage/errors.go).
+    lw.listErrors.push(
+      new ApiError({
+        code: 504,
+        reason: 'Timeout',
+        message: 'Too large resource version: 99, current: 3',
+        details: {
+          causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        },
+      }),
+    );
+    lw.watchErrors.push(ApiError.internalError(new Error('force a relist')));
+    lw.breakWatches();
+    await eventually(() =>
+      expect(lw.calls.filter((c) => c.verb === 'list' && c.outcome === 'ok')).toHaveLength(2),
+    );
+    const lists = lw.calls.filter((c) => c.verb === 'list');
+    expect(lists.at(-2)?.outcome).toBe('504');
+    expect(lists.at(-2)?.params.resourceVersion).not.toBe('');
+    expect(lists.at(-1)?.params.resourceVersion).toBe('');
+  });
+
+  it('keeps its store and retries when a LIST is answered 404 (a resource not served yet), and syncs once it is', async () => {
+    await cluster.create('configmaps', configMap('ns', 'a'));
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    const { store, ops } = recordingStore();
+    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    expect(store.listKeys()).toEqual(['ns/a']);
+
+    // The resource goes away for a while (a CRD being reinstalled): two relists fail with 404.
+    const notFound = () =>
+      new ApiError({
+        code: 404,
+        reason: 'NotFound',
+        message: 'the server could not find the requested resource',
+      });
+    lw.listErrors.push(notFound(), notFound());
+    lw.watchErrors.push(ApiError.internalError(new Error('force a relist')));
+    lw.breakWatches();
+    const lists = () => lw.calls.filter((c) => c.verb === 'list').map((c) => c.outcome);
+    await eventually(() => expect(lists()).toEqual(['ok', '404', '404', 'ok']));
+    // Nothing was emptied in between: the store went from one full list to the next.
+    expect(ops.filter((op) => op.startsWith('replace'))).toEqual([
+      expect.stringMatching(/^replace 1@/),
+      expect.stringMatching(/^replace 1@/),
+    ]);
+    expect(store.listKeys()).toEqual(['ns/a']);
+  });
+
   it('relists at resourceVersion "" when a watch expires twice at the same resourceVersion (a paginated relist is an Exact read and cannot move past it)', async () => {
     const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
     const expired = () => ApiError.expired('too old resource version');

@@ -271,11 +271,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
       }
     } catch (err) {
       if (signal.aborted) return;
+      // Every failure, a 404 included, is retried after a backoff; the store keeps what it has
+      // (client-go: a resource that is not served yet, such as a CRD being installed, syncs
+      // once it is).
       const e = toApiError(err);
-      if (e.code === 404) {
-        // The resource does not exist: an empty sync unblocks whoever waits for HasSynced.
-        this.store.replace([], '');
-      }
       this.logger.warn('failed to list', {
         reflector: this.name,
         resourceVersion,

@@ -146,6 +146,17 @@ describe.each(backends())(
       ).not.toBe(one);
     });
 
+    it('waitForCacheSync waits for the informers it started, not for one created after start', async () => {
+      const space = await namespace();
+      const f = factory(client(apiserver.url), { namespace: space });
+      f.informerFor(configmaps);
+      f.start();
+      const late = f.informerFor(configmaps, { namespace: `${space}-late` });
+      const synced = await f.waitForCacheSync(AbortSignal.timeout(5000));
+      expect([...synced.values()]).toEqual([true]);
+      expect(late.hasSynced()).toBe(false);
+    });
+
     it('follows objects into and out of its label selector', async () => {
       const space = await namespace();
       const api = client(apiserver.url);

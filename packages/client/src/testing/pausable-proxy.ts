@@ -12,6 +12,8 @@ export class PausableProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly upstreams = new WeakSet<Socket>();
+  private readonly pairs = new Set<[Socket, Socket]>();
+  private stalled = false;
   port = 0;
 
   constructor(private readonly targetPort: number) {}
@@ -39,6 +41,10 @@ export class PausableProxy {
           upstream.destroy();
         });
       }
+      const pair: [Socket, Socket] = [client, upstream];
+      this.pairs.add(pair);
+      client.on('close', () => this.pairs.delete(pair));
+      if (this.stalled) return;
       client.pipe(upstream);
       upstream.pipe(client);
     });
@@ -58,6 +64,20 @@ export class PausableProxy {
       // client side is always reset.
       if (this.upstreams.has(s) && s.bytesWritten === 0) s.destroy();
       else s.resetAndDestroy();
+    }
+  }
+
+  /**
+   * Forwards nothing any more, in either direction, but keeps every connection open and accepts
+   * new ones: requests hang, as behind a network that drops packets without a reset.
+   */
+  stall(): void {
+    this.stalled = true;
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
     }
   }
 
