@@ -278,6 +278,23 @@ contexts:
     expect(kc.restConfig({ context: 'anon' }).namespace).toBe('default');
   });
 
+  it("with both token and tokenFile, sends the file's token and falls back to the inline one while the file is unreadable (client-go NewBearerAuthWithRefreshRoundTripper)", async () => {
+    const file = join(dir.path, 'rotating-token');
+    const kc = KubeConfig.fromString(`
+current-context: t
+clusters: [{name: c, cluster: {server: 'https://x'}}]
+users: [{name: u, user: {token: inline, tokenFile: '${file}'}}]
+contexts: [{name: t, context: {cluster: c, user: u}}]
+`);
+    expect(await kc.restConfig().credentials?.credentials()).toEqual({
+      authorization: 'Bearer inline',
+    });
+    writeFileSync(file, 'from-file\n');
+    expect(await kc.restConfig().credentials?.credentials()).toEqual({
+      authorization: 'Bearer from-file',
+    });
+  });
+
   it('refuses a CA together with insecure-skip-tls-verify, as kubectl does', () => {
     const kc = KubeConfig.fromString(`
 current-context: t

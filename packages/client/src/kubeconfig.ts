@@ -544,8 +544,14 @@ export class KubeConfig implements KubeConfigData {
       );
     }
     let header: CredentialProvider | undefined;
-    if (user.token) header = bearerToken(user.token);
-    else if (user.tokenFile) header = new TokenFileProvider(user.tokenFile, common);
+    // With both, the file wins and the inline token covers for it while it cannot be read
+    // (client-go NewBearerAuthWithRefreshRoundTripper).
+    if (user.tokenFile) {
+      header = new TokenFileProvider(user.tokenFile, {
+        ...common,
+        ...opt('initialToken', user.token),
+      });
+    } else if (user.token) header = bearerToken(user.token);
     else if (user.username !== undefined || user.password !== undefined) {
       header = basicAuth(user.username ?? '', user.password ?? '');
     }

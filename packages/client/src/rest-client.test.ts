@@ -251,21 +251,26 @@ describe('RestClient over HTTP', () => {
     server.dropConnections();
   });
 
-  it('serves other requests while a watch holds its own connection, even with a pool of one', async () => {
-    server.handle((req, res) => {
-      if (req.url.includes('watch=1')) {
-        startStream(res);
-        return;
-      }
-      json(res, 200, configMap('ns', 'a'));
+  for (const http2 of [false, true]) {
+    it(`serves other requests while watches hold connections of their own, even with a pool of one${http2 ? ' (http2 asked for, but the server speaks HTTP/1.1)' : ''}`, async () => {
+      server.handle((req, res) => {
+        if (req.url.includes('watch=1')) {
+          startStream(res);
+          return;
+        }
+        json(res, 200, configMap('ns', 'a'));
+      });
+      const c = make({ maxConnections: 1, http2, timeoutMs: 2000 });
+      const first = await cms(c).get('a');
+      const watches = [
+        await cms(c).watch({ resourceVersion: '1' }),
+        await cms(c).watch({ resourceVersion: '1' }),
+      ];
+      const second = await cms(c).get('a');
+      expect([first.metadata.name, second.metadata.name]).toEqual(['a', 'a']);
+      for (const w of watches) w.close();
     });
-    const c = make({ maxConnections: 1 });
-    const first = await cms(c).get('a');
-    const watch = await cms(c).watch({ resourceVersion: '1' });
-    const second = await cms(c).get('a');
-    expect([first.metadata.name, second.metadata.name]).toEqual(['a', 'a']);
-    watch.close();
-  });
+  }
 
   it('pages through a list and falls back to one full list when the continue token expired', async () => {
     server.handle((req, res) => {

@@ -143,7 +143,9 @@ export class RestClient implements WatchConnector {
   private readonly userAgent: string;
   private readonly clock: Clock;
   /** One pool per client-certificate identity; exec plugins may rotate certificates. */
-  private agent: { identity: string; agent: Agent } | undefined;
+  private agent: PooledAgent | undefined;
+  /** With http2: the agent watches use, apart from the request pool. */
+  private watchAgent: PooledAgent | undefined;
   private readonly watchClients = new Set<Client>();
   private closed = false;
 
@@ -229,7 +231,12 @@ export class RestClient implements WatchConnector {
 
   watchDispatcher(creds: Credentials): { dispatcher: Dispatcher; release: () => void } {
     if (this.closed) throw ApiError.serviceUnavailable('the REST client is closed');
-    if (this.http2) return { dispatcher: this.pool(creds), release: () => {} };
+    if (this.http2) {
+      // Watches never share the request pool: theirs multiplexes them over one connection where
+      // the server speaks HTTP/2, and opens one per watch where it does not (plain http, a proxy).
+      this.watchAgent = this.agentFor(this.watchAgent, creds, { bodyTimeout: 0 });
+      return { dispatcher: this.watchAgent.agent, release: () => {} };
+    }
     const client = new Client(this.origin, {
       connect: tlsConnect(this.tls, creds),
       bodyTimeout: 0,
@@ -324,29 +331,37 @@ export class RestClient implements WatchConnector {
     this.closed = true;
     const clients = [...this.watchClients];
     this.watchClients.clear();
-    const agent = this.agent?.agent;
-    this.agent = undefined;
+    const agents = [this.agent?.agent, this.watchAgent?.agent];
+    this.agent = this.watchAgent = undefined;
     await Promise.all([
       ...clients.map((c) => c.destroy().catch(() => undefined)),
-      agent?.destroy().catch(() => undefined),
+      ...agents.map((a) => a?.destroy().catch(() => undefined)),
     ]);
   }
 
   private pool(creds: Credentials): Agent {
+    this.agent = this.agentFor(this.agent, creds, { connections: this.maxConnections });
+    return this.agent.agent;
+  }
+
+  /** `current` if it was made for these credentials, else a new agent that replaces it. */
+  private agentFor(
+    current: PooledAgent | undefined,
+    creds: Credentials,
+    options: Agent.Options,
+  ): PooledAgent {
     if (this.closed) throw ApiError.serviceUnavailable('the REST client is closed');
     const identity = identityOf(creds);
-    if (this.agent?.identity === identity) return this.agent.agent;
-    const previous = this.agent?.agent;
+    if (current?.identity === identity) return current;
     const agent = new Agent({
       connect: tlsConnect(this.tls, creds),
-      connections: this.maxConnections,
       pipelining: 1,
       allowH2: this.http2,
+      ...options,
     });
-    this.agent = { identity, agent };
     // A rotated certificate: let requests on the old pool finish, then close it.
-    if (previous) void previous.close().catch(() => undefined);
-    return agent;
+    if (current) void current.agent.close().catch(() => undefined);
+    return { identity, agent };
   }
 
   private async send(options: RequestOptions, creds: Credentials): Promise<Response> {
@@ -701,4 +716,10 @@ function consume(body: Readable, push: (chunk: Buffer) => void): Promise<void> {
 /** A response the client cannot decode: the server's fault, a 500 as client-go reports it. */
 function undecodable(message: string, cause: unknown): ApiError {
   return new ApiError({ code: 500, reason: 'InternalError', message }, { cause });
+}
+
+/** An undici agent and the client identity (certificate) it connects with. */
+interface PooledAgent {
+  identity: string;
+  agent: Agent;
 }

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { ApiError, findBuiltinResource, type KubeObject, type WatchEvent } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { encodeCborWatchEvent } from '@listwatch/codec';
@@ -254,6 +255,23 @@ describe('WebSocket watch stream', () => {
       `base64url.bearer.authorization.k8s.io.${Buffer.from('tok.en').toString('base64url')}`,
     );
     expect(origin).toBe(server.url);
+  });
+
+  it("lets go of the caller's abort signal once a watch has ended, as a reflector reuses one signal for every watch", async () => {
+    server.onUpgrade((req, socket) => {
+      acceptWebSocket(req, socket);
+      socket.end(webSocketClose(1000));
+    });
+    client = new RestClient({ server: server.url });
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 3; i++) {
+      const stream = await client
+        .resource(configmaps)
+        .namespace('ns')
+        .watch({}, { transport: 'websocket', signal });
+      expect(await collect(stream)).toEqual([]);
+    }
+    await eventually(() => expect(getEventListeners(signal, 'abort')).toHaveLength(0));
   });
 
   it('fails with WatchIdleError when the socket goes silent', async () => {

@@ -451,6 +451,11 @@ export async function openWebSocketWatch<T extends KubeObject = KubeObject>(
     target,
     release,
   );
-  options.signal?.addEventListener('abort', () => stream.close(), { once: true });
+  const onAbort = (): void => stream.close();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // A reflector passes one long-lived signal to every watch it opens: don't pile up on it.
+  socket.addEventListener('close', () => options.signal?.removeEventListener('abort', onAbort), {
+    once: true,
+  });
   return stream;
 }
