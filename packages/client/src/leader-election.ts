@@ -246,25 +246,35 @@ export class LeaderElector {
     }
   }
 
-  /** Gives the lock up if we hold it: a 1 s lease with no holder. */
+  /**
+   * Gives the lock up if we hold it: a 1 s lease with no holder. Reads the lock first, as
+   * client-go's release does (tools/leaderelection/leaderelection.go): a renewal cut off by the
+   * stop may still have been written, so the version last seen here can be stale.
+   */
   async release(): Promise<boolean> {
     if (!this.isLeader() || !this.observedRecord) return true;
-    const now = this.clock.now();
-    const record: LeaderElectionRecord = {
-      holderIdentity: '',
-      leaseDurationSeconds: 1,
-      acquireTime: now,
-      renewTime: now,
-      leaderTransitions: this.observedRecord.leaderTransitions,
-    };
+    const deadline = new AbortController();
+    const timer = this.clock.setTimer(() => deadline.abort(), this.renewDeadlineMs);
     try {
-      await this.lock.update(record);
+      const current = await this.lock.get(deadline.signal);
+      if (!current || current.holderIdentity !== this.lock.identity) return true;
+      const now = this.clock.now();
+      const record: LeaderElectionRecord = {
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaderTransitions: current.leaderTransitions,
+      };
+      await this.lock.update(record, deadline.signal);
+      this.setObserved(record);
+      return true;
     } catch (err) {
       this.logger.error('failed to release lock', { lock: this.name, error: errorField(err) });
       return false;
+    } finally {
+      timer.cancel();
     }
-    this.setObserved(record);
-    return true;
   }
 
   private async acquire(signal: AbortSignal): Promise<boolean> {

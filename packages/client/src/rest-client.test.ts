@@ -10,8 +10,10 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError } from './client-errors.js';
 import { bearerToken } from './credentials.js';
+import { FakeClock } from './fake-clock.js';
 import { jsonLineLogger } from './logger.js';
 import { RestClient, type ResourceClient, type RestClientOptions } from './rest-client.js';
+import { eventually } from './testing/eventually.js';
 import { configMap } from './testing/fixtures.js';
 import { json, startStream, statusBody, TestServer } from './testing/test-server.js';
 import { makeTestPki, type TestPki } from './testing/tls.js';
@@ -195,9 +197,8 @@ describe('RestClient over HTTP', () => {
     expect(server.requests).toHaveLength(3);
   });
 
-  it('never retries a write after a response, whatever the status', async () => {
+  it('never sends a POST or a PATCH twice once answered, whatever the status', async () => {
     for (const code of [429, 503]) {
-      server.requests.length = 0;
       server.handle((_req, res) =>
         json(
           res,
@@ -206,9 +207,45 @@ describe('RestClient over HTTP', () => {
           { 'retry-after': '0' },
         ),
       );
+      server.requests.length = 0;
       await expect(cms(make()).create(configMap('ns', 'a'))).rejects.toMatchObject({ code });
       expect(server.requests).toHaveLength(1);
+      server.requests.length = 0;
+      await expect(cms(make()).patch('a', { data: { k: 'v' } })).rejects.toMatchObject({ code });
+      expect(server.requests).toHaveLength(1);
     }
+  });
+
+  it('retries the idempotent writes, PUT and DELETE, after 429 or a 5xx with Retry-After', async () => {
+    for (const code of [429, 503]) {
+      let answered = 0;
+      server.handle((_req, res) =>
+        ++answered % 2 === 1
+          ? json(res, code, statusBody(code, 'TooManyRequests', 'later'), { 'retry-after': '0' })
+          : json(res, 200, configMap('ns', 'a')),
+      );
+      server.requests.length = 0;
+      await cms(make()).update(configMap('ns', 'a', '3'));
+      await cms(make()).delete('a');
+      expect(server.requests.map((r) => r.method)).toEqual(['PUT', 'PUT', 'DELETE', 'DELETE']);
+    }
+  });
+
+  it('waits as long as Retry-After says before retrying, not its own shorter backoff', async () => {
+    const clock = new FakeClock();
+    server.handle((_req, res) =>
+      server.requests.length === 1
+        ? json(res, 429, statusBody(429, 'TooManyRequests', 'later'), { 'retry-after': '7' })
+        : json(res, 200, configMap('ns', 'a')),
+    );
+    const got = cms(make({ clock })).get('a');
+    await eventually(() => expect(clock.hasWaiters()).toBe(true));
+    clock.step(6_999);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(server.requests).toHaveLength(1);
+    clock.step(1);
+    expect((await got).metadata.name).toBe('a');
+    expect(server.requests).toHaveLength(2);
   });
 
   it('retries any verb when the connection was refused, as the request was never sent', async () => {
@@ -271,6 +308,46 @@ describe('RestClient over HTTP', () => {
       for (const w of watches) w.close();
     });
   }
+
+  it('lets a LIST body that keeps flowing take longer than the request timeout, and fails one that stalls for it with 504', async () => {
+    const items = Array.from({ length: 8 }, (_, i) => JSON.stringify(configMap('ns', `cm-${i}`)));
+    server.handle(async (req, res) => {
+      startStream(res);
+      res.write(
+        '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[',
+      );
+      for (const [i, item] of items.entries()) {
+        // 8 × 100 ms in all, each gap well inside the 400 ms timeout; `stall` stops half-way.
+        if (req.url.includes('stall') && i === 4) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        res.write(`${i ? ',' : ''}${item}`);
+      }
+      res.end(']}');
+    });
+    const c = make({ timeoutMs: 400 });
+    const list = await cms(c).list();
+    expect(list.items).toHaveLength(8);
+    await expect(cms(c).list({ labelSelector: 'stall' })).rejects.toMatchObject({
+      code: 504,
+      reason: 'Timeout',
+    });
+    server.dropConnections();
+  });
+
+  it('times out a request still waiting for a pooled connection, without waiting for one to free', async () => {
+    server.handle((req, res) => {
+      if (req.url.endsWith('/hang')) return; // holds the only connection
+      json(res, 200, configMap('ns', 'a'));
+    });
+    const c = make({ maxConnections: 1, retry: { maxRetries: 0 }, timeoutMs: 300 });
+    const path = '/api/v1/namespaces/ns/configmaps/hang';
+    void c.request({ method: 'GET', path, timeoutMs: 0 }).catch(() => undefined);
+    await eventually(() => expect(server.requests).toHaveLength(1));
+    // Queued behind a request that never ends: only its own deadline can end it.
+    await expect(cms(c).get('a')).rejects.toMatchObject({ code: 504, reason: 'Timeout' });
+    expect(server.requests).toHaveLength(1);
+    server.dropConnections();
+  });
 
   it('pages through a list and falls back to one full list when the continue token expired', async () => {
     server.handle((req, res) => {

@@ -47,7 +47,11 @@ export interface RetryOptions {
 export interface RestClientOptions extends RestConfig {
   /** Response encoding asked for: `json` (default) or `cbor`. Request bodies are JSON. */
   encoding?: Encoding;
-  /** Per attempt of a non-watch request (default 60 s); 0 disables. Watches have none. */
+  /**
+   * Per attempt of a non-watch request (default 60 s), from the call — waiting for a pooled
+   * connection included — to the response; for a LIST, then the longest wait for its next bytes,
+   * so a large list that keeps flowing is never cut off. 0 disables. Watches have none.
+   */
   timeoutMs?: number;
   retry?: RetryOptions;
   /** Connections per origin in the request pool (default 32); watches never use these. */
@@ -86,6 +90,9 @@ export type ResourceRef = Pick<ResourceDefinition, 'group' | 'version' | 'plural
   Partial<Pick<ResourceDefinition, 'kind'>>;
 
 const CONNECT_RETRY_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** Verbs whose repetition leaves the server as one request would (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set<HttpMethod>(['GET', 'PUT', 'DELETE']);
 
 const EMPTY = Buffer.alloc(0);
 
@@ -256,12 +263,13 @@ export class RestClient implements WatchConnector {
 
   /**
    * One API call, decoded. Retries — with Retry-After when the server sent one, else backoff —
-   * only what cannot do harm: GETs after 429, a 5xx with Retry-After or a broken connection;
-   * any verb when the connection was refused (the request never left). A 401 is retried once
-   * when the credential provider has fresher credentials.
+   * only what cannot do harm: an idempotent request (GET, PUT, DELETE) after 429 or a 5xx with
+   * Retry-After; a GET after a broken connection; any verb when the connection was refused (the
+   * request never left). POST and PATCH are never sent twice once answered. A 401 is retried
+   * once when the credential provider has fresher credentials.
    */
   async request<R = unknown>(options: RequestOptions): Promise<R> {
-    const idempotent = options.method === 'GET';
+    const idempotent = IDEMPOTENT.has(options.method);
     const backoff = new Backoff({ ...this.retryBackoff, clock: this.clock });
     let authRetried = false;
     for (let attempt = 0; ; attempt++) {
@@ -271,9 +279,10 @@ export class RestClient implements WatchConnector {
       try {
         response = await this.send(options, creds);
       } catch (err) {
+        // A reset may come after the server acted: only a read is safe to send again.
         const retryable =
           err instanceof ConnectionError &&
-          (err.refused || (idempotent && CONNECT_RETRY_CODES.has(err.errno)));
+          (err.refused || (options.method === 'GET' && CONNECT_RETRY_CODES.has(err.errno)));
         if (!retryable || attempt >= this.maxRetries) throw err;
         const delay = backoff.next();
         this.logger.info('retrying request after connection error', {
@@ -384,19 +393,29 @@ export class RestClient implements WatchConnector {
       headers['content-type'] = options.contentType ?? 'application/json';
     }
     try {
-      const res = await request(url, {
-        dispatcher: this.pool(creds),
-        method: options.method,
-        headers,
-        ...(body !== undefined ? { body } : {}),
-        signal: abort.signal,
-      });
+      // Raced with the abort: undici only acts on it once a request queued for a connection
+      // is dispatched, and the deadline counts from the call, not from the dispatch.
+      const res = await Promise.race([
+        request(url, {
+          dispatcher: this.pool(creds),
+          method: options.method,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          signal: abort.signal,
+        }),
+        rejectOnAbort(abort.signal),
+      ]);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       if (ok && options.streamList && isJson(res.headers['content-type'])) {
         const slimmer = new ObjectSlimmer();
         const decoder = new JsonListDecoder({ onItems: (items) => slimmer.slim(items) });
         try {
-          await consume(res.body, (chunk) => decoder.push(chunk));
+          // A large LIST may take long in full: from its first byte on, only a stall as long as
+          // the timeout fails it (client-go sets no timeout on a LIST at all).
+          await consume(res.body, (chunk) => {
+            timer?.refresh();
+            decoder.push(chunk);
+          });
           return {
             statusCode: res.statusCode,
             headers: res.headers,
@@ -710,6 +729,13 @@ function consume(body: Readable, push: (chunk: Buffer) => void): Promise<void> {
       }
     });
     finished(body, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+/** Rejects when `signal` aborts; never settles otherwise. */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
   });
 }
 
