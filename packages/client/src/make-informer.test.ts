@@ -102,4 +102,28 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
     await informer.stop();
     await writer.close();
   });
+
+  it("accepts client-node's call form: a list function it never calls, then label and field selectors", async () => {
+    const writer = new RestClient({ server: apiserver.url });
+    const cms = writer.resource(findBuiltinResource('configmaps')!).namespace('default');
+    await cms.create(configMap('default', 'ported', undefined, { app: 'ported' }));
+    await cms.create(configMap('default', 'other-app', undefined, { app: 'other' }));
+
+    let listCalls = 0;
+    const informer = makeInformer<KubeObject>(
+      kubeConfig,
+      '/api/v1/namespaces/default/configmaps',
+      () => {
+        listCalls++;
+        return Promise.resolve({ items: [] });
+      },
+      'app=ported',
+      'metadata.name!=nothing',
+    );
+    await informer.start();
+    expect(informer.list('default').map((o) => o.metadata.name)).toEqual(['ported']);
+    expect(listCalls).toBe(0);
+    await informer.stop();
+    await writer.close();
+  });
 });

@@ -93,8 +93,33 @@ export function parseCollectionPath(path: string): { resource: ResourceRef; name
 export function makeInformer<T extends KubeObject = KubeObject>(
   kubeConfig: KubeConfig,
   path: string,
-  options: MakeInformerOptions = {},
+  options?: MakeInformerOptions,
+): Informer<T>;
+/**
+ * client-node's own signature, so its callers port unchanged. `listFn` is not called: the
+ * informer lists `path` itself, in pages, at the resourceVersion its watch then resumes from.
+ */
+export function makeInformer<T extends KubeObject = KubeObject>(
+  kubeConfig: KubeConfig,
+  path: string,
+  listFn: () => Promise<unknown>,
+  labelSelector?: string,
+  fieldSelector?: string,
+): Informer<T>;
+export function makeInformer<T extends KubeObject = KubeObject>(
+  kubeConfig: KubeConfig,
+  path: string,
+  optionsOrListFn: MakeInformerOptions | (() => Promise<unknown>) = {},
+  labelSelector?: string,
+  fieldSelector?: string,
 ): Informer<T> {
+  const options: MakeInformerOptions =
+    typeof optionsOrListFn === 'function'
+      ? {
+          ...(labelSelector ? { labelSelector } : {}),
+          ...(fieldSelector ? { fieldSelector } : {}),
+        }
+      : optionsOrListFn;
   const { resource, namespace } = parseCollectionPath(path);
   const client = RestClient.fromKubeConfig(kubeConfig, {
     ...options.client,
