@@ -114,6 +114,18 @@ describe('ExecCredentialProvider (client-go plugin/pkg/client/auth/exec)', () =>
     expect(provider.runs).toBe(2);
   });
 
+  it('after a 401 runs the plugin once, and a late 401 from the old credential keeps the new one and still asks for a retry', async () => {
+    const provider = new ExecCredentialProvider(config());
+    const first = await provider.credentials();
+    expect(provider.unauthorized(first)).toBe(true);
+    const second = await provider.credentials();
+    expect(second.authorization).toBe('Bearer run-2-token');
+    // A request sent with the first credential before the refresh comes back 401 only now.
+    expect(provider.unauthorized(first)).toBe(true);
+    expect(await provider.credentials()).toBe(second);
+    expect(provider.runs).toBe(2);
+  });
+
   it('reports a failing plugin as a 401 naming the command, its stderr and the install hint', async () => {
     const err = await new ExecCredentialProvider(config({ PLUGIN_MODE: 'fail' }))
       .credentials()

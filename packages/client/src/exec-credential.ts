@@ -102,10 +102,13 @@ export class ExecCredentialProvider implements CredentialProvider {
     return (await this.running).credentials;
   }
 
-  /** A 401 with the cached credential: drop it, so the next request runs the plugin again. */
+  /**
+   * A 401 with the cached credential: drop it, so the next request runs the plugin again. With
+   * an older one, a concurrent request has already refreshed it: a retry gets the newer one.
+   */
   unauthorized(used: Credentials): boolean {
-    if (this.cached && this.cached.credentials === used) this.cached = undefined;
-    return this.cached === undefined;
+    if (this.cached?.credentials === used) this.cached = undefined;
+    return true;
   }
 
   private async run(): Promise<CachedCredential> {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError, findBuiltinResource } from '@listwatch/api';
 import { tempDir } from '@listwatch/testing';
@@ -293,6 +293,34 @@ contexts: [{name: t, context: {cluster: c, user: u}}]
     expect(await kc.restConfig().credentials?.credentials()).toEqual({
       authorization: 'Bearer from-file',
     });
+  });
+
+  it('uses a token or certificate given with an exec plugin and never runs the plugin (client-go exec.Authenticator.UpdateTransportConfig)', async () => {
+    const ran = join(dir.path, 'plugin-ran');
+    const plugin = write(
+      'plugin.cjs',
+      `require('fs').writeFileSync(${JSON.stringify(ran)}, 'yes');
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'from-plugin' } }));`,
+    );
+    const exec = `{apiVersion: client.authentication.k8s.io/v1, command: '${process.execPath}', args: ['${plugin}'], interactiveMode: Never}`;
+    const kc = KubeConfig.fromString(`
+current-context: tok
+clusters: [{name: c, cluster: {server: 'https://x'}}]
+users:
+- {name: tok, user: {token: static, exec: ${exec}}}
+- {name: only-exec, user: {exec: ${exec}}}
+contexts:
+- {name: tok, context: {cluster: c, user: tok}}
+- {name: only-exec, context: {cluster: c, user: only-exec}}
+`);
+    expect(await kc.restConfig().credentials?.credentials()).toEqual({
+      authorization: 'Bearer static',
+    });
+    expect(existsSync(ran)).toBe(false);
+    expect(await kc.restConfig({ context: 'only-exec' }).credentials?.credentials()).toEqual({
+      authorization: 'Bearer from-plugin',
+    });
+    expect(existsSync(ran)).toBe(true);
   });
 
   it('refuses a CA together with insecure-skip-tls-verify, as kubectl does', () => {

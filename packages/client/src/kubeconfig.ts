@@ -61,6 +61,11 @@ export interface RestConfig {
   credentials?: CredentialProvider;
   /** The context's namespace, `default` when unset. */
   namespace?: string;
+  /**
+   * The cluster's `proxy-url` (http, https or socks5). Unset: HTTPS_PROXY / HTTP_PROXY /
+   * NO_PROXY from the environment, as client-go reads them (see proxyFor).
+   */
+  proxyUrl?: string;
 }
 
 /** PEM strings, not paths: files are read when the RestConfig is built. */
@@ -503,6 +508,7 @@ export class KubeConfig implements KubeConfigData {
       tls,
       credentials: this.credentialsFor(user, cluster, ca, options),
       namespace: context.namespace || 'default',
+      ...opt('proxyUrl', cluster.proxyUrl),
     };
   }
 
@@ -514,20 +520,6 @@ export class KubeConfig implements KubeConfigData {
   ): CredentialProvider {
     if (!user) return anonymousCredentials;
     const common = { ...opt('clock', options.clock), ...opt('logger', options.logger) };
-    if (user.exec) {
-      const info: ExecClusterInfo = {
-        server: cluster.server,
-        ...opt('tls-server-name', cluster.tlsServerName),
-        ...opt('insecure-skip-tls-verify', cluster.insecureSkipTlsVerify),
-        ...opt(
-          'certificate-authority-data',
-          ca === undefined ? undefined : Buffer.from(ca).toString('base64'),
-        ),
-        ...opt('proxy-url', cluster.proxyUrl),
-        ...opt('config', cluster.execExtension),
-      };
-      return new ExecCredentialProvider(user.exec, { cluster: info, ...common });
-    }
     const cert = user.clientCertificateData
       ? decodeData(user.clientCertificateData, 'client-certificate-data')
       : user.clientCertificate
@@ -554,6 +546,22 @@ export class KubeConfig implements KubeConfigData {
     } else if (user.token) header = bearerToken(user.token);
     else if (user.username !== undefined || user.password !== undefined) {
       header = basicAuth(user.username ?? '', user.password ?? '');
+    }
+    // A token, basic auth or a certificate in the kubeconfig is used as given; the exec plugin
+    // only runs without them (client-go exec.Authenticator.UpdateTransportConfig).
+    if (!header && cert === undefined && user.exec) {
+      const info: ExecClusterInfo = {
+        server: cluster.server,
+        ...opt('tls-server-name', cluster.tlsServerName),
+        ...opt('insecure-skip-tls-verify', cluster.insecureSkipTlsVerify),
+        ...opt(
+          'certificate-authority-data',
+          ca === undefined ? undefined : Buffer.from(ca).toString('base64'),
+        ),
+        ...opt('proxy-url', cluster.proxyUrl),
+        ...opt('config', cluster.execExtension),
+      };
+      return new ExecCredentialProvider(user.exec, { cluster: info, ...common });
     }
     if (cert !== undefined && key !== undefined) {
       const certs = clientCertificate(cert, key);

@@ -10,7 +10,7 @@ import {
   isValidPathSegmentName,
 } from '@listwatch/api';
 import { decodeCbor, isCodecError, JsonListDecoder, type Encoding } from '@listwatch/codec';
-import { Agent, Client, request, type Dispatcher } from 'undici';
+import { Agent, Client, ProxyAgent, request, type Dispatcher } from 'undici';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import type { ListerWatcher } from './cache/lister-watcher.js';
 import {
@@ -26,6 +26,7 @@ import type { KubeConfig, RestConfig, TlsConfig } from './kubeconfig.js';
 import { ListPager, type ListPage, type ListPagerOptions } from './list-pager.js';
 import { listParamsToQuery, type ListParams, type TweakListOptions } from './list-params.js';
 import { errorField, silentLogger, type Logger } from './logger.js';
+import { checkProxyUrl, proxyFor, redactProxyUrl } from './proxy.js';
 import { abortedError, sleep } from './sleep.js';
 import { ObjectSlimmer } from './object-slimmer.js';
 import {
@@ -153,7 +154,9 @@ export class RestClient implements WatchConnector {
   private agent: PooledAgent | undefined;
   /** With http2: the agent watches use, apart from the request pool. */
   private watchAgent: PooledAgent | undefined;
-  private readonly watchClients = new Set<Client>();
+  private readonly watchClients = new Set<Dispatcher>();
+  /** Where connections go through, if anywhere (see proxyFor). */
+  private readonly proxy: string | undefined;
   private closed = false;
 
   constructor(options: RestClientOptions) {
@@ -191,6 +194,14 @@ export class RestClient implements WatchConnector {
     this.userAgent = options.userAgent ?? `listwatch-client (node ${process.version})`;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? realClock;
+    this.proxy = proxyFor(url, options.proxyUrl);
+    if (this.proxy) {
+      checkProxyUrl(this.proxy);
+      this.logger.debug('connecting through a proxy', {
+        server: this.origin,
+        proxy: redactProxyUrl(this.proxy),
+      });
+    }
   }
 
   /** A client for the kubeconfig's current (or given) context. */
@@ -244,11 +255,13 @@ export class RestClient implements WatchConnector {
       this.watchAgent = this.agentFor(this.watchAgent, creds, { bodyTimeout: 0 });
       return { dispatcher: this.watchAgent.agent, release: () => {} };
     }
-    const client = new Client(this.origin, {
-      connect: tlsConnect(this.tls, creds),
-      bodyTimeout: 0,
-      pipelining: 1,
-    });
+    const client = this.proxy
+      ? this.dispatcher(creds, { bodyTimeout: 0, connections: 1 })
+      : new Client(this.origin, {
+          connect: tlsConnect(this.tls, creds),
+          bodyTimeout: 0,
+          pipelining: 1,
+        });
     this.watchClients.add(client);
     return {
       dispatcher: client,
@@ -348,7 +361,7 @@ export class RestClient implements WatchConnector {
     ]);
   }
 
-  private pool(creds: Credentials): Agent {
+  private pool(creds: Credentials): Dispatcher {
     this.agent = this.agentFor(this.agent, creds, { connections: this.maxConnections });
     return this.agent.agent;
   }
@@ -362,15 +375,19 @@ export class RestClient implements WatchConnector {
     if (this.closed) throw ApiError.serviceUnavailable('the REST client is closed');
     const identity = identityOf(creds);
     if (current?.identity === identity) return current;
-    const agent = new Agent({
-      connect: tlsConnect(this.tls, creds),
-      pipelining: 1,
-      allowH2: this.http2,
-      ...options,
-    });
+    const agent = this.dispatcher(creds, options);
     // A rotated certificate: let requests on the old pool finish, then close it.
     if (current) void current.agent.close().catch(() => undefined);
     return { identity, agent };
+  }
+
+  /** An agent for these credentials, through the proxy if there is one. */
+  private dispatcher(creds: Credentials, options: Agent.Options): Dispatcher {
+    const tls = tlsConnect(this.tls, creds);
+    const common = { pipelining: 1, allowH2: this.http2, ...options };
+    return this.proxy
+      ? new ProxyAgent({ uri: this.proxy, requestTls: tls, ...common })
+      : new Agent({ connect: tls, ...common });
   }
 
   private async send(options: RequestOptions, creds: Credentials): Promise<Response> {
@@ -747,5 +764,5 @@ function undecodable(message: string, cause: unknown): ApiError {
 /** An undici agent and the client identity (certificate) it connects with. */
 interface PooledAgent {
   identity: string;
-  agent: Agent;
+  agent: Dispatcher;
 }
