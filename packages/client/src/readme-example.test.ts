@@ -40,11 +40,13 @@ describe("the README's opening example", () => {
     )!;
     const options = { ...config.options, noEmit: true, composite: false, incremental: false };
     const host = ts.createCompilerHost(options);
-    const { fileExists, readFile, getSourceFile } = host;
-    host.fileExists = (f) => f === file || fileExists.call(host, f);
-    host.readFile = (f) => (f === file ? code : readFile.call(host, f));
+    const fileExists = host.fileExists.bind(host);
+    const readFile = host.readFile.bind(host);
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.fileExists = (f) => f === file || fileExists(f);
+    host.readFile = (f) => (f === file ? code : readFile(f));
     host.getSourceFile = (f, lang, ...rest) =>
-      f === file ? ts.createSourceFile(f, code, lang) : getSourceFile.call(host, f, lang, ...rest);
+      f === file ? ts.createSourceFile(f, code, lang) : getSourceFile(f, lang, ...rest);
     const program = ts.createProgram({ rootNames: [file], options, host });
     const diagnostics = ts
       .getPreEmitDiagnostics(program, program.getSourceFile(file))
