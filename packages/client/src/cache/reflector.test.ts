@@ -1,6 +1,7 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionError } from '../client-errors.js';
+import { FakeClock } from '../fake-clock.js';
 import { CacheCluster } from '../testing/cache-cluster.js';
 import { eventually } from '../testing/eventually.js';
 import { FaultyListerWatcher } from '../testing/faulty-lister-watcher.js';
@@ -143,6 +144,68 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
       'watch 503',
       'watch ok',
     ]);
+  });
+
+  it('asks for pages of 500 at first, and for no limit at a resourceVersion N (the watch cache serves it whole) nor on the retry at "" that follows its 410', async () => {
+    await cluster.create('configmaps', configMap('ns', 'a'));
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    lw.watchErrors.push(ApiError.internalError(new Error('boom'))); // relist at the last RV
+    lw.listErrors.push(undefined, ApiError.gone('too old resource version')); // then at ""
+    const { store } = recordingStore();
+    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    const lists = lw.calls.filter((c) => c.verb === 'list').map((c) => c.params);
+    // client-go reflector.list: the retry at "" reuses the pager whose page size RV N zeroed.
+    expect(lists.map((p) => [p.resourceVersion, p.limit])).toEqual([
+      ['0', 500],
+      [lists[1]!.resourceVersion, undefined],
+      ['', undefined],
+    ]);
+    expect(lw.calls.filter((c) => c.verb === 'list').map((c) => c.outcome)).toEqual([
+      'ok',
+      '410',
+      'ok',
+    ]);
+    expect(lists[1]!.resourceVersion).toMatch(/^[1-9]\d*$/);
+  });
+
+  it('waits 800 ms before retrying a failing apiserver, doubling each time up to 30 s, each wait drawn from [base, 2·base)', async () => {
+    const clock = new FakeClock();
+    let attempts = 0;
+    const failing = {
+      list: () => {
+        attempts++;
+        return Promise.reject(ApiError.internalError(new Error('down')));
+      },
+      watch: () => Promise.reject(new Error('never watched')),
+    };
+    for (const [random, scale] of [
+      [() => 0, 1],
+      [() => 0.999, 1.999],
+    ] as const) {
+      attempts = 0;
+      const run = new AbortController();
+      const reflector = new Reflector({
+        listerWatcher: failing,
+        store: recordingStore().store,
+        clock,
+        random,
+      });
+      void reflector.run(run.signal);
+      await eventually(() => expect(attempts).toBe(1));
+      for (const base of [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000]) {
+        const before = attempts;
+        await eventually(() => expect(clock.hasWaiters()).toBe(true));
+        const wait = Math.ceil(base * scale);
+        clock.step(wait - 1);
+        await Promise.resolve();
+        expect(attempts).toBe(before);
+        clock.step(1);
+        await eventually(() => expect(attempts).toBe(before + 1));
+      }
+      run.abort();
+    }
   });
 
   it('backs off and relists at the last resourceVersion after any other watch error', async () => {

@@ -264,6 +264,50 @@ describe.each(backends())(
       expect(relist?.requestedResourceVersion).toBe(expired?.resourceVersion);
     });
 
+    it('resumes after its connections drop: misses nothing written meanwhile, and does not relist', async () => {
+      const space = await namespace();
+      const proxy = await PausableProxy.start(apiserver.port);
+      cleanups.push(() => proxy.close());
+      const lines: string[] = [];
+      const f = factory(client(proxy.url), {
+        namespace: space,
+        logger: jsonLineLogger({ level: 'debug', write: (l) => lines.push(l) }),
+      });
+      const informer = f.informerFor(configmaps);
+      const rec = recorder();
+      informer.addEventHandler(rec.handler);
+      f.start();
+      await f.waitForCacheSync();
+      const direct = client(apiserver.url).resource(configmaps).namespace(space);
+      // An event first: a watch that breaks within a second having seen nothing counts as an
+      // error and relists (client-go handleWatch's "very short watch").
+      await direct.create(configMap(space, 'before'));
+      await eventually(() => expect(rec.seen).toEqual([`add ${space}/before`]));
+      await proxy.pause(); // connections reset, new ones refused
+      const a = await direct.create(configMap(space, 'while-down'));
+      await direct.update({ ...a, data: { k: 'v' } });
+      await proxy.resume();
+      await direct.create(configMap(space, 'after'));
+      await eventually(() =>
+        expect(rec.seen).toEqual([
+          `add ${space}/before`,
+          `add ${space}/while-down`,
+          `update ${space}/while-down`,
+          `add ${space}/after`,
+        ]),
+      );
+      expect(
+        new Map(
+          informer
+            .getIndexer()
+            .list()
+            .map((o) => [`${space}/${o.metadata.name}`, o.metadata.resourceVersion]),
+        ),
+      ).toEqual(await serverState(direct));
+      const lists = lines.filter((l) => (JSON.parse(l) as { msg: string }).msg === 'listed');
+      expect(lists).toHaveLength(1);
+    });
+
     // A memory store does not outlive its apiserver: there is nothing to restart onto.
     const persistent = backend.persistent ? [backend] : [];
     it.each(persistent)(

@@ -11,8 +11,8 @@ import type { WatchStream } from '../watch-stream.js';
 export class FaultyListerWatcher<T extends KubeObject = KubeObject> implements ListerWatcher<T> {
   /** New requests fail with "connection refused" while set. */
   refuse = false;
-  /** The next list() calls fail with these, in order. */
-  readonly listErrors: ApiError[] = [];
+  /** The next list() calls fail with these, in order; an undefined lets its call through. */
+  readonly listErrors: (ApiError | undefined)[] = [];
   /** The next watch() calls fail with these, in order. */
   readonly watchErrors: ApiError[] = [];
   /** Watch-list requests (sendInitialEvents) fail with this, like a server without the feature. */
