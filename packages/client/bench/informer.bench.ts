@@ -1,8 +1,8 @@
 // Initial sync of an informer over 50,000 realistic Pods from our apiserver (memory storage), side
 // by side in one run: our SharedIndexInformer and makeInformer, @kubernetes/client-node 1.4's
 // makeInformer, and the bare cost — the same paginated LIST fetched and JSON.parse'd, nothing
-// else. Each measurement runs in a child process of its own (clean heap, --expose-gc), three
-// rounds in rotating order, medians reported. `pnpm --filter @listwatch/client bench`
+// else. Each measurement runs in a child process of its own (clean heap, --expose-gc), after a
+// few seconds' pause for the machine to settle; three rounds in rotating order, medians reported. `pnpm --filter @listwatch/client bench`
 // (PODS=… ROUNDS=… to change the size). To profile one client: run this file with `serve`, then
 // `node --expose-gc --cpu-prof --conditions=@listwatch/source --import tsx
 // bench/informer.bench.ts child 'ours: makeInformer' <url>`.
@@ -148,10 +148,16 @@ async function child(mode: Mode, url: string): Promise<void> {
 
 // --- the parent: server, rounds, table ---------------------------------------------------------
 
-function runChild(mode: Mode, url: string): Promise<Result> {
+/** Between children: how long the machine gets to settle (SETTLE_MS to change). */
+const SETTLE_MS = Number(process.env['SETTLE_MS'] ?? 3000);
+
+async function runChild(mode: Mode, url: string): Promise<Result> {
   // The server's garbage from the previous child (a LIST allocates its size again) is collected
   // now, not during the next measurement.
   (globalThis as { gc?: () => void }).gc?.();
+  // And the memory the previous child freed goes back to the system first: on a VM that returns
+  // freed pages to its host a few seconds later, that work would land on the next child.
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   return new Promise((resolve, reject) => {
     const proc = spawn(
       process.execPath,
@@ -268,7 +274,7 @@ async function main(serveOnly: boolean): Promise<void> {
     const perRound = m.all.map((s, i) => node.all[i]! / s);
     console.log(
       `${mode.padEnd(26)} ${(node.seconds / m.seconds).toFixed(2)}× faster than client-node ` +
-        `(rounds ${range(perRound, 2)}), ` +
+        `(within a round: median ${median(perRound).toFixed(2)}×, ${range(perRound, 2)}), ` +
         `${(m.seconds / bare.seconds).toFixed(2)}× the bare parse, ` +
         `heap ${(m.heapMB / node.heapMB).toFixed(2)}× client-node's`,
     );

@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { JsonListDecoder } from '@listwatch/codec';
+const buf = readFileSync('/tmp/pods.json');
+const batch = Number(process.env['BATCH'] ?? 102400);
+(globalThis as any).gc();
+const r0 = process.resourceUsage().minorPageFault;
+const t0 = performance.now();
+const d = new JsonListDecoder({ batchBytes: batch });
+for (let i = 0; i < buf.length; i += 65536) d.push(buf.subarray(i, i + 65536));
+const list = d.end();
+const t1 = performance.now();
+const r1 = process.resourceUsage().minorPageFault;
+console.log(`EXT=${process.env['EXT'] ?? ''} batch=${batch} ${(t1 - t0).toFixed(0)} ms faults ${r1 - r0} items ${list.items!.length}`);
