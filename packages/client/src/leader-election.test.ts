@@ -106,7 +106,8 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
     expect(candidates.filter((c) => c.state.leading)).toEqual([leader]);
   });
 
-  it('hands over when the leader can no longer renew: it steps down, another takes the lease', async () => {
+  /** Candidate a leads, reaching the apiserver through a proxy; b follows, connected directly. */
+  async function leaderBehindProxy() {
     const lease = `lease-${++n}`;
     const proxy = await PausableProxy.start(apiserver.port);
     cleanups.push(() => proxy.close());
@@ -114,6 +115,11 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
     await eventually(() => expect(a.state.leading).toBe(true));
     const b = candidate('b', lease);
     await eventually(() => expect(b.events).toContain('leader a'));
+    return { lease, proxy, a, b };
+  }
+
+  it('hands over when the leader can no longer renew: it steps down, another takes the lease', async () => {
+    const { lease, proxy, a, b } = await leaderBehindProxy();
     await proxy.pause(); // a is cut off from the apiserver
     await eventually(() => expect(a.events).toContain('stopped'), 5000);
     await a.running;
@@ -124,13 +130,7 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
   });
 
   it('steps down by its renew deadline when the apiserver stops answering, before another candidate can take over', async () => {
-    const lease = `lease-${++n}`;
-    const proxy = await PausableProxy.start(apiserver.port);
-    cleanups.push(() => proxy.close());
-    const a = candidate('a', lease, proxy.url);
-    await eventually(() => expect(a.state.leading).toBe(true));
-    const b = candidate('b', lease);
-    await eventually(() => expect(b.events).toContain('leader a'));
+    const { proxy, a, b } = await leaderBehindProxy();
     const order: string[] = [];
     void eventually(() => expect(a.events).toContain('stopped'), 10_000).then(() =>
       order.push('a stopped'),

@@ -1,14 +1,14 @@
 import { findBuiltinResource, isApiError, type KubeObject } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from './kubeconfig.js';
-import { jsonLineLogger, silentLogger } from './logger.js';
+import { jsonLineLogger } from './logger.js';
 import { checkProxyUrl, proxyFor, redactProxyUrl } from './proxy.js';
 import { RestClient, type RestClientOptions } from './rest-client.js';
 import { ConnectProxy } from './testing/connect-proxy.js';
-import { makeTestPki, type TestPki } from './testing/tls.js';
+import { startTlsApiServer } from './testing/tls-apiserver.js';
+import type { TestPki } from './testing/tls.js';
 
 const https = new URL('https://api.example.com:6443');
 const http = new URL('http://api.example.com');
@@ -107,26 +107,20 @@ contexts: [{name: c, context: {cluster: c}}]
 });
 
 describe('every connection goes through the proxy (HTTP CONNECT tunnels to a TLS apiserver)', () => {
+  let tls: Awaited<ReturnType<typeof startTlsApiServer>>;
   let pki: TestPki;
   let apiserver: RunningApiServer;
   let proxy: ConnectProxy;
   const basic = `Basic ${Buffer.from('me:s3cret').toString('base64')}`;
 
   beforeAll(async () => {
-    pki = makeTestPki();
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-      tlsCert: pki.serverCert,
-      tlsKey: pki.serverKey,
-    });
+    tls = await startTlsApiServer();
+    ({ pki, apiserver } = tls);
     proxy = await ConnectProxy.start({ requireAuthorization: basic });
   });
   afterAll(async () => {
     await proxy.close();
-    await apiserver.close();
-    pki.remove();
+    await tls.close();
   });
 
   const configmaps = findBuiltinResource('configmaps')!;

@@ -1,13 +1,11 @@
 import { getEventListeners } from 'node:events';
 import { ApiError, findBuiltinResource, type KubeObject, type WatchEvent } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { encodeCborWatchEvent } from '@listwatch/codec';
-import { MemoryStorage } from '@listwatch/storage';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError, WatchIdleError } from './client-errors.js';
 import type { CredentialProvider } from './credentials.js';
-import { silentLogger } from './logger.js';
 import { RestClient, type RestClientOptions } from './rest-client.js';
 import { eventually } from './testing/eventually.js';
 import { configMap } from './testing/fixtures.js';
@@ -20,7 +18,8 @@ import {
   webSocketClose,
   webSocketFrame,
 } from './testing/test-server.js';
-import { makeTestPki, type TestPki } from './testing/tls.js';
+import { startTlsApiServer } from './testing/tls-apiserver.js';
+import type { TestPki } from './testing/tls.js';
 import {
   bearerSubprotocol,
   DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS,
@@ -286,22 +285,14 @@ describe('WebSocket watch stream', () => {
 });
 
 describe('watching kube-apiserver over HTTP/2 and WebSocket (listwatch apiserver)', () => {
+  let tls: Awaited<ReturnType<typeof startTlsApiServer>>;
   let pki: TestPki;
   let apiserver: RunningApiServer;
   beforeAll(async () => {
-    pki = makeTestPki();
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-      tlsCert: pki.serverCert,
-      tlsKey: pki.serverKey,
-    });
+    tls = await startTlsApiServer();
+    ({ pki, apiserver } = tls);
   });
-  afterAll(async () => {
-    await apiserver.close();
-    pki.remove();
-  });
+  afterAll(() => tls.close());
 
   for (const [name, options] of [
     ['HTTP/2', { http2: true }],

@@ -1,0 +1,28 @@
+import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
+import { MemoryStorage } from '@listwatch/storage';
+import { silentLogger } from '../logger.js';
+import { makeTestPki, type TestPki } from './tls.js';
+
+/** Our apiserver on memory storage over TLS, with the throwaway PKI that signed it. */
+export async function startTlsApiServer(): Promise<{
+  apiserver: RunningApiServer;
+  pki: TestPki;
+  close(): Promise<void>;
+}> {
+  const pki = makeTestPki();
+  const apiserver = await startApiServer({
+    port: 0,
+    storage: new MemoryStorage(),
+    logger: silentLogger,
+    tlsCert: pki.serverCert,
+    tlsKey: pki.serverKey,
+  });
+  return {
+    apiserver,
+    pki,
+    close: async () => {
+      await apiserver.close();
+      pki.remove();
+    },
+  };
+}
