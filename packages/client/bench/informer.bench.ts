@@ -41,15 +41,6 @@ function heapMB(): number {
 
 // --- the measured clients, one per child process ---------------------------------------------
 
-/** Resolves once `done()` holds, checking after every turn of the event loop. */
-async function until(done: () => boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error(`not synced after ${timeoutMs} ms`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
 type Run = () => Promise<{ objects: number; keep: unknown }>;
 
 /** Loads what `mode` measures and builds it, unstarted: neither is timed. */
@@ -65,7 +56,7 @@ async function prepare(mode: Mode, url: string): Promise<Run> {
       });
       return async () => {
         informer.start();
-        await until(() => informer.hasSynced());
+        await informer.waitForCacheSync();
         return { objects: informer.getIndexer().listKeys().length, keep: informer };
       };
     }

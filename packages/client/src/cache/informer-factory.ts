@@ -8,8 +8,7 @@ import type { WatchStreamOptions } from '../watch-stream.js';
 import type { Indexers } from './indexer.js';
 import type { ListerWatcher } from './lister-watcher.js';
 import type { TransformFunc } from './queue.js';
-import { SharedIndexInformer, waitUntil } from './shared-informer.js';
-import { realClock } from '../clock.js';
+import { SharedIndexInformer } from './shared-informer.js';
 
 export interface InformerFactoryOptions {
   /** Where informers list and watch; or give `listerWatcherFor`. */
@@ -120,20 +119,11 @@ export class SharedInformerFactory {
    * created since the last start() is not waited for: it would never sync (client-go).
    */
   async waitForCacheSync(signal?: AbortSignal): Promise<Map<string, boolean>> {
-    const clock = this.options.clock ?? realClock;
     const result = new Map<string, boolean>();
     const started = [...this.informers].filter(([key]) => this.started.has(key));
     await Promise.all(
       started.map(async ([key, informer]) => {
-        result.set(
-          key,
-          await waitUntil(
-            () => informer.hasSynced(),
-            () => informer.isStopped(),
-            clock,
-            signal,
-          ),
-        );
+        result.set(key, await informer.waitForCacheSync(signal));
       }),
     );
     return result;

@@ -91,6 +91,17 @@ describe('SharedIndexInformer (client-go tools/cache/shared_informer.go)', () =>
     ).toEqual(['b']);
   });
 
+  it('waitForCacheSync resolves as soon as the initial list is processed, not at its next poll', async () => {
+    // The clock never moves: a wait that only polled every 100 ms would never see the sync.
+    const clock = new FakeClock(Date.now());
+    for (const name of ['a', 'b', 'c']) await cluster.create('configmaps', configMap('ns', name));
+    const inf = informer({ listerWatcher: cluster.listerWatcher('configmaps'), clock });
+    const waiting = inf.waitForCacheSync();
+    inf.start();
+    expect(await waiting).toBe(true);
+    expect(inf.getIndexer().listKeys().sort()).toEqual(['ns/a', 'ns/b', 'ns/c']);
+  });
+
   it('replays the current state as initial-list adds to a handler added after start', async () => {
     await cluster.create('configmaps', configMap('ns', 'a'));
     await cluster.create('configmaps', configMap('ns', 'b'));

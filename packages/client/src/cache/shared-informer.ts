@@ -103,6 +103,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private stopped = false;
   private running: Promise<void> | undefined;
   private handlerSeq = 0;
+  /** Woken when processing may have completed the initial sync: a waiter need not poll for it. */
+  private readonly syncWaiters = new Set<() => void>();
 
   constructor(options: SharedInformerOptions<T>) {
     this.options = options;
@@ -241,6 +243,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       () => this.stopped,
       this.clock,
       signal,
+      100,
+      (wake) => {
+        this.syncWaiters.add(wake);
+        return () => this.syncWaiters.delete(wake);
+      },
     );
   }
 
@@ -350,6 +357,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     while (!this.stopped) {
       try {
         await fifo.pop(process);
+        if (this.syncWaiters.size > 0 && this.hasSynced()) {
+          for (const wake of [...this.syncWaiters]) wake();
+        }
       } catch (err) {
         if (isFIFOClosedError(err)) return;
         // A bad object (no key, a throwing index function) must not stop the informer.
@@ -364,18 +374,35 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
 const LISTENER = Symbol('listener');
 
-/** Polls `done` (client-go WaitForCacheSync polls every 100 ms). */
+/**
+ * Polls `done` (client-go WaitForCacheSync polls every 100 ms); `subscribe`, if given, lets a
+ * source of changes cut a wait short instead of leaving it to the next poll.
+ */
 export async function waitUntil(
   done: () => boolean,
   gaveUp: () => boolean,
   clock: Clock,
   signal?: AbortSignal,
   intervalMs = 100,
+  subscribe?: (wake: () => void) => () => void,
 ): Promise<boolean> {
   for (;;) {
     if (done()) return true;
     if (gaveUp() || signal?.aborted) return false;
-    await sleep(clock, intervalMs, signal);
+    if (!subscribe) {
+      await sleep(clock, intervalMs, signal);
+      continue;
+    }
+    const nap = new AbortController();
+    const wake = (): void => nap.abort();
+    signal?.addEventListener('abort', wake, { once: true });
+    const unsubscribe = subscribe(wake);
+    try {
+      await sleep(clock, intervalMs, nap.signal);
+    } finally {
+      unsubscribe();
+      signal?.removeEventListener('abort', wake);
+    }
   }
 }
 
