@@ -406,15 +406,20 @@ export async function waitUntil(
   }
 }
 
-/** Waits for every informer (or registration) to sync (client-go cache.WaitForCacheSync). */
+/**
+ * Waits for every informer (or registration) to sync (client-go cache.WaitForCacheSync). An
+ * informer is waited for by its own waitForCacheSync, which wakes as soon as it has synced.
+ */
 export async function waitForCacheSync(
   signal: AbortSignal | undefined,
   ...synced: { hasSynced(): boolean }[]
 ): Promise<boolean> {
-  return waitUntil(
-    () => synced.every((s) => s.hasSynced()),
-    () => false,
-    realClock,
-    signal,
+  const outcomes = await Promise.all(
+    synced.map((s) =>
+      s instanceof SharedIndexInformer
+        ? s.waitForCacheSync(signal)
+        : waitUntil(() => s.hasSynced(), () => false, realClock, signal),
+    ),
   );
+  return outcomes.every(Boolean);
 }
