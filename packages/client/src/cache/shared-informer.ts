@@ -418,7 +418,12 @@ export async function waitForCacheSync(
     synced.map((s) =>
       s instanceof SharedIndexInformer
         ? s.waitForCacheSync(signal)
-        : waitUntil(() => s.hasSynced(), () => false, realClock, signal),
+        : waitUntil(
+            () => s.hasSynced(),
+            () => false,
+            realClock,
+            signal,
+          ),
     ),
   );
   return outcomes.every(Boolean);
