@@ -7,6 +7,8 @@ import { jsonLineLogger } from './logger.js';
 import { checkProxyUrl, proxyFor, redactProxyUrl } from './proxy.js';
 import { RestClient, type RestClientOptions } from './rest-client.js';
 import { ConnectProxy } from './testing/connect-proxy.js';
+import { configMap } from './testing/fixtures.js';
+import { json, TestServer } from './testing/test-server.js';
 import { startTlsApiServer } from './testing/tls-apiserver.js';
 import type { TestPki } from './testing/tls.js';
 
@@ -164,6 +166,29 @@ describe('every connection goes through the proxy (HTTP CONNECT tunnels to a TLS
       expect(lines.join('\n')).not.toContain('s3cret');
     });
   }
+
+  it('negotiates HTTP/2 with the server through the tunnel when asked to', async () => {
+    const h2 = await TestServer.start({
+      tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca },
+      http2: true,
+    });
+    h2.handle((req, res) => json(res, 200, { ...configMap('ns', 'a'), protocol: req.protocol }));
+    const client = new RestClient({
+      server: h2.url,
+      tls: { ca: pki.ca },
+      proxyUrl: proxy.url('me:s3cret'),
+      http2: true,
+    });
+    const before = proxy.tunnels.length;
+    try {
+      const got = await client.resource(configmaps).namespace('ns').get('a');
+      expect(got).toMatchObject({ protocol: 'h2' });
+      expect(proxy.tunnels.slice(before).map((t) => t.target)).toEqual([`127.0.0.1:${h2.port}`]);
+    } finally {
+      await client.close();
+      await h2.close();
+    }
+  });
 
   it('fails a request the proxy refuses with a clear error, not a hang', async () => {
     const client = new RestClient({

@@ -385,9 +385,10 @@ export class RestClient implements WatchConnector {
   private dispatcher(creds: Credentials, options: Agent.Options): Dispatcher {
     const tls = tlsConnect(this.tls, creds);
     const common = { pipelining: 1, allowH2: this.http2, ...options };
-    return this.proxy
-      ? new ProxyAgent({ uri: this.proxy, requestTls: tls, ...common })
-      : new Agent({ connect: tls, ...common });
+    if (!this.proxy) return new Agent({ connect: tls, ...common });
+    // Through a tunnel, ALPN offers h2 only if requestTls says so, whatever allowH2 says.
+    const requestTls = { ...tls, allowH2: this.http2 };
+    return new ProxyAgent({ uri: this.proxy, requestTls, ...common });
   }
 
   private async send(options: RequestOptions, creds: Credentials): Promise<Response> {
