@@ -7,6 +7,7 @@ import { jsonLineLogger } from './logger.js';
 import { checkProxyUrl, proxyFor, redactProxyUrl } from './proxy.js';
 import { RestClient, type RestClientOptions } from './rest-client.js';
 import { ConnectProxy } from './testing/connect-proxy.js';
+import { Socks5Proxy } from './testing/socks5-proxy.js';
 import { configMap } from './testing/fixtures.js';
 import { json, TestServer } from './testing/test-server.js';
 import { startTlsApiServer } from './testing/tls-apiserver.js';
@@ -187,6 +188,33 @@ describe('every connection goes through the proxy (HTTP CONNECT tunnels to a TLS
     } finally {
       await client.close();
       await h2.close();
+    }
+  });
+
+  it('goes through a SOCKS5 proxy-url, with its user and password, and watches through it too', async () => {
+    const socks = await Socks5Proxy.start({ user: 'me', password: 's3cret' });
+    const client = new RestClient({
+      server: apiserver.url,
+      tls: { ca: pki.ca },
+      proxyUrl: socks.url('me:s3cret'),
+    });
+    try {
+      const cms = client.resource<KubeObject>(configmaps).namespace('default');
+      const list = await cms.list();
+      const stream = await cms.watch({ resourceVersion: list.metadata.resourceVersion! });
+      await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'via-socks' } });
+      for await (const e of stream) {
+        expect(e).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'via-socks' } } });
+        break;
+      }
+      stream.close();
+    } finally {
+      await client.close();
+      await socks.close();
+    }
+    expect(socks.connections.length).toBeGreaterThanOrEqual(2);
+    for (const c of socks.connections) {
+      expect(c).toEqual({ target: `127.0.0.1:${apiserver.port}`, user: 'me' });
     }
   });
 
