@@ -253,8 +253,7 @@ export class LeaderElector {
    */
   async release(): Promise<boolean> {
     if (!this.isLeader() || !this.observedRecord) return true;
-    const deadline = new AbortController();
-    const timer = this.clock.setTimer(() => deadline.abort(), this.renewDeadlineMs);
+    const deadline = this.deadline();
     try {
       const current = await this.lock.get(deadline.signal);
       if (!current || current.holderIdentity !== this.lock.identity) return true;
@@ -273,7 +272,7 @@ export class LeaderElector {
       this.logger.error('failed to release lock', { lock: this.name, error: errorField(err) });
       return false;
     } finally {
-      timer.cancel();
+      deadline.cancel();
     }
   }
 
@@ -305,10 +304,7 @@ export class LeaderElector {
    */
   private async renew(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      const round = new AbortController();
-      const onAbort = (): void => round.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      const deadline = this.clock.setTimer(() => round.abort(), this.renewDeadlineMs);
+      const round = this.deadline(signal);
       let renewed = false;
       try {
         while (!round.signal.aborted) {
@@ -317,8 +313,7 @@ export class LeaderElector {
           await sleep(this.clock, this.retryPeriodMs, round.signal);
         }
       } finally {
-        deadline.cancel();
-        signal.removeEventListener('abort', onAbort);
+        round.cancel();
       }
       if (signal.aborted) return;
       this.maybeReportTransition();
@@ -331,6 +326,21 @@ export class LeaderElector {
       }
       await sleep(this.clock, this.retryPeriodMs, signal);
     }
+  }
+
+  /** A signal that aborts after renewDeadline on the elector's clock, or when `parent` does. */
+  private deadline(parent?: AbortSignal): { signal: AbortSignal; cancel(): void } {
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(parent?.reason);
+    parent?.addEventListener('abort', onAbort, { once: true });
+    const timer = this.clock.setTimer(() => controller.abort(), this.renewDeadlineMs);
+    return {
+      signal: controller.signal,
+      cancel: () => {
+        timer.cancel();
+        parent?.removeEventListener('abort', onAbort);
+      },
+    };
   }
 
   /** By the duration in the observed record: the holder's, whatever ours is (client-go). */

@@ -106,8 +106,8 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> extends FifoState impl
     }
 
     if (!this.populated) {
-      this.populated = true;
       this.initialPopulationCount = keys.size + queuedDeletions;
+      this.populated = true;
     }
   }
 
@@ -132,7 +132,10 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> extends FifoState impl
       const id = this.queue.shift() as string;
       if (this.initialPopulationCount > 0) this.initialPopulationCount--;
       const deltas = this.items.get(id);
-      if (deltas === undefined) continue;
+      if (deltas === undefined) {
+        this.announceSync();
+        continue;
+      }
       this.items.delete(id);
       return this.deliver(process, deltas, isInInitialList);
     }

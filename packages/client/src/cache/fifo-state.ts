@@ -9,14 +9,38 @@ import type { PopProcessFunc } from './queue.js';
  */
 export abstract class FifoState {
   protected readonly cond = new Cond();
-  /** Whether the first replace (or any add/update/delete) has happened. */
-  protected populated = false;
-  /** Entries of the first replace not yet popped. */
-  protected initialPopulationCount = 0;
   protected closed = false;
+  /** Entries of the first replace not yet popped (set before `populated` on that replace). */
+  protected initialPopulationCount = 0;
+  private isPopulated = false;
+  /** Called once, when the FIFO syncs: waiters need not poll hasSynced. */
+  private readonly syncListeners = new Set<() => void>();
+
+  /** Whether the first replace (or any add/update/delete) has happened. */
+  protected get populated(): boolean {
+    return this.isPopulated;
+  }
+  protected set populated(value: boolean) {
+    this.isPopulated = value;
+    // Synced now if nothing of a first replace is left to pop (an empty one, or an add first).
+    this.announceSync();
+  }
 
   hasSynced(): boolean {
-    return this.populated && this.initialPopulationCount === 0;
+    return this.isPopulated && this.initialPopulationCount === 0;
+  }
+
+  /**
+   * Calls `listener` once the FIFO has synced — at once if it has — and returns a function that
+   * cancels it. Synced is for good: nothing makes a FIFO unsynced again.
+   */
+  onSynced(listener: () => void): () => void {
+    if (this.hasSynced()) {
+      listener();
+      return () => {};
+    }
+    this.syncListeners.add(listener);
+    return () => this.syncListeners.delete(listener);
   }
 
   close(): void {
@@ -26,6 +50,14 @@ export abstract class FifoState {
 
   isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Tells the onSynced listeners, once hasSynced() holds. */
+  protected announceSync(): void {
+    if (this.syncListeners.size === 0 || !this.hasSynced()) return;
+    const listeners = [...this.syncListeners];
+    this.syncListeners.clear();
+    for (const listener of listeners) listener();
   }
 
   /** Hands popped deltas to the consumer; anything it throws surfaces as an ApiError. */
@@ -38,6 +70,9 @@ export abstract class FifoState {
       process(deltas, isInInitialList);
     } catch (err) {
       throw toApiError(err);
+    } finally {
+      // After processing: a listener sees the last item of the initial list in the store.
+      if (isInInitialList) this.announceSync();
     }
     return deltas;
   }

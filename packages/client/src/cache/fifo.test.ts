@@ -116,6 +116,29 @@ describe.each(kinds)('$name (the Queue contract both FIFOs share)', (kind) => {
     expect(h.fifo.hasSynced()).toBe(true);
   });
 
+  it('onSynced fires once, when the last item of the first replace has been processed — or at once if already synced', async () => {
+    const h = harness(kind);
+    const fired: string[] = [];
+    h.fifo.onSynced(() => fired.push(`synced with ${h.indexer.listKeys().length} stored`));
+    const cancelled = h.fifo.onSynced(() => fired.push('cancelled'));
+    cancelled();
+    h.fifo.replace([configMap('ns', 'a'), configMap('ns', 'b')], '10');
+    await h.pop();
+    expect(fired).toEqual([]);
+    await h.pop();
+    h.fifo.add(configMap('ns', 'c'));
+    await h.pop();
+    expect(fired).toEqual(['synced with 2 stored']);
+    h.fifo.onSynced(() => fired.push('late'));
+    expect(fired).toEqual(['synced with 2 stored', 'late']);
+
+    const empty = harness(kind);
+    let emptySynced = false;
+    empty.fifo.onSynced(() => (emptySynced = true));
+    empty.fifo.replace([], '1');
+    expect(emptySynced).toBe(true);
+  });
+
   it('a relist turns stored objects missing from the list into DeletedFinalStateUnknown', async () => {
     const h = harness(kind);
     h.fifo.replace([configMap('ns', 'a', '1'), configMap('ns', 'b', '1')], '1');

@@ -37,6 +37,8 @@ export interface Queue<T extends KubeObject = KubeObject> {
   len(): number;
   /** True once the items of the first replace have all been popped, or if an add came first. */
   hasSynced(): boolean;
+  /** Calls `listener` once hasSynced() holds (at once if it does); returns a cancel function. */
+  onSynced(listener: () => void): () => void;
   /** Wakes every waiting pop; items still queued can be popped, then pop rejects. */
   close(): void;
   isClosed(): boolean;

@@ -58,17 +58,20 @@ export class RealFIFO<T extends KubeObject = KubeObject> extends FifoState imple
    * it — then `Replaced` for every listed object (client-go reconcileReplacement).
    */
   replace(list: readonly T[], _resourceVersion: string): void {
-    // Every key is checked before anything is queued: a bad object fails the whole replace.
-    for (const obj of list) this.keyOf(obj);
-
     const lastQueued = new Map<string, Delta<T>>();
     for (const item of this.items) lastQueued.set(this.keyOf(item.object), item);
     const knownKeys = this.knownObjects.listKeys();
+    // Only what is queued or stored can have vanished (on the first list, nothing): the listed
+    // keys are kept only then. Every key is computed before anything is queued, so a bad object
+    // fails the whole replace.
+    const newKeys = lastQueued.size > 0 || knownKeys.length > 0 ? new Set<string>() : undefined;
+    for (const obj of list) {
+      const key = this.keyOf(obj);
+      newKeys?.add(key);
+    }
 
     const tombstones: DeletedFinalStateUnknown<T>[] = [];
-    // Only what is queued or stored can have vanished (on the first list, nothing).
-    if (lastQueued.size > 0 || knownKeys.length > 0) {
-      const newKeys = new Set(list.map((obj) => this.keyOf(obj)));
+    if (newKeys) {
       for (const [key, last] of lastQueued) {
         // A queued delete already tells the consumer; a second one would be a duplicate.
         if (newKeys.has(key) || last.type === 'Deleted') continue;
@@ -84,8 +87,8 @@ export class RealFIFO<T extends KubeObject = KubeObject> extends FifoState imple
     for (const obj of list) this.queue('Replaced', obj, false);
 
     if (!this.populated) {
-      this.populated = true;
       this.initialPopulationCount = this.items.length;
+      this.populated = true;
     }
   }
 

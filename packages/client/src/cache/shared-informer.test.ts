@@ -91,7 +91,7 @@ describe('SharedIndexInformer (client-go tools/cache/shared_informer.go)', () =>
     ).toEqual(['b']);
   });
 
-  it('waitForCacheSync resolves as soon as the initial list is processed, not at its next poll', async () => {
+  it('waitForCacheSync resolves as soon as the initial list is processed, empty or not, not at its next poll', async () => {
     // The clock never moves: a wait that only polled every 100 ms would never see the sync.
     const clock = new FakeClock(Date.now());
     for (const name of ['a', 'b', 'c']) await cluster.create('configmaps', configMap('ns', name));
@@ -100,6 +100,15 @@ describe('SharedIndexInformer (client-go tools/cache/shared_informer.go)', () =>
     inf.start();
     expect(await waiting).toBe(true);
     expect(inf.getIndexer().listKeys().sort()).toEqual(['ns/a', 'ns/b', 'ns/c']);
+
+    // An empty initial list pops nothing: the FIFO's replace itself is the sync.
+    const empty = informer({
+      listerWatcher: withSelector(cluster.listerWatcher('configmaps'), 'matches=nothing'),
+      clock,
+    });
+    empty.start();
+    expect(await empty.waitForCacheSync()).toBe(true);
+    expect(empty.getIndexer().listKeys()).toEqual([]);
   });
 
   it('replays the current state as initial-list adds to a handler added after start', async () => {

@@ -103,7 +103,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private stopped = false;
   private running: Promise<void> | undefined;
   private handlerSeq = 0;
-  /** Woken when processing may have completed the initial sync: a waiter need not poll for it. */
+  /** Woken when the FIFO syncs (waitForCacheSync): a waiter need not poll for it. */
   private readonly syncWaiters = new Set<() => void>();
 
   constructor(options: SharedInformerOptions<T>) {
@@ -262,6 +262,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     const fifo: Queue<T> =
       this.options.fifo === 'delta' ? new DeltaFIFO<T>(fifoOptions) : new RealFIFO<T>(fifoOptions);
     this.fifo = fifo;
+    fifo.onSynced(() => {
+      for (const wake of [...this.syncWaiters]) wake();
+    });
     const r = this.options.reflector ?? {};
     this.reflector = new Reflector<T>({
       name: this.name,
@@ -357,9 +360,6 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     while (!this.stopped) {
       try {
         await fifo.pop(process);
-        if (this.syncWaiters.size > 0 && this.hasSynced()) {
-          for (const wake of [...this.syncWaiters]) wake();
-        }
       } catch (err) {
         if (isFIFOClosedError(err)) return;
         // A bad object (no key, a throwing index function) must not stop the informer.
