@@ -286,13 +286,13 @@ clusters: [{name: c, cluster: {server: 'https://x'}}]
 users: [{name: u, user: {token: inline, tokenFile: '${file}'}}]
 contexts: [{name: t, context: {cluster: c, user: u}}]
 `);
-    expect(await kc.restConfig().credentials?.credentials()).toEqual({
-      authorization: 'Bearer inline',
-    });
+    // One provider, as a client keeps it: the inline token until the file can be read.
+    const clock = new FakeClock(Date.now());
+    const creds = kc.restConfig({ clock }).credentials!;
+    expect(await creds.credentials()).toEqual({ authorization: 'Bearer inline' });
     writeFileSync(file, 'from-file\n');
-    expect(await kc.restConfig().credentials?.credentials()).toEqual({
-      authorization: 'Bearer from-file',
-    });
+    clock.step(50_000); // client-go re-reads token files every minute at most; we every 50 s
+    expect(await creds.credentials()).toEqual({ authorization: 'Bearer from-file' });
   });
 
   it('uses a token or certificate given with an exec plugin and never runs the plugin (client-go exec.Authenticator.UpdateTransportConfig)', async () => {

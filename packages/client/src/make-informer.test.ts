@@ -108,6 +108,7 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
     const cms = writer.resource(findBuiltinResource('configmaps')!).namespace('default');
     await cms.create(configMap('default', 'ported', undefined, { app: 'ported' }));
     await cms.create(configMap('default', 'other-app', undefined, { app: 'other' }));
+    await cms.create(configMap('default', 'ported-but-named', undefined, { app: 'ported' }));
 
     let listCalls = 0;
     const informer = makeInformer<KubeObject>(
@@ -118,7 +119,7 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
         return Promise.resolve({ items: [] });
       },
       'app=ported',
-      'metadata.name!=nothing',
+      'metadata.name!=ported-but-named',
     );
     await informer.start();
     expect(informer.list('default').map((o) => o.metadata.name)).toEqual(['ported']);

@@ -128,6 +128,21 @@ describe('every connection goes through the proxy (HTTP CONNECT tunnels to a TLS
 
   const configmaps = findBuiltinResource('configmaps')!;
 
+  /** Lists, opens a watch, creates `name` and expects the watch's next event to be its ADDED. */
+  async function listWriteWatch(client: RestClient, name: string): Promise<void> {
+    const cms = client.resource<KubeObject>(configmaps).namespace('default');
+    const list = await cms.list();
+    const stream = await cms.watch({ resourceVersion: list.metadata.resourceVersion! });
+    try {
+      await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+      const next = await stream[Symbol.asyncIterator]().next();
+      expect(next.done).toBe(false);
+      expect(next.value).toMatchObject({ type: 'ADDED', object: { metadata: { name } } });
+    } finally {
+      stream.close();
+    }
+  }
+
   for (const [name, options] of [
     ['HTTP/1.1', {}],
     ['HTTP/2', { http2: true }],
@@ -144,16 +159,10 @@ describe('every connection goes through the proxy (HTTP CONNECT tunnels to a TLS
       });
       const before = proxy.tunnels.length;
       try {
-        const cms = client.resource<KubeObject>(configmaps).namespace('default');
-        const list = await cms.list();
-        const stream = await cms.watch({ resourceVersion: list.metadata.resourceVersion! });
-        const created = `via-proxy-${name.replace('/', '').replace('.', '')}`.toLowerCase();
-        await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: created } });
-        for await (const e of stream) {
-          expect(e).toMatchObject({ type: 'ADDED', object: { metadata: { name: created } } });
-          break;
-        }
-        stream.close();
+        await listWriteWatch(
+          client,
+          `via-proxy-${name.replace('/', '').replace('.', '')}`.toLowerCase(),
+        );
       } finally {
         await client.close();
       }
@@ -199,15 +208,7 @@ describe('every connection goes through the proxy (HTTP CONNECT tunnels to a TLS
       proxyUrl: socks.url('me:s3cret'),
     });
     try {
-      const cms = client.resource<KubeObject>(configmaps).namespace('default');
-      const list = await cms.list();
-      const stream = await cms.watch({ resourceVersion: list.metadata.resourceVersion! });
-      await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'via-socks' } });
-      for await (const e of stream) {
-        expect(e).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'via-socks' } } });
-        break;
-      }
-      stream.close();
+      await listWriteWatch(client, 'via-socks');
     } finally {
       await client.close();
       await socks.close();

@@ -7,7 +7,7 @@ import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { MemoryStorage } from '@listwatch/storage';
 import { tempDir } from '@listwatch/testing';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { silentLogger } from './logger.js';
 import { RestClient } from './rest-client.js';
 import { eventually } from './testing/eventually.js';
@@ -100,19 +100,25 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      // Whatever happens to the test, the example does not outlive it.
+      onTestFinished(() => void child.kill('SIGKILL'));
 
       const writer = new RestClient({ server: apiserver.url });
       try {
         const cms = writer.resource(findBuiltinResource('configmaps')!).namespace('default');
         await cms.create({ ...configMap('default', 'settings'), data: { a: '1', b: '2' } });
-        await eventually(() => expect(out).toContain('default/settings: 2 keys'), 30_000);
+        await eventually(() => expect(out).toContain('default/settings: 2 keys'), 20_000);
         await cms.delete('settings');
-        await eventually(() => expect(out).toContain('default/settings: deleted'), 30_000);
+        await eventually(() => expect(out).toContain('default/settings: deleted'), 20_000);
       } finally {
         await writer.close();
         child.kill('SIGINT');
       }
-      expect(await exited, err).toBe(0);
+      const stopped = await Promise.race([
+        exited,
+        new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 10_000)),
+      ]);
+      expect(stopped, err).toBe(0);
     }, 60_000);
   });
 });

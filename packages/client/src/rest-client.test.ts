@@ -240,10 +240,12 @@ describe('RestClient over HTTP', () => {
     );
     const got = cms(make({ clock })).get('a');
     await eventually(() => expect(clock.hasWaiters()).toBe(true));
+    // The clock fires timers as it steps: the retry's timer is still pending 1 ms early.
     clock.step(6_999);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(clock.hasWaiters()).toBe(true);
     expect(server.requests).toHaveLength(1);
     clock.step(1);
+    expect(clock.hasWaiters()).toBe(false);
     expect((await got).metadata.name).toBe('a');
     expect(server.requests).toHaveLength(2);
   });

@@ -96,9 +96,12 @@ describe('SharedIndexInformer (client-go tools/cache/shared_informer.go)', () =>
     const clock = new FakeClock(Date.now());
     for (const name of ['a', 'b', 'c']) await cluster.create('configmaps', configMap('ns', name));
     const inf = informer({ listerWatcher: cluster.listerWatcher('configmaps'), clock });
+    // Real time bounds the wait, so a missing wake-up fails in 2 s rather than by timeout.
+    const within2s = <T>(p: Promise<T>) =>
+      Promise.race([p, new Promise<string>((r) => setTimeout(() => r('not woken'), 2000))]);
     const waiting = inf.waitForCacheSync();
     inf.start();
-    expect(await waiting).toBe(true);
+    expect(await within2s(waiting)).toBe(true);
     expect(inf.getIndexer().listKeys().sort()).toEqual(['ns/a', 'ns/b', 'ns/c']);
 
     // An empty initial list pops nothing: the FIFO's replace itself is the sync.
@@ -107,7 +110,7 @@ describe('SharedIndexInformer (client-go tools/cache/shared_informer.go)', () =>
       clock,
     });
     empty.start();
-    expect(await empty.waitForCacheSync()).toBe(true);
+    expect(await within2s(empty.waitForCacheSync())).toBe(true);
     expect(empty.getIndexer().listKeys()).toEqual([]);
   });
 

@@ -29,6 +29,7 @@ export class PausableProxy {
   }
 
   async resume(): Promise<void> {
+    this.stalled = false; // a stall lasts until the next pause/resume
     if (this.server) return;
     const server = createServer((client) => {
       const upstream = connect(this.targetPort, '127.0.0.1');

@@ -70,7 +70,10 @@ export class Socks5Proxy {
         client.pipe(upstream);
       });
       this.sockets.add(upstream);
-      upstream.on('close', () => client.destroy());
+      upstream.on('close', () => {
+        this.sockets.delete(upstream);
+        client.destroy();
+      });
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
     } catch {
@@ -93,6 +96,8 @@ function reader(socket: Socket): ((n: number) => Promise<Buffer>) & { rest(): Bu
     waiting?.();
   };
   socket.on('data', onData);
+  // A client gone mid-handshake must not leave a read waiting forever.
+  socket.once('close', () => waiting?.());
   const read = async (n: number): Promise<Buffer> => {
     while (buffered.length < n) {
       if (socket.destroyed) throw new Error('closed');

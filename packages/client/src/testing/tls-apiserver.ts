@@ -10,19 +10,28 @@ export async function startTlsApiServer(): Promise<{
   close(): Promise<void>;
 }> {
   const pki = makeTestPki();
-  const apiserver = await startApiServer({
-    port: 0,
-    storage: new MemoryStorage(),
-    logger: silentLogger,
-    tlsCert: pki.serverCert,
-    tlsKey: pki.serverKey,
-  });
+  let apiserver: RunningApiServer;
+  try {
+    apiserver = await startApiServer({
+      port: 0,
+      storage: new MemoryStorage(),
+      logger: silentLogger,
+      tlsCert: pki.serverCert,
+      tlsKey: pki.serverKey,
+    });
+  } catch (err) {
+    pki.remove();
+    throw err;
+  }
   return {
     apiserver,
     pki,
     close: async () => {
-      await apiserver.close();
-      pki.remove();
+      try {
+        await apiserver.close();
+      } finally {
+        pki.remove();
+      }
     },
   };
 }
