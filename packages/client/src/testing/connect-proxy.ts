@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { TunnelProxy } from './tunnel-proxy.js';
 
 export interface Tunnel {
   /** `host:port` the client asked for. */
@@ -11,13 +12,12 @@ export interface Tunnel {
  * An HTTP proxy that only tunnels (CONNECT), as corporate proxies in front of apiservers do;
  * it records every tunnel, and with `requireAuthorization` answers 407 to one without it.
  */
-export class ConnectProxy {
+export class ConnectProxy extends TunnelProxy {
   readonly tunnels: Tunnel[] = [];
-  private readonly sockets = new Set<Socket>();
-  private server!: Server;
-  port = 0;
 
-  private constructor(private readonly requireAuthorization: string | undefined) {}
+  private constructor(private readonly requireAuthorization: string | undefined) {
+    super();
+  }
 
   static async start(options: { requireAuthorization?: string } = {}): Promise<ConnectProxy> {
     const proxy = new ConnectProxy(options.requireAuthorization);
@@ -40,32 +40,19 @@ export class ConnectProxy {
   private tunnel(req: IncomingMessage, client: Socket, head: Buffer): void {
     const proxyAuthorization = req.headers['proxy-authorization'];
     this.tunnels.push({ target: req.url ?? '', proxyAuthorization });
-    this.sockets.add(client);
-    client.on('close', () => this.sockets.delete(client));
-    client.on('error', () => client.destroy());
+    this.track(client);
     if (this.requireAuthorization && proxyAuthorization !== this.requireAuthorization) {
       client.end('HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n');
       return;
     }
     const [host, port] = splitHostPort(req.url ?? '');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    this.sockets.add(upstream);
-    upstream.on('close', () => {
-      this.sockets.delete(upstream);
-      client.destroy();
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.splice(
+      client,
+      host,
+      Number(port),
+      'HTTP/1.1 200 Connection Established\r\n\r\n',
+      () => head,
+    );
   }
 }
 

@@ -1,18 +1,18 @@
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { TunnelProxy } from './tunnel-proxy.js';
 
 /**
  * A SOCKS5 proxy (RFC 1928, CONNECT only) with optional username/password authentication
  * (RFC 1929); it records the targets it connected to and the user each came as.
  */
-export class Socks5Proxy {
+export class Socks5Proxy extends TunnelProxy {
   readonly connections: { target: string; user: string | undefined }[] = [];
-  private readonly sockets = new Set<Socket>();
-  private server!: Server;
-  port = 0;
 
   private constructor(
     private readonly credentials: { user: string; password: string } | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   static async start(credentials?: { user: string; password: string }): Promise<Socks5Proxy> {
     const proxy = new Socks5Proxy(credentials);
@@ -27,9 +27,7 @@ export class Socks5Proxy {
   }
 
   private async serve(client: Socket): Promise<void> {
-    this.sockets.add(client);
-    client.on('close', () => this.sockets.delete(client));
-    client.on('error', () => client.destroy());
+    this.track(client);
     const read = reader(client);
     try {
       const [version, methods] = await read(2);
@@ -62,28 +60,12 @@ export class Socks5Proxy {
       const port = (await read(2)).readUInt16BE(0);
       if (command !== 1) throw new Error('only CONNECT');
       this.connections.push({ target: `${host}:${port}`, user });
-      const upstream = connect(port, host, () => {
-        client.write(Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0]));
-        const rest = read.rest();
-        if (rest.length) upstream.write(rest);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      this.sockets.add(upstream);
-      upstream.on('close', () => {
-        this.sockets.delete(upstream);
-        client.destroy();
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('close', () => upstream.destroy());
+      this.splice(client, host, port, Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0]), () =>
+        read.rest(),
+      );
     } catch {
       client.destroy();
     }
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
 
