@@ -7,7 +7,8 @@ import { errorField, silentLogger, type Logger } from './logger.js';
 export interface Credentials {
   /** The `Authorization` header value (`Bearer …` or `Basic …`). */
   authorization?: string;
-  clientCertificate?: { cert: string; key: string };
+  /** Not changed in place: a rotated certificate is a new object (connection pools key on it). */
+  clientCertificate?: { readonly cert: string; readonly key: string };
 }
 
 /**

@@ -526,6 +526,34 @@ describe('RestClient over TLS', () => {
     expect(got).toMatchObject({ seenAs: 'test-user', protocol: 'http/1.1' });
   });
 
+  it('keeps its connection while the certificate stays the same, and presents a rotated one on a new connection', async () => {
+    const first = { cert: pki.clientCert, key: pki.clientKey };
+    // Equal PEMs in a new object (a provider that rebuilds its credentials) are the same identity.
+    const same = { ...first };
+    const rotated = { cert: pki.rotatedClientCert, key: pki.rotatedClientKey };
+    const handedOut = [first, first, same, rotated, rotated];
+    const c = make({
+      tls: { ca: pki.ca },
+      maxConnections: 1,
+      credentials: {
+        credentials: () => Promise.resolve({ clientCertificate: handedOut.shift()! }),
+      },
+    });
+    for (let i = 0; i < 5; i++) await get(c);
+    const seen = server.requests.slice(-5).map((r) => [r.clientCN, r.clientPort] as const);
+    expect(seen.map(([cn]) => cn)).toEqual([
+      'test-user',
+      'test-user',
+      'test-user',
+      'rotated-user',
+      'rotated-user',
+    ]);
+    const ports = seen.map(([, port]) => port);
+    expect(new Set(ports.slice(0, 3)).size).toBe(1);
+    expect(new Set(ports.slice(3)).size).toBe(1);
+    expect(ports[3]).not.toBe(ports[0]);
+  });
+
   it('refuses a server its CA did not sign, unless told to skip verification', async () => {
     await expect(get(make({}))).rejects.toBeInstanceOf(ConnectionError);
     const got = await get(make({ tls: { insecureSkipTlsVerify: true } }));

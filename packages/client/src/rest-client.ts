@@ -121,11 +121,19 @@ function tlsConnect(tls: TlsConfig | undefined, creds: Credentials): Record<stri
   };
 }
 
+/** Digests of the certificates seen, by object: providers hand out the same one until it rotates. */
+const identities = new WeakMap<object, string>();
+
 /** Identifies a client certificate without keeping another copy of the key around. */
 function identityOf(creds: Credentials): string {
   const cc = creds.clientCertificate;
   if (!cc) return '';
-  return createHash('sha256').update(cc.cert).update('\0').update(cc.key).digest('hex');
+  let identity = identities.get(cc);
+  if (identity === undefined) {
+    identity = createHash('sha256').update(cc.cert).update('\0').update(cc.key).digest('hex');
+    identities.set(cc, identity);
+  }
+  return identity;
 }
 
 /**

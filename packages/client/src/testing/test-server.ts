@@ -21,6 +21,8 @@ export interface RecordedRequest {
   protocol: string;
   /** The CN of the client certificate, if one was presented. */
   clientCN?: string;
+  /** The client's port: requests on one connection share it. */
+  clientPort: number;
 }
 
 /** Handles an HTTP Upgrade (a WebSocket handshake). */
@@ -91,6 +93,7 @@ export class TestServer {
           body: Buffer.concat(chunks).toString('utf8'),
           protocol: req.httpVersion === '2.0' ? 'h2' : 'http/1.1',
           ...(peer?.subject?.CN ? { clientCN: String(peer.subject.CN) } : {}),
+          clientPort: socket.remotePort ?? 0,
         };
         this.requests.push(recorded);
         void Promise.resolve(this.handler(recorded, res as ServerResponse)).catch(() =>

@@ -10,6 +10,9 @@ export interface TestPki {
   serverKey: string;
   clientCert: string;
   clientKey: string;
+  /** Another client certificate (CN=rotated-user), as a credential plugin hands out on rotation. */
+  rotatedClientCert: string;
+  rotatedClientKey: string;
   /** Paths of the same PEMs, for kubeconfig file references. */
   files: { ca: string; clientCert: string; clientKey: string };
   remove(): void;
@@ -72,6 +75,7 @@ export function makeTestPki(): TestPki {
     'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:apiserver.test\nextendedKeyUsage=serverAuth\n',
   );
   sign('client', '/CN=test-user/O=system:masters', 'extendedKeyUsage=clientAuth\n');
+  sign('rotated', '/CN=rotated-user', 'extendedKeyUsage=clientAuth\n');
   const read = (name: string) => readFileSync(join(dir, name), 'utf8');
   return {
     dir,
@@ -80,6 +84,8 @@ export function makeTestPki(): TestPki {
     serverKey: read('server.key'),
     clientCert: read('client.crt'),
     clientKey: read('client.key'),
+    rotatedClientCert: read('rotated.crt'),
+    rotatedClientKey: read('rotated.key'),
     files: {
       ca: join(dir, 'ca.crt'),
       clientCert: join(dir, 'client.crt'),
