@@ -43,10 +43,7 @@ async function naiveServer(storage: Storage): Promise<{ url: string; close(): Pr
 }
 
 /** Opens `WATCHERS` watches; resolves once each has received `EVENTS` newline-framed events. */
-async function watchers(
-  url: string,
-  path: string,
-): Promise<{ ready: Promise<void>; done: Promise<number> }> {
+function watchers(url: string, path: string): { ready: Promise<void>; done: Promise<number> } {
   const agent = new Agent({ keepAlive: true, maxSockets: WATCHERS + 10 });
   let bytes = 0;
   const opened: Promise<void>[] = [];
@@ -83,10 +80,10 @@ async function watchers(
 }
 
 async function measure(name: string, url: string, path: string, storage: Storage) {
-  const w = await watchers(url, path);
+  const w = watchers(url, path);
   await w.ready;
   await new Promise((r) => setTimeout(r, 200));
-  const pods: KubeObject[] = Array.from({ length: EVENTS }, (_, i) => samplePod(i) as KubeObject);
+  const pods: KubeObject[] = Array.from({ length: EVENTS }, (_, i) => samplePod(i));
   const start = performance.now();
   for (const pod of pods) {
     delete pod.metadata.resourceVersion;

@@ -23,10 +23,7 @@ async function run(mode: Mode): Promise<{ seconds: number; bytes: number; delive
   const watchers: CacheWatcher[] = [];
   for (let i = 0; i < WATCHERS; i++)
     watchers.push(await cacher.watch({ resourceVersion: String(cacher.revision) }));
-  const objects: KubeObject[] = Array.from(
-    { length: EVENTS },
-    (_, i) => samplePod(i) as KubeObject,
-  );
+  const objects: KubeObject[] = Array.from({ length: EVENTS }, (_, i) => samplePod(i));
   for (const o of objects) delete o.metadata.resourceVersion;
   let bytes = 0;
   let deliveries = 0;
