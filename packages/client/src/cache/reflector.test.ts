@@ -155,18 +155,14 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
     const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
     void reflector.run(stop.signal);
     await eventually(() => expect(lw.watchesOpen).toBe(1));
-    const lists = lw.calls.filter((c) => c.verb === 'list').map((c) => c.params);
+    const lists = lw.lists.map((c) => c.params);
     // client-go reflector.list: the retry at "" reuses the pager whose page size RV N zeroed.
     expect(lists.map((p) => [p.resourceVersion, p.limit])).toEqual([
       ['0', 500],
       [lists[1]!.resourceVersion, undefined],
       ['', undefined],
     ]);
-    expect(lw.calls.filter((c) => c.verb === 'list').map((c) => c.outcome)).toEqual([
-      'ok',
-      '410',
-      'ok',
-    ]);
+    expect(lw.lists.map((c) => c.outcome)).toEqual(['ok', '410', 'ok']);
     expect(lists[1]!.resourceVersion).toMatch(/^[1-9]\d*$/);
   });
 
@@ -270,12 +266,9 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
 
     // Now the relist itself is refused with 410 and then "too large": it falls back to "".
     lw.listErrors.push(ApiError.expired('gone'));
-    lw.watchErrors.push(ApiError.internalError(new Error('force a relist')));
-    lw.breakWatches();
-    await eventually(() =>
-      expect(lw.calls.filter((c) => c.verb === 'list' && c.outcome === 'ok')).toHaveLength(3),
-    );
-    const lists = lw.calls.filter((c) => c.verb === 'list');
+    lw.forceRelist();
+    await eventually(() => expect(lw.lists.filter((c) => c.outcome === 'ok')).toHaveLength(3));
+    const lists = lw.lists;
     expect(lists.at(-2)?.outcome).toBe('410');
     expect(lists.at(-1)?.params.resourceVersion).toBe('');
   });
@@ -297,12 +290,9 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
         },
       }),
     );
-    lw.watchErrors.push(ApiError.internalError(new Error('force a relist')));
-    lw.breakWatches();
-    await eventually(() =>
-      expect(lw.calls.filter((c) => c.verb === 'list' && c.outcome === 'ok')).toHaveLength(2),
-    );
-    const lists = lw.calls.filter((c) => c.verb === 'list');
+    lw.forceRelist();
+    await eventually(() => expect(lw.lists.filter((c) => c.outcome === 'ok')).toHaveLength(2));
+    const lists = lw.lists;
     expect(lists.at(-2)?.outcome).toBe('504');
     expect(lists.at(-2)?.params.resourceVersion).not.toBe('');
     expect(lists.at(-1)?.params.resourceVersion).toBe('');
@@ -325,9 +315,8 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
         message: 'the server could not find the requested resource',
       });
     lw.listErrors.push(notFound(), notFound());
-    lw.watchErrors.push(ApiError.internalError(new Error('force a relist')));
-    lw.breakWatches();
-    const lists = () => lw.calls.filter((c) => c.verb === 'list').map((c) => c.outcome);
+    lw.forceRelist();
+    const lists = () => lw.lists.map((c) => c.outcome);
     await eventually(() => expect(lists()).toEqual(['ok', '404', '404', 'ok']));
     // Nothing was emptied in between: the store went from one full list to the next.
     expect(ops.filter((op) => op.startsWith('replace'))).toEqual([
@@ -452,8 +441,7 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
       'list ok',
       'watch ok',
     ]);
-    lw.watchErrors.push(ApiError.internalError(new Error('force a new round')));
-    lw.breakWatches();
+    lw.forceRelist();
     await eventually(() =>
       expect(lw.calls.filter((c) => c.outcome === 'ok' && c.verb === 'watch')).toHaveLength(2),
     );

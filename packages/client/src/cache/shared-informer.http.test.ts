@@ -1,7 +1,7 @@
 import { ApiError, findBuiltinResource, type KubeObject } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { jsonLineLogger, silentLogger } from '../logger.js';
+import { jsonLineLogger, silentLogger, type Logger } from '../logger.js';
 import { RestClient, type ResourceClient } from '../rest-client.js';
 import { backends } from '../testing/backends.js';
 import { eventually } from '../testing/eventually.js';
@@ -11,6 +11,7 @@ import { json, proxyTo, statusBody, TestServer } from '../testing/test-server.js
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { SharedInformerFactory, type InformerFactoryOptions } from './informer-factory.js';
 import type { EventHandler } from './processor-listener.js';
+import type { SharedIndexInformer } from './shared-informer.js';
 
 const configmaps = findBuiltinResource('configmaps')!;
 const FAST = { backoff: { initialMs: 10, maxMs: 50 } };
@@ -47,6 +48,29 @@ function factory(
   const f = new SharedInformerFactory({ client, reflector: FAST, ...options });
   cleanups.push(() => f.shutdown());
   return f;
+}
+
+/** A factory's configmaps informer with a recorder attached, started; `synced` is its sync result. */
+async function syncedInformer(
+  api: RestClient,
+  options: Partial<InformerFactoryOptions>,
+): Promise<{ informer: SharedIndexInformer; rec: ReturnType<typeof recorder>; synced: boolean[] }> {
+  const f = factory(api, options);
+  const informer = f.informerFor(configmaps);
+  const rec = recorder();
+  informer.addEventHandler(rec.handler);
+  f.start();
+  return { informer, rec, synced: [...(await f.waitForCacheSync()).values()] };
+}
+
+/** A logger keeping every line it writes, parsed. */
+function recordingLogger(level: 'info' | 'debug'): {
+  logger: Logger;
+  records: Record<string, string>[];
+} {
+  const records: Record<string, string>[] = [];
+  const write = (l: string) => void records.push(JSON.parse(l) as Record<string, string>);
+  return { logger: jsonLineLogger({ level, write }), records };
 }
 
 function client(server: string): RestClient {
@@ -100,12 +124,8 @@ describe.each(backends())(
       const api = client(apiserver.url);
       const cms = api.resource(configmaps).namespace(space);
       await cms.create(configMap(space, 'before'));
-      const f = factory(api, { namespace: space });
-      const informer = f.informerFor(configmaps);
-      const rec = recorder();
-      informer.addEventHandler(rec.handler);
-      f.start();
-      expect([...(await f.waitForCacheSync()).values()]).toEqual([true]);
+      const { informer, rec, synced } = await syncedInformer(api, { namespace: space });
+      expect(synced).toEqual([true]);
       const a = await cms.create(configMap(space, 'a'));
       await cms.update({ ...a, data: { k: 'v' } });
       await cms.delete('before');
@@ -161,15 +181,10 @@ describe.each(backends())(
       const space = await namespace();
       const api = client(apiserver.url);
       const cms = api.resource(configmaps).namespace(space);
-      const f = factory(api, {
+      const { rec } = await syncedInformer(api, {
         namespace: space,
         tweakListOptions: (p) => ({ ...p, labelSelector: 'tier=web' }),
       });
-      const informer = f.informerFor(configmaps);
-      const rec = recorder();
-      informer.addEventHandler(rec.handler);
-      f.start();
-      await f.waitForCacheSync();
       const a = await cms.create(configMap(space, 'a', undefined, { tier: 'db' }));
       const b = await cms.update({ ...a, metadata: { ...a.metadata, labels: { tier: 'web' } } });
       await cms.update({ ...b, metadata: { ...b.metadata, labels: { tier: 'db' } } });
@@ -222,16 +237,11 @@ describe.each(backends())(
       cleanups.push(() => proxy.close());
       const direct = client(small.url).resource(configmaps).namespace('default');
       for (const name of ['keep', 'gone']) await direct.create(configMap('default', name));
-      const lines: string[] = [];
-      const f = factory(client(proxy.url), {
+      const { logger, records } = recordingLogger('info');
+      const { informer, rec } = await syncedInformer(client(proxy.url), {
         namespace: 'default',
-        logger: jsonLineLogger({ level: 'info', write: (l) => lines.push(l) }),
+        logger,
       });
-      const informer = f.informerFor(configmaps);
-      const rec = recorder();
-      informer.addEventHandler(rec.handler);
-      f.start();
-      await f.waitForCacheSync();
       // An event on the watch first: a watch that breaks before any would count as failed and relist.
       await direct.create(configMap('default', 'warmup'));
       await eventually(() => expect(rec.seen).toContain('add default/warmup'));
@@ -243,7 +253,8 @@ describe.each(backends())(
 
       await eventually(() => expect(rec.seen).toContain('tombstone default/gone')).catch(
         (err: unknown) => {
-          throw new Error(`${String(err)}\n${lines.join('\n')}\n${rec.seen.join('\n')}`);
+          const log = records.map((r) => JSON.stringify(r)).join('\n');
+          throw new Error(`${String(err)}\n${log}\n${rec.seen.join('\n')}`);
         },
       );
       await eventually(async () =>
@@ -253,14 +264,9 @@ describe.each(backends())(
       );
       // The re-watch from the old resourceVersion was answered 410, and the relist asked for that
       // same RV (NotOlderThan, served by the watch cache) rather than a quorum read.
-      const expired = lines
-        .map((l) => JSON.parse(l) as Record<string, string>)
-        .find((l) => l.msg === 'watch expired, relisting');
+      const expired = records.find((l) => l.msg === 'watch expired, relisting');
       expect(expired?.error).toMatch(/too old resource version/);
-      const relist = lines
-        .map((l) => JSON.parse(l) as Record<string, string>)
-        .filter((l) => l.msg === 'listed')
-        .at(-1);
+      const relist = records.filter((l) => l.msg === 'listed').at(-1);
       expect(relist?.requestedResourceVersion).toBe(expired?.resourceVersion);
     });
 
@@ -268,16 +274,11 @@ describe.each(backends())(
       const space = await namespace();
       const proxy = await PausableProxy.start(apiserver.port);
       cleanups.push(() => proxy.close());
-      const lines: string[] = [];
-      const f = factory(client(proxy.url), {
+      const { logger, records } = recordingLogger('debug');
+      const { informer, rec } = await syncedInformer(client(proxy.url), {
         namespace: space,
-        logger: jsonLineLogger({ level: 'debug', write: (l) => lines.push(l) }),
+        logger,
       });
-      const informer = f.informerFor(configmaps);
-      const rec = recorder();
-      informer.addEventHandler(rec.handler);
-      f.start();
-      await f.waitForCacheSync();
       const direct = client(apiserver.url).resource(configmaps).namespace(space);
       // An event first: a watch that breaks within a second having seen nothing counts as an
       // error and relists (client-go handleWatch's "very short watch").
@@ -304,7 +305,7 @@ describe.each(backends())(
             .map((o) => [`${space}/${o.metadata.name}`, o.metadata.resourceVersion]),
         ),
       ).toEqual(await serverState(direct));
-      const lists = lines.filter((l) => (JSON.parse(l) as { msg: string }).msg === 'listed');
+      const lists = records.filter((l) => l.msg === 'listed');
       expect(lists).toHaveLength(1);
     });
 
@@ -329,12 +330,7 @@ describe.each(backends())(
           .namespace('default')
           .create(configMap('default', 'before-restart'));
         await writer.close();
-        const f = factory(client(proxy.url), { namespace: 'default' });
-        const informer = f.informerFor(configmaps);
-        const rec = recorder();
-        informer.addEventHandler(rec.handler);
-        f.start();
-        await f.waitForCacheSync();
+        const { informer, rec } = await syncedInformer(client(proxy.url), { namespace: 'default' });
         await proxy.pause();
         await first.close();
         const second = await startApiServer({

@@ -1,8 +1,15 @@
-import type { ApiError, KubeList, KubeObject, WatchEvent } from '@listwatch/api';
+import { ApiError, type KubeList, type KubeObject, type WatchEvent } from '@listwatch/api';
 import type { ListerWatcher } from '../cache/lister-watcher.js';
 import { ConnectionError } from '../client-errors.js';
 import type { ListParams } from '../list-params.js';
 import type { WatchStream } from '../watch-stream.js';
+
+/** One call the lister-watcher saw, and how it ended. */
+interface Call {
+  verb: 'list' | 'watch';
+  params: ListParams;
+  outcome: string;
+}
 
 /**
  * Network and server faults in front of a real ListerWatcher: refused connections, scripted
@@ -19,7 +26,7 @@ export class FaultyListerWatcher<T extends KubeObject = KubeObject> implements L
   rejectWatchList: ApiError | undefined;
   /** Watches end as soon as they open, without an event. */
   endWatchesAtOnce = false;
-  readonly calls: { verb: 'list' | 'watch'; params: ListParams; outcome: string }[] = [];
+  readonly calls: Call[] = [];
   private readonly open = new Set<{ break(): void }>();
 
   constructor(private readonly inner: ListerWatcher<T>) {}
@@ -97,6 +104,17 @@ export class FaultyListerWatcher<T extends KubeObject = KubeObject> implements L
         }
       },
     };
+  }
+
+  /** Cuts every open watch and fails the re-watch with a 500: the reflector lists again. */
+  forceRelist(): void {
+    this.watchErrors.push(ApiError.internalError(new Error('force a relist')));
+    this.breakWatches();
+  }
+
+  /** The list calls so far. */
+  get lists(): Call[] {
+    return this.calls.filter((c) => c.verb === 'list');
   }
 
   /** Cuts every open watch as a dropped connection would. */
