@@ -46,13 +46,25 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
     await cluster.close();
   });
 
+  /** Runs a reflector over `lw` into a recording store until its first watch is open. */
+  async function watching(
+    lw: FaultyListerWatcher,
+  ): Promise<ReturnType<typeof recordingStore> & { reflector: Reflector }> {
+    const recording = recordingStore();
+    const reflector = new Reflector({
+      listerWatcher: lw,
+      store: recording.store,
+      backoff: FAST_BACKOFF,
+    });
+    void reflector.run(stop.signal);
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    return { ...recording, reflector };
+  }
+
   it('lists at resourceVersion "0" first, then watches from the list revision with bookmarks and a 5–10 minute timeout', async () => {
     await cluster.create('configmaps', configMap('ns', 'a'));
     const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
-    const { store } = recordingStore();
-    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
-    void reflector.run(stop.signal);
-    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    const { store, reflector } = await watching(lw);
     const [list, watch] = lw.calls;
     expect(list?.params).toMatchObject({ resourceVersion: '0' });
     const listedAt = reflector.lastSyncResourceVersion();
@@ -115,10 +127,7 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
 
   it('re-watches from the last resourceVersion without relisting when a watch ends cleanly or breaks', async () => {
     const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
-    const { store } = recordingStore();
-    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
-    void reflector.run(stop.signal);
-    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    const { store, reflector } = await watching(lw);
     await cluster.create('configmaps', configMap('ns', 'a'));
     await eventually(() => expect(store.listKeys()).toEqual(['ns/a']));
     const rv = reflector.lastSyncResourceVersion();
@@ -134,10 +143,7 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
       ApiError.tooManyRequests('slow down'),
       new ConnectionError('ECONNREFUSED', 'refused'),
     );
-    const { store } = recordingStore();
-    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
-    void reflector.run(stop.signal);
-    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    await watching(lw);
     expect(lw.calls.map((c) => `${c.verb} ${c.outcome}`)).toEqual([
       'list ok',
       'watch 429',
@@ -151,10 +157,7 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
     const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
     lw.watchErrors.push(ApiError.internalError(new Error('boom'))); // relist at the last RV
     lw.listErrors.push(undefined, ApiError.gone('too old resource version')); // then at ""
-    const { store } = recordingStore();
-    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
-    void reflector.run(stop.signal);
-    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    await watching(lw);
     const lists = lw.lists.map((c) => c.params);
     // client-go reflector.list: the retry at "" reuses the pager whose page size RV N zeroed.
     expect(lists.map((p) => [p.resourceVersion, p.limit])).toEqual([
@@ -251,10 +254,7 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
     const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
     lw.watchErrors.push(ApiError.expired('too old resource version: 1 (5)'));
     lw.listErrors.push(); // the first list succeeds
-    const { store } = recordingStore();
-    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
-    void reflector.run(stop.signal);
-    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    await watching(lw);
     // The 410 watch is followed by a relist at the last RV (cache-served), not at "".
     expect(lw.calls.map((c) => `${c.verb} ${c.outcome}`)).toEqual([
       'list ok',
@@ -275,10 +275,7 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
 
   it('relists at resourceVersion "" when a relist is refused as too large a resourceVersion (504 Timeout, cause ResourceVersionTooLarge)', async () => {
     const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
-    const { store } = recordingStore();
-    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
-    void reflector.run(stop.signal);
-    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    await watching(lw);
     // As kube-apiserver answers a read ahead of its watch cache (storage/errors.go).
     lw.listErrors.push(
       new ApiError({
@@ -301,10 +298,7 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
   it('keeps its store and retries when a LIST is answered 404 (a resource not served yet), and syncs once it is', async () => {
     await cluster.create('configmaps', configMap('ns', 'a'));
     const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
-    const { store, ops } = recordingStore();
-    const reflector = new Reflector({ listerWatcher: lw, store, backoff: FAST_BACKOFF });
-    void reflector.run(stop.signal);
-    await eventually(() => expect(lw.watchesOpen).toBe(1));
+    const { store, ops } = await watching(lw);
     expect(store.listKeys()).toEqual(['ns/a']);
 
     // The resource goes away for a while (a CRD being reinstalled): two relists fail with 404.
