@@ -1,5 +1,5 @@
 import { ApiError } from '@listwatch/api';
-import { jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
+import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
 import { jsonLineLogger, RestClient } from '@listwatch/client';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
@@ -26,7 +26,7 @@ function takeFlag(args: string[], name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
+  const args = commandArgs(process.argv.slice(2));
   const interval = Number(takeFlag(args, 'interval') ?? 1000);
   if (!Number.isFinite(interval) || interval <= 0)
     throw ApiError.badRequest('--interval must be a positive number of milliseconds');

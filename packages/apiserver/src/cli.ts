@@ -148,8 +148,17 @@ export interface ParsedArgs {
   logLevel: string;
 }
 
+/**
+ * The arguments a command was given, without the literal `--` that `pnpm <script> -- <flags>`
+ * (and older pnpm versions' script forwarding) puts before them.
+ */
+export function commandArgs(argv: readonly string[]): string[] {
+  return argv[0] === '--' ? argv.slice(1) : [...argv];
+}
+
 /** Parses `--flag=value` and `--flag value`; unknown flags are errors, as with kube-apiserver. */
-export function parseArgs(argv: readonly string[]): ParsedArgs {
+export function parseArgs(args: readonly string[]): ParsedArgs {
+  const argv = commandArgs(args);
   const options: ApiServerOptions = {};
   const files: Record<string, string> = {};
   let logLevel = 'info';

@@ -1,7 +1,7 @@
 export { discoveryMiddleware } from './discovery/discovery-router.js';
 export { startApiServer, type ApiServerOptions, type RunningApiServer } from './server.js';
 export { createApp } from './app.js';
-export { parseArgs, usage, FLAGS } from './cli.js';
+export { commandArgs, parseArgs, usage, FLAGS } from './cli.js';
 export { jsonLogger, type LogLevel } from './logger.js';
 export { ApiServerMetrics } from './metrics.js';
 export {

@@ -264,6 +264,15 @@ describe('pnpm apiserver', () => {
     expect(() => parseArgs(['--storage-backend=mysql'])).toThrow(/storage-backend/);
   });
 
+  it('ignores one leading literal -- (what `pnpm apiserver -- --port 0` passes on)', () => {
+    expect(parseArgs(['--', '--port', '0', '--storage-backend=memory']).options).toMatchObject({
+      port: 0,
+      storageBackend: 'memory',
+    });
+    expect(parseArgs(['--', '--help']).help).toBe(true);
+    expect(() => parseArgs(['--port=0', '--'])).toThrow(/unknown flag: --$/);
+  });
+
   it('prints its URL once ready; on SIGTERM it ends watches cleanly, keeps every acknowledged write and exits 0', async () => {
     const dir = tempDir('listwatch-sigterm-');
     const pkg = fileURLToPath(new URL('..', import.meta.url));
