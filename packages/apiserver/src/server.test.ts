@@ -270,7 +270,7 @@ describe('pnpm apiserver', () => {
       storageBackend: 'memory',
     });
     expect(parseArgs(['--', '--help']).help).toBe(true);
-    expect(() => parseArgs(['--port=0', '--'])).toThrow(/unknown flag: --$/);
+    expect(() => parseArgs(['--port=0', '--', '--help'])).toThrow(/unknown flag: --$/);
   });
 
   it('prints its URL once ready; on SIGTERM it ends watches cleanly, keeps every acknowledged write and exits 0', async () => {
