@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { LogRecord } from '../log-record.js';
 import { prefixEnd } from '../keys.js';
@@ -58,6 +59,27 @@ interface RangeRow {
 /** A NULL where an object belongs decodes as InvalidObject, not as a crash. */
 function stored(value: string | Buffer | null): string | Uint8Array {
   return value ?? '';
+}
+
+// The log holds Secrets: owner-only, as etcd keeps its data files (0600).
+const FILE_MODE = 0o600;
+
+/** Creates `file` 0600 if missing, so SQLite's -wal and -shm, which copy its mode, are 0600 too. */
+function createPrivate(file: string): void {
+  if (file === '' || file === ':memory:') return;
+  closeSync(openSync(file, 'a', FILE_MODE));
+}
+
+/** Tightens the files an older release or a wide umask left readable to others. */
+function restrictFiles(file: string): void {
+  if (file === '' || file === ':memory:') return;
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(path, FILE_MODE);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
 }
 
 function isBusy(err: unknown): boolean {
@@ -129,6 +151,7 @@ export class SqliteLog implements RevisionLog {
 
   constructor(file: string, synchronous: SqliteSynchronous = 'FULL') {
     try {
+      createPrivate(file);
       // Nobody else may hold the file, so waiting on its lock only delays the error.
       this.db = new Database(file, { timeout: 100 });
     } catch (err) {
@@ -140,6 +163,8 @@ export class SqliteLog implements RevisionLog {
       this.db.pragma(`synchronous = ${synchronous}`);
       // Writing at once takes the exclusive lock now, not at the first user write.
       this.db.exec(`BEGIN IMMEDIATE; ${SCHEMA} COMMIT;`);
+      // After the first transaction: the -wal (and any -shm) exist now.
+      restrictFiles(file);
     } catch (err) {
       this.db.close();
       if (isBusy(err))

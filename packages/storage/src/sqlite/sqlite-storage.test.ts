@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -91,6 +92,61 @@ describe('sqlite: the file', () => {
         metadata: { name: 'after-crash', namespace: 'ns' },
       });
       expect(Number(next.metadata.resourceVersion)).toBeGreaterThan(last);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+// The database holds Secrets: like etcd's data dir (0700) and files (0600), never world-readable.
+describe.skipIf(process.platform === 'win32')('sqlite: file permissions', () => {
+  const mode = (path: string) => statSync(path).mode & 0o777;
+  const dbFiles = (file: string) =>
+    [file, `${file}-wal`, `${file}-shm`].filter((path) => existsSync(path));
+
+  it('creates the missing directories 0700 and the database files 0600, whatever the umask', async () => {
+    const previous = process.umask(0);
+    try {
+      const file = join(dir.path, 'umask-0', 'data', 'store.db');
+      const storage = new SqliteStorage({ file, compactionInterval: 0 });
+      try {
+        await storage.create('/registry/secrets/ns/s', {
+          metadata: { name: 's', namespace: 'ns' },
+        });
+        expect(mode(join(dir.path, 'umask-0'))).toBe(0o700);
+        expect(mode(join(dir.path, 'umask-0', 'data'))).toBe(0o700);
+        expect(dbFiles(file)).toContain(`${file}-wal`);
+        for (const path of dbFiles(file)) expect([path, mode(path)]).toEqual([path, 0o600]);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('tightens an existing world-readable database and its -wal and -shm files to 0600, and leaves an existing directory alone', async () => {
+    const parent = join(dir.path, 'existing');
+    mkdirSync(parent);
+    chmodSync(parent, 0o755);
+    const file = join(parent, 'store.db');
+    // What an older release left behind after a crash: the files as a live WAL connection has
+    // them (copied while it is open), readable by everyone.
+    const scratch = join(dir.path, 'scratch.db');
+    const live = new Database(scratch);
+    live.pragma('journal_mode = WAL');
+    live.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1)');
+    for (const suffix of ['', '-wal', '-shm']) {
+      copyFileSync(`${scratch}${suffix}`, `${file}${suffix}`);
+      chmodSync(`${file}${suffix}`, 0o644);
+    }
+    live.close();
+
+    const storage = new SqliteStorage({ file, compactionInterval: 0 });
+    try {
+      expect(dbFiles(file)).toContain(`${file}-wal`);
+      for (const path of dbFiles(file)) expect([path, mode(path)]).toEqual([path, 0o600]);
+      expect(mode(parent)).toBe(0o755);
     } finally {
       await storage.close();
     }

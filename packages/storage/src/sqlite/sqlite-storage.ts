@@ -4,7 +4,10 @@ import { LogStorage, type LogStorageOptions } from '../log-storage.js';
 import { SqliteLog, type SqliteSynchronous } from './sqlite-log.js';
 
 export interface SqliteStorageOptions extends LogStorageOptions {
-  /** The database file; created with its directory if missing. */
+  /**
+   * The database file; created 0600 if missing, with missing directories 0700 (an existing
+   * directory keeps its mode). An existing file and its -wal and -shm are tightened to 0600.
+   */
   file: string;
   /**
    * SQLite's `synchronous`: FULL (default) syncs every commit to disk like etcd does; NORMAL
@@ -21,7 +24,8 @@ export class SqliteStorage extends LogStorage {
   readonly file: string;
 
   constructor(options: SqliteStorageOptions) {
-    mkdirSync(dirname(options.file), { recursive: true });
+    // Private like etcd's data dir: the database holds Secrets.
+    mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
     super(new SqliteLog(options.file, options.synchronous), options);
     this.file = options.file;
   }
