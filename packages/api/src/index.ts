@@ -13,3 +13,4 @@ export * from './resource-version.js';
 export * from './parse-bool.js';
 export * from './continue-token.js';
 export * from './list-options.js';
+export * from './delete-options.js';

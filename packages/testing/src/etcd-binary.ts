@@ -1,6 +1,7 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { ensureDebianPackage } from './debian-package.js';
 
 const INSTALL_HINT =
   'etcd is required by the tests. Install it with: sudo apt-get update && sudo apt-get install -y etcd-server';
@@ -20,8 +21,8 @@ function findOnPath(name: string): string | undefined {
 }
 
 /**
- * The path of the `etcd` binary. When it is missing and we are root, installs Debian's
- * `etcd-server` (the test setup promises to bring its own etcd); otherwise fails saying how.
+ * The path of the `etcd` binary, Debian's `etcd-server` installed first when missing (see
+ * ensureDebianPackage).
  * `ETCD_BIN` overrides the lookup.
  */
 export function ensureEtcdBinary(log: (line: string) => void = () => {}): string {
@@ -29,18 +30,8 @@ export function ensureEtcdBinary(log: (line: string) => void = () => {}): string
   if (override) return override;
   const found = findOnPath('etcd');
   if (found) return found;
-  if (process.getuid?.() !== 0) throw new Error(INSTALL_HINT);
-  log('etcd not found; installing Debian package etcd-server with apt-get');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  if (update.status !== 0) throw new Error(`apt-get update failed. ${INSTALL_HINT}`);
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'etcd-server'], {
-    stdio: 'inherit',
-    env,
-  });
-  if (install.status !== 0) throw new Error(`apt-get install etcd-server failed. ${INSTALL_HINT}`);
-  const installed = findOnPath('etcd');
-  if (!installed) throw new Error(`etcd-server installed but no etcd on PATH. ${INSTALL_HINT}`);
+  ensureDebianPackage('etcd-server', () => findOnPath('etcd') !== undefined, INSTALL_HINT, log);
+  const installed = findOnPath('etcd')!;
   log(execFileSync(installed, ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? '');
   return installed;
 }

@@ -1,7 +1,10 @@
+import { ensurePythonKubernetes } from './debian-package.js';
 import { ensureEtcdBinary } from './etcd-binary.js';
 
-// Runs once per `vitest run`: make sure etcd is installed before any test file starts its own,
-// so parallel test files never race on apt-get.
+// Runs once per `vitest run`: make sure etcd and the Python client are installed before any test
+// file needs them, so parallel test files never race on apt-get.
 export default function setup(): void {
-  ensureEtcdBinary((line) => console.log(`[test-setup] ${line}`));
+  const log = (line: string) => console.log(`[test-setup] ${line}`);
+  ensureEtcdBinary(log);
+  ensurePythonKubernetes(log);
 }

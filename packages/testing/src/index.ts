@@ -1,3 +1,4 @@
+export { ensureDebianPackage, ensurePythonKubernetes, PYTHON } from './debian-package.js';
 export { ensureEtcdBinary } from './etcd-binary.js';
 export { EtcdCluster, EtcdMember, startEtcd, type EtcdMemberOptions } from './etcd-server.js';
 export { freePort } from './ports.js';

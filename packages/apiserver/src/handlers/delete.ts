@@ -1,28 +1,36 @@
 import {
   ApiError,
+  decodeDeleteOptions,
+  deleteOptionsFromQuery,
+  isDryRunOf,
+  parseBool,
   parseListOptions,
+  propagationOf,
   successStatus,
+  validateDeleteOptions,
+  type DeleteOptions,
   type KubeObject,
   type Status,
 } from '@listwatch/api';
 import { isStorageError } from '@listwatch/storage';
-import { beginNamespaceDeletion } from '../registry/namespace-lifecycle.js';
+import { admitNamespaceDeletion, beginNamespaceDeletion } from '../registry/namespace-lifecycle.js';
 import { decodeBody, readBody } from './body.js';
-import { interpret, isDryRun, objectKey, requireName, type RequestScope } from './request-scope.js';
+import { interpret, objectKey, requireName, type RequestScope } from './request-scope.js';
 import { listOf, writeList, writeObject } from './response.js';
 import { predicateOf } from './selectors.js';
 
-interface DeleteOptions {
-  preconditions?: { uid?: string; resourceVersion?: string };
-}
-
+/**
+ * DeleteOptions from the body, or from the query when the body is empty (endpoints/handlers
+ * delete.go): kubectl and the typed clients send them in the body.
+ */
 async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
   const raw = await readBody(scope.ctx.req, scope.server.maxRequestBodyBytes);
-  if (raw.length === 0) return {};
-  const decoded = decodeBody(raw, scope.ctx.get('content-type') || 'application/json');
-  if (typeof decoded !== 'object' || decoded === null)
-    throw ApiError.badRequest('DeleteOptions must be an object');
-  return decoded;
+  const options =
+    raw.length === 0
+      ? deleteOptionsFromQuery(scope.query, parseBool)
+      : decodeDeleteOptions(decodeBody(raw, scope.ctx.get('content-type') || 'application/json'));
+  validateDeleteOptions(options);
+  return options;
 }
 
 /** Preconditions of DeleteOptions (uid, resourceVersion): a mismatch is 409 Conflict. */
@@ -52,6 +60,40 @@ function checkPreconditions(
   }
 }
 
+const ORPHAN = 'orphan';
+const FOREGROUND = 'foregroundDeletion';
+
+/**
+ * The finalizers an object gets for the garbage collector from the propagation asked for
+ * (registry/generic/registry/store.go deletionFinalizersForGarbageCollection): Orphan adds
+ * `orphan`, Foreground adds `foregroundDeletion`, Background neither; with no policy given the
+ * object's own GC finalizer stands. Every built-in kind here defaults to background deletion.
+ */
+function finalizersForDeletion(object: KubeObject, options: DeleteOptions): string[] {
+  const current = object.metadata.finalizers ?? [];
+  const policy =
+    propagationOf(options) ??
+    (current.includes(ORPHAN) ? 'Orphan' : current.includes(FOREGROUND) ? 'Foreground' : undefined);
+  const kept = current.filter((f) => f !== ORPHAN && f !== FOREGROUND);
+  if (policy === 'Orphan') kept.push(ORPHAN);
+  if (policy === 'Foreground') kept.push(FOREGROUND);
+  return kept;
+}
+
+/** The object marked for deletion, its finalizers pending (store.go markAsDeleting). */
+function markedForDeletion(object: KubeObject, finalizers: string[]): KubeObject {
+  return {
+    ...object,
+    metadata: {
+      ...object.metadata,
+      finalizers,
+      deletionTimestamp:
+        object.metadata.deletionTimestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      deletionGracePeriodSeconds: 0,
+    },
+  };
+}
+
 /**
  * What an immediate delete answers (registry/generic Store.Delete): pods return the deleted
  * object (ReturnDeletedObject), everything else a Success Status naming it.
@@ -66,10 +108,64 @@ function deletedReply(scope: RequestScope, deleted: KubeObject): KubeObject | St
   });
 }
 
+interface Deletion {
+  /** The object as it was last: marked (finalizers pending) or deleted. */
+  object: KubeObject;
+  /** Gone from storage (or would be, in a dry run). */
+  deleted: boolean;
+}
+
+/**
+ * Deletes one object as registry/generic Store.Delete does: preconditions, admission, then either
+ * marking it (deletionTimestamp) while finalizers are pending or removing it. A dry run computes
+ * the same answer and writes nothing.
+ */
+async function deleteOne(
+  scope: RequestScope,
+  name: string,
+  options: DeleteOptions,
+): Promise<Deletion> {
+  const { storage } = scope.server;
+  const key = objectKey(scope, name);
+  const current = await storage.get(key);
+  if (!current) throw ApiError.notFound(scope.gr, name);
+  checkPreconditions(scope, name, current, options);
+  const dryRun = isDryRunOf(options);
+  try {
+    if (scope.definition.plural === 'namespaces') {
+      admitNamespaceDeletion(name);
+      if (dryRun) return { object: current, deleted: false };
+      const terminating = await beginNamespaceDeletion(
+        scope.server.registry,
+        name,
+        scope.server.logger,
+      );
+      return { object: terminating, deleted: false };
+    }
+    const finalizers = finalizersForDeletion(current, options);
+    if (finalizers.length > 0) {
+      if (dryRun) return { object: markedForDeletion(current, finalizers), deleted: false };
+      const marked = await storage.guaranteedUpdate(key, (latest) => {
+        checkPreconditions(scope, name, latest, options);
+        return markedForDeletion(latest, finalizersForDeletion(latest, options));
+      });
+      return { object: marked, deleted: false };
+    }
+    if (dryRun) return { object: current, deleted: true };
+    const deleted = await storage.delete(key, {
+      expectedRevision: Number(current.metadata.resourceVersion),
+    });
+    return { object: deleted, deleted: true };
+  } catch (err) {
+    if (isStorageError(err, 'ResourceVersionConflicts')) throw ApiError.conflict(scope.gr, name);
+    throw interpret(scope, name, err);
+  }
+}
+
 /**
  * DELETE one object. Objects with finalizers are only marked (deletionTimestamp) and kept until
- * their finalizers are removed; namespaces go through the namespace lifecycle. The reply is the
- * object's last state, as kube-apiserver sends it.
+ * their finalizers are removed; namespaces go through the namespace lifecycle. A marked object
+ * is the reply, 202 when the client asked for cascading deletion (orphanDependents: false).
  */
 export async function deleteObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
@@ -78,66 +174,29 @@ export async function deleteObject(scope: RequestScope): Promise<void> {
       'the server does not allow this method on the requested resource',
     );
   const options = await deleteOptions(scope);
-  const { storage } = scope.server;
-  const key = objectKey(scope, name);
-  const current = await storage.get(key);
-  if (!current) throw ApiError.notFound(scope.gr, name);
-  checkPreconditions(scope, name, current, options);
-  if (isDryRun(scope)) return writeObject(scope.ctx, 200, current, scope.definition);
-  try {
-    if (scope.definition.plural === 'namespaces') {
-      const terminating = await beginNamespaceDeletion(
-        scope.server.registry,
-        name,
-        scope.server.logger,
-      );
-      return writeObject(scope.ctx, 200, terminating, scope.definition);
-    }
-    if (current.metadata.finalizers?.length) {
-      const marked = await storage.guaranteedUpdate(key, (latest) =>
-        latest.metadata.deletionTimestamp
-          ? latest
-          : {
-              ...latest,
-              metadata: {
-                ...latest.metadata,
-                deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-                deletionGracePeriodSeconds: 0,
-              },
-            },
-      );
-      return writeObject(scope.ctx, 200, marked, scope.definition);
-    }
-    const deleted = await storage.delete(key, {
-      expectedRevision: Number(current.metadata.resourceVersion),
-    });
-    writeObject(scope.ctx, 200, deletedReply(scope, deleted), scope.definition);
-  } catch (err) {
-    if (isStorageError(err, 'ResourceVersionConflicts')) throw ApiError.conflict(scope.gr, name);
-    throw interpret(scope, name, err);
-  }
+  const { object, deleted } = await deleteOne(scope, name, options);
+  if (deleted) return writeObject(scope.ctx, 200, deletedReply(scope, object), scope.definition);
+  const code = options.orphanDependents === false ? 202 : 200;
+  writeObject(scope.ctx, code, object, scope.definition);
 }
 
-/** DELETE on a collection: every object the selectors match, returned as a list. */
+/**
+ * DELETE on a collection: every object the selectors match goes through the same delete as one
+ * object (admission, finalizers, dry run); the reply lists them.
+ */
 export async function deleteCollection(scope: RequestScope): Promise<void> {
-  const options = parseListOptions(scope.query, { definition: scope.definition });
-  await deleteOptions(scope);
+  const listOptions = parseListOptions(scope.query, { definition: scope.definition });
+  const options = await deleteOptions(scope);
   const list = await scope.source.list({
     ...(scope.namespace !== undefined ? { namespace: scope.namespace } : {}),
-    predicate: predicateOf(options),
+    predicate: predicateOf(listOptions),
   });
   const deleted: KubeObject[] = [];
-  const dryRun = isDryRun(scope);
   for (const object of list.items) {
-    const key = objectKey(scope, object.metadata.name ?? '');
-    if (dryRun) {
-      deleted.push(object);
-      continue;
-    }
     try {
-      deleted.push(await scope.server.storage.delete(key));
+      deleted.push((await deleteOne(scope, object.metadata.name ?? '', options)).object);
     } catch (err) {
-      if (!isStorageError(err, 'KeyNotFound')) throw err;
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
   }
   writeList(

@@ -9,6 +9,18 @@ function namespaceKey(storage: Storage, name: string): string {
   return `${storage.prefix}/namespaces/${name}`;
 }
 
+/**
+ * Namespaces that may never be deleted (plugin/pkg/admission/namespace/lifecycle: its
+ * immortalNamespaces).
+ */
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
+/** NamespaceLifecycle admission of a namespace delete: the immortal ones are 403 Forbidden. */
+export function admitNamespaceDeletion(name: string): void {
+  if (IMMORTAL_NAMESPACES.has(name))
+    throw ApiError.forbidden({ resource: 'namespaces' }, name, 'this namespace may not be deleted');
+}
+
 /** Creates the system namespaces that are missing (kube's bootstrap controller). */
 export async function ensureSystemNamespaces(storage: Storage): Promise<void> {
   for (const name of SYSTEM_NAMESPACES) {
