@@ -2,6 +2,7 @@ import { ApiError, findBuiltinResource, objectKey, type KubeObject } from '@list
 import type { DeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
 import { isDeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
 import { splitMetaNamespaceKey } from './cache/key-func.js';
+import type { ListerWatcher } from './cache/lister-watcher.js';
 import { SharedIndexInformer } from './cache/shared-informer.js';
 import type { KubeConfig } from './kubeconfig.js';
 import type { ListParams } from './list-params.js';
@@ -31,14 +32,21 @@ export interface Informer<T extends KubeObject = KubeObject> {
   on(event: typeof ERROR, cb: ErrorCallback): void;
   on(event: typeof CONNECT, cb: ConnectCallback): void;
   off(event: InformerEvent, cb: (...args: never[]) => void): void;
-  /** Starts listing and watching; resolves once the initial list is in the cache. */
+  /**
+   * Starts listing and watching; resolves once the initial list is in the cache. After stop()
+   * it starts again as client-node's does: it relists at the last resourceVersion and the
+   * handlers hear what changed while it was stopped, then it watches on.
+   */
   start(): Promise<void>;
-  /** Stops and closes its connections. */
+  /** Stops and closes its connections; start() restarts it. */
   stop(): Promise<void>;
   /** Cached objects, of one namespace if given. */
   list(namespace?: string): T[];
   get(name: string, namespace?: string): T | undefined;
-  /** The shared informer underneath, for indexers, listers and metrics. */
+  /**
+   * The shared informer underneath, for indexers, listers and metrics: the same object for the
+   * informer's whole life, as stop() and start() stop and restart it.
+   */
   readonly informer: SharedIndexInformer<T>;
 }
 
@@ -121,17 +129,32 @@ export function makeInformer<T extends KubeObject = KubeObject>(
         }
       : optionsOrListFn;
   const { resource, namespace } = parseCollectionPath(path);
-  const client = RestClient.fromKubeConfig(kubeConfig, {
+  const clientOptions = {
     ...options.client,
     ...(options.logger ? { logger: options.logger } : {}),
+  };
+  // Read once: every run's client shares the credentials (an exec plugin's token included).
+  const restConfig = kubeConfig.restConfig({
+    ...(clientOptions.clock ? { clock: clientOptions.clock } : {}),
+    ...(clientOptions.logger ? { logger: clientOptions.logger } : {}),
   });
+  // stop() closes the connections, and a closed RestClient stays closed: one per run.
+  const newClient = (): RestClient => new RestClient({ ...restConfig, ...clientOptions });
+  let client: RestClient | undefined = newClient();
   const tweak = (params: ListParams): ListParams => ({
     ...params,
     ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
     ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
   });
+  const current = (): ListerWatcher<T> => {
+    if (!client) throw ApiError.serviceUnavailable(`informer ${path} is stopped`);
+    return client.resource<T>(resource).namespace(namespace).listerWatcher(tweak);
+  };
   const informer = new SharedIndexInformer<T>({
-    listerWatcher: client.resource<T>(resource).namespace(namespace).listerWatcher(tweak),
+    listerWatcher: {
+      list: async (params, signal) => await current().list(params, signal),
+      watch: async (params, signal) => await current().watch(params, signal),
+    },
     resource: { group: resource.group, resource: resource.plural },
     ...(options.resyncPeriodMs !== undefined ? { resyncPeriodMs: options.resyncPeriodMs } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
@@ -173,7 +196,6 @@ export function makeInformer<T extends KubeObject = KubeObject>(
     { name: `makeInformer ${path}` },
   );
 
-  let stopped = false;
   return {
     informer,
     on(event: InformerEvent, cb: (...args: never[]) => void): void {
@@ -185,14 +207,16 @@ export function makeInformer<T extends KubeObject = KubeObject>(
       callbacks.get(event)?.delete(cb);
     },
     async start(): Promise<void> {
+      client ??= newClient();
       informer.start();
       await informer.waitForCacheSync();
     },
     async stop(): Promise<void> {
-      if (stopped) return;
-      stopped = true;
+      // Taken before waiting, so a start() meanwhile makes its own client and this one closes.
+      const closing = client;
+      client = undefined;
       await informer.stop();
-      await client.close();
+      await closing?.close();
     },
     list(ns?: string): T[] {
       const all = informer.getIndexer().list();

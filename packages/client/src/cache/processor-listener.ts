@@ -106,6 +106,7 @@ export class ProcessorListener<T extends KubeObject = KubeObject> {
   private initialInFlight = false;
   private wake: (() => void) | undefined;
   private stopped = false;
+  private paused = false;
   private loop: Promise<void> | undefined;
   private overflows = 0;
   private coalesced = 0;
@@ -181,10 +182,25 @@ export class ProcessorListener<T extends KubeObject = KubeObject> {
     };
   }
 
-  /** Starts the delivery loop. */
+  /** Starts the delivery loop, or resumes it after pause(). */
   run(): Promise<void> {
+    this.paused = false;
     this.loop ??= this.deliverLoop();
     return this.loop;
+  }
+
+  /**
+   * Stops delivering once the call in progress returns, keeping what is buffered and pending:
+   * run() delivers it (the informer's cache already holds those changes, so a restarted informer
+   * would not send them again). run() must wait until it has resolved.
+   */
+  async pause(): Promise<void> {
+    const loop = this.loop;
+    if (!loop) return;
+    this.paused = true;
+    this.signal();
+    await loop;
+    if (this.loop === loop) this.loop = undefined;
   }
 
   /**
@@ -240,7 +256,7 @@ export class ProcessorListener<T extends KubeObject = KubeObject> {
 
   private async deliverLoop(): Promise<void> {
     for (;;) {
-      if (this.stopped) return;
+      if (this.stopped || this.paused) return;
       const next = this.buffer.shift();
       if (next !== undefined) {
         const initial = next.type === 'add' && next.isInInitialList;

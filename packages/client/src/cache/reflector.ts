@@ -62,6 +62,11 @@ export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   watchErrorHandler?: (err: ApiError) => void;
   /** Called when a watch is established (after the initial list, and on every re-watch). */
   onWatchStart?: (resourceVersion: string) => void;
+  /**
+   * Where an earlier reflector into the same cache left off: the first list is at it (cache-served,
+   * NotOlderThan) instead of at "0", which may be older than what the cache already holds.
+   */
+  lastSyncResourceVersion?: string;
 }
 
 /** A watch that ended in under this long with no event is an error (client-go watchHandler). */
@@ -126,6 +131,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.backoff = new Backoff({ ...options.backoff, clock: this.clock, random: this.random });
     this.watchErrorHandler = options.watchErrorHandler;
     this.onWatchStart = options.onWatchStart;
+    this.lastSyncRV = options.lastSyncResourceVersion ?? '';
   }
 
   /** The resourceVersion of the last list or event applied to the store. */

@@ -275,6 +275,86 @@ describe('SharedIndexInformer (client-go tools/cache/shared_informer.go)', () =>
     expect(rec.seen[0]).toBe('add ns/a');
   });
 
+  it('start() after stop() restarts (unlike client-go): a relist at the last synced resourceVersion tells the handlers what changed meanwhile, and a handler added while stopped gets the cache', async () => {
+    await cluster.create('configmaps', configMap('ns', 'a'));
+    const b = await cluster.create('configmaps', configMap('ns', 'b'));
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    const inf = informer({ listerWatcher: lw });
+    const rec = recorder();
+    inf.addEventHandler(rec.handler);
+    inf.start();
+    await inf.waitForCacheSync();
+    await eventually(() => expect(rec.seen).toEqual(['add ns/a (initial)', 'add ns/b (initial)']));
+    await inf.stop();
+    expect(inf.isStopped()).toBe(true);
+    const rv = inf.lastSyncResourceVersion();
+    rec.seen.length = 0;
+
+    const b2 = await cluster.update('configmaps', { ...b, data: { x: '1' } });
+    await cluster.remove('configmaps', 'ns', 'a');
+    await cluster.create('configmaps', configMap('ns', 'c'));
+    const late = new Map<string, KubeObject>();
+    const lateReg = inf.addEventHandler({
+      onAdd: (o) => void late.set(o.metadata.name ?? '', o),
+      onUpdate: (_, o) => void late.set(o.metadata.name ?? '', o),
+      onDelete: (o) =>
+        void late.delete(
+          o instanceof DeletedFinalStateUnknown ? o.key.split('/')[1]! : o.metadata.name!,
+        ),
+    });
+
+    inf.start();
+    expect(inf.isStopped()).toBe(false);
+    expect(await inf.waitForCacheSync()).toBe(true);
+    expect(lw.lists.map((l) => l.params.resourceVersion)).toEqual(['0', rv]);
+    expect(inf.getIndexer().listKeys().sort()).toEqual(['ns/b', 'ns/c']);
+    await eventually(() =>
+      expect(rec.seen).toEqual([
+        'delete tombstone:ns/a',
+        `update ns/b ${b.metadata.resourceVersion}->${b2.metadata.resourceVersion}`,
+        'add ns/c',
+      ]),
+    );
+    await eventually(() => expect(lateReg.hasSynced()).toBe(true));
+    expect([...late.keys()].sort()).toEqual(['b', 'c']);
+    expect(late.get('b')?.data).toEqual({ x: '1' });
+
+    await cluster.create('configmaps', configMap('ns', 'd'));
+    await eventually(() => expect(rec.seen.at(-1)).toBe('add ns/d'));
+    await eventually(() => expect(late.has('d')).toBe(true));
+    expect(lw.watchesOpen).toBe(1);
+  });
+
+  it('start() during a stop() in progress restarts once that stop is done: one reflector, one watch', async () => {
+    const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
+    const inf = informer({ listerWatcher: lw });
+    const rec = recorder();
+    inf.addEventHandler(rec.handler);
+    inf.start();
+    await inf.waitForCacheSync();
+    await eventually(() => expect(lw.watchesOpen).toBe(1));
+
+    const stopping = inf.stop();
+    inf.start();
+    inf.start();
+    await stopping;
+    expect(inf.isStopped()).toBe(false);
+    expect(await inf.waitForCacheSync()).toBe(true);
+    await cluster.create('configmaps', configMap('ns', 'x'));
+    await eventually(() => expect(rec.seen).toEqual(['add ns/x']));
+    expect(lw.watchesOpen).toBe(1);
+    expect(lw.lists).toHaveLength(2);
+
+    // Stopped again before that restart could begin: it never does.
+    const stoppingAgain = inf.stop();
+    inf.start();
+    await inf.stop();
+    await stoppingAgain;
+    expect(inf.isStopped()).toBe(true);
+    expect(lw.watchesOpen).toBe(0);
+    expect(lw.lists).toHaveLength(2);
+  });
+
   it('shuts down cleanly: the watch is closed and nothing is delivered afterwards', async () => {
     const lw = new FaultyListerWatcher(cluster.listerWatcher('configmaps'));
     const inf = informer({ listerWatcher: lw });

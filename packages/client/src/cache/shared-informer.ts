@@ -98,10 +98,18 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private reflector: Reflector<T> | undefined;
   private watchErrorHandler: ((err: ApiError) => void) | undefined;
   private watchStartHandler: ((rv: string) => void) | undefined;
-  private readonly abort = new AbortController();
+  /** Between start() and stop(). */
   private started = false;
+  /** Between stop() and the next start(). */
   private stopped = false;
-  private running: Promise<void> | undefined;
+  /** start() was called once: the cache may hold objects. */
+  private everStarted = false;
+  /** A FIFO synced once: later relists are not the initial list. */
+  private everSynced = false;
+  /** What start() set going, until stop(). */
+  private current: Run<T> | undefined;
+  /** The stop in progress, which a restart waits for: one reflector and one pop loop at a time. */
+  private stopping: Promise<void> | undefined;
   private handlerSeq = 0;
   /** Woken when the FIFO syncs (waitForCacheSync): a waiter need not poll for it. */
   private readonly syncWaiters = new Set<() => void>();
@@ -132,8 +140,6 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     handler: EventHandler<T> | ResourceEventHandler<T>,
     options: HandlerOptions = {},
   ): HandlerRegistration {
-    if (this.stopped)
-      throw toApiError(new Error(`informer ${this.name} has stopped; it cannot take handlers`));
     let resync = options.resyncPeriodMs ?? this.defaultResyncMs;
     if (resync > 0 && resync < MINIMUM_RESYNC_PERIOD_MS) {
       this.logger.warn('resync period too small, raised', {
@@ -172,10 +178,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     });
     listener.determineNextResync(this.clock.now());
     this.listeners.add(listener);
-    if (this.started) {
-      listener.replayCache();
-      void listener.run();
-    }
+    // Once started, the cache has (or is getting) objects a relist would not add again.
+    if (this.everStarted) listener.replayCache();
+    if (this.current?.launched) void listener.run();
     return {
       name: listener.name,
       hasSynced: () => listener.hasSynced(),
@@ -206,7 +211,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** Before start: see SharedInformerOptions.transform. */
   setTransform(transform: TransformFunc<T>): void {
-    if (this.started)
+    if (this.everStarted)
       throw toApiError(new Error('the transform cannot change after the informer started'));
     this.transform = transform;
   }
@@ -228,6 +233,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     return this.fifo?.hasSynced() ?? false;
   }
 
+  /** True between stop() and the next start(). */
   isStopped(): boolean {
     return this.stopped;
   }
@@ -251,25 +257,52 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     );
   }
 
-  /** Starts the reflector and the handlers; a second call is a no-op. */
+  /**
+   * Starts the reflector and the handlers; a second call is a no-op. Unlike client-go's, an
+   * informer starts again after stop() (client-node's informers do): cache, indexes and handlers
+   * carry over, and it relists at the last synced resourceVersion into a new FIFO that diffs the
+   * list against the cache, so handlers hear what changed meanwhile — deletions as
+   * DeletedFinalStateUnknown tombstones — and then watch on. A stop still in progress is waited
+   * for first.
+   */
   start(): void {
-    if (this.started || this.stopped) return;
+    if (this.started) return;
     this.started = true;
+    this.stopped = false;
+    this.everStarted = true;
     const fifoOptions = {
       knownObjects: this.indexer,
       ...(this.transform ? { transformer: this.transform } : {}),
     };
     const fifo: Queue<T> =
       this.options.fifo === 'delta' ? new DeltaFIFO<T>(fifoOptions) : new RealFIFO<T>(fifoOptions);
+    // Set now, not at launch: hasSynced() must not answer for the previous run's FIFO.
     this.fifo = fifo;
     fifo.onSynced(() => {
-      for (const wake of [...this.syncWaiters]) wake();
+      this.everSynced = true;
+      this.wakeSyncWaiters();
     });
+    const run: Run<T> = {
+      abort: new AbortController(),
+      fifo,
+      initialList: !this.everSynced,
+      launched: false,
+      done: undefined,
+    };
+    this.current = run;
+    if (this.stopping) void this.stopping.then(() => this.launch(run));
+    else this.launch(run);
+  }
+
+  private launch(run: Run<T>): void {
+    // Stopped before the previous stop let it go.
+    if (run.abort.signal.aborted) return;
     const r = this.options.reflector ?? {};
-    this.reflector = new Reflector<T>({
+    const resumeFrom = this.reflector?.lastSyncResourceVersion();
+    const reflector = new Reflector<T>({
       name: this.name,
       listerWatcher: this.options.listerWatcher,
-      store: fifo,
+      store: run.fifo,
       resyncPeriodMs: this.resyncCheckPeriodMs,
       shouldResync: () => this.shouldResync(),
       ...(this.options.useWatchList !== undefined
@@ -278,28 +311,48 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       ...(r.backoff ? { backoff: r.backoff } : {}),
       ...(r.pageSize !== undefined ? { pageSize: r.pageSize } : {}),
       ...(r.minWatchTimeoutMs !== undefined ? { minWatchTimeoutMs: r.minWatchTimeoutMs } : {}),
+      ...(resumeFrom ? { lastSyncResourceVersion: resumeFrom } : {}),
       clock: this.clock,
       logger: this.logger,
       ...(this.watchErrorHandler ? { watchErrorHandler: this.watchErrorHandler } : {}),
       ...(this.watchStartHandler ? { onWatchStart: this.watchStartHandler } : {}),
     });
+    this.reflector = reflector;
+    run.launched = true;
     for (const listener of this.listeners) void listener.run();
-    const reflecting = this.reflector.run(this.abort.signal);
-    const processing = this.processLoop(fifo);
-    this.running = Promise.all([reflecting, processing]).then(() => undefined);
+    const reflecting = reflector.run(run.abort.signal);
+    const processing = this.processLoop(run);
+    run.done = Promise.all([reflecting, processing]).then(() => undefined);
   }
 
   /**
-   * Shuts down: stops the reflector (closing its watch), closes the FIFO, and stops every
-   * handler — each finishes the call it is in; undelivered notifications are dropped.
+   * Stops: the reflector (closing its watch), the FIFO (what it still holds is dropped; a
+   * restart's relist brings it back) and every handler — each finishes the call it is in, and
+   * what it has not been handed yet waits for a restart. A second call, or one before start(),
+   * only waits for a stop in progress.
    */
   async stop(): Promise<void> {
-    if (this.stopped) return;
+    const run = this.current;
     this.stopped = true;
-    this.abort.abort();
-    this.fifo?.close();
-    await this.running;
-    await Promise.all([...this.listeners].map((l) => l.stop()));
+    this.wakeSyncWaiters();
+    if (!this.started || !run) {
+      await this.stopping;
+      return;
+    }
+    this.started = false;
+    this.current = undefined;
+    const previous = this.stopping;
+    const stopping = (async (): Promise<void> => {
+      run.abort.abort();
+      run.fifo.close();
+      // A launch waiting for the previous stop sees the abort and does not happen.
+      await previous;
+      await run.done;
+      await Promise.all([...this.listeners].map((l) => l.pause()));
+    })();
+    this.stopping = stopping;
+    await stopping;
+    if (this.stopping === stopping) this.stopping = undefined;
   }
 
   /** Runs until `signal` aborts, then stops. */
@@ -354,12 +407,16 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       this.distribute({ type: 'delete', obj }, false),
   };
 
-  private async processLoop(fifo: Queue<T>): Promise<void> {
+  private wakeSyncWaiters(): void {
+    for (const wake of [...this.syncWaiters]) wake();
+  }
+
+  private async processLoop(run: Run<T>): Promise<void> {
     const process: PopProcessFunc<T> = (deltas, isInInitialList) =>
-      processDeltas(this.distributor, this.indexer, deltas, isInInitialList);
-    while (!this.stopped) {
+      processDeltas(this.distributor, this.indexer, deltas, isInInitialList && run.initialList);
+    while (!run.abort.signal.aborted) {
       try {
-        await fifo.pop(process);
+        await run.fifo.pop(process);
       } catch (err) {
         if (isFIFOClosedError(err)) return;
         // A bad object (no key, a throwing index function) must not stop the informer.
@@ -373,6 +430,17 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 }
 
 const LISTENER = Symbol('listener');
+
+/** One start()-to-stop() span: its own FIFO, reflector and pop loop. */
+interface Run<T extends KubeObject> {
+  abort: AbortController;
+  fifo: Queue<T>;
+  /** Its FIFO's first list is the informer's initial list: no earlier run synced. */
+  initialList: boolean;
+  /** Its reflector, pop loop and the handlers are going. */
+  launched: boolean;
+  done: Promise<void> | undefined;
+}
 
 /**
  * Polls `done` (client-go WaitForCacheSync polls every 100 ms); `subscribe`, if given, lets a
