@@ -11,6 +11,7 @@ export * from './label-selector.js';
 export * from './field-selector.js';
 export * from './resource-version.js';
 export * from './parse-bool.js';
+export * from './query-bool.js';
 export * from './continue-token.js';
 export * from './list-options.js';
 export * from './delete-options.js';

@@ -73,6 +73,35 @@ describe('parseListOptions', () => {
     });
   });
 
+  // runtime.Convert_Slice_string_To_bool: only absent, `0` and `false` (any case) are false.
+  it.each([
+    ['watch', { watch: true }],
+    ['watch=', { watch: true }],
+    ['watch=yes', { watch: true }],
+    ['watch=f', { watch: true }],
+    ['watch=false', { watch: false }],
+    ['watch=FALSE', { watch: false }],
+    ['watch=fAlSe', { watch: false }],
+    ['watch=0', { watch: false }],
+    ['watch=0&watch=1', { watch: false }],
+    ['watch&allowWatchBookmarks', { watch: true, allowWatchBookmarks: true }],
+    ['watch=1&allowWatchBookmarks=off', { watch: true, allowWatchBookmarks: true }],
+    [
+      'watch&sendInitialEvents&resourceVersionMatch=NotOlderThan',
+      { watch: true, sendInitialEvents: true },
+    ],
+    [
+      'watch&sendInitialEvents=maybe&resourceVersionMatch=NotOlderThan',
+      { watch: true, sendInitialEvents: true },
+    ],
+    [
+      'watch&sendInitialEvents=False&resourceVersionMatch=NotOlderThan',
+      { watch: true, sendInitialEvents: false },
+    ],
+  ])('decodes the query booleans of %j as Kubernetes does, never a 400', (query, expected) => {
+    expect(parse(query)).toMatchObject(expected);
+  });
+
   it('decodes a continue token and passes handler parameters through', () => {
     const options = parse(
       `continue=${token}&resourceVersion=0&pretty=true&fieldManager=kubectl&fieldValidation=Strict&dryRun=All`,
@@ -168,8 +197,6 @@ describe('parseListOptions', () => {
       'timeoutSeconds: Invalid value: -5: must be greater than or equal to 0',
     ],
     ['watch=true&timeoutSeconds=', 'strconv.ParseInt: parsing "": invalid syntax'],
-    ['watch=yes', 'strconv.ParseBool: parsing "yes": invalid syntax'],
-    ['watch=true&sendInitialEvents=maybe', 'strconv.ParseBool: parsing "maybe": invalid syntax'],
     [
       'resourceVersion=abc',
       'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',

@@ -3,13 +3,14 @@ import { decodeContinueToken, type ContinueToken } from './continue-token.js';
 import { fieldErrorMessage, fieldErrors, type FieldError } from './field-error.js';
 import { parseFieldSelector, type FieldSelector } from './field-selector.js';
 import { parseLabelSelector, type LabelSelector } from './label-selector.js';
-import { parseBool, tryParseBool } from './parse-bool.js';
+import { tryParseBool } from './parse-bool.js';
+import { queryBool } from './query-bool.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { parseResourceVersion } from './resource-version.js';
 
 // The query of a LIST or WATCH, decoded and validated in kube-apiserver's order
 // (k8s.io/apiserver/pkg/endpoints/handlers/get.go ListResource):
-//   1. decode the parameters (400 BadRequest: bad selector, bad number, bad bool);
+//   1. decode the parameters (400 BadRequest: bad selector, bad number; a boolean cannot be bad);
 //   2. ValidateListOptions (k8s.io/apimachinery/pkg/apis/meta/internalversion/validation,
 //      422 Invalid on ListOptions.meta.k8s.io);
 //   3. field labels against the kind (400 `field label not supported: X`);
@@ -84,12 +85,6 @@ function parseNonNegative(name: string, value: string): number {
     );
   }
   return n;
-}
-
-/** A boolean parameter; absent is false. */
-function boolParam(query: URLSearchParams, name: string): boolean {
-  const value = query.get(name);
-  return value === null ? false : parseBool(value);
 }
 
 /** ValidateListOptions (with the WatchList feature on): the 422 rules. */
@@ -178,8 +173,8 @@ export function parseListOptions(
   // 1. Decoding, in the order of the ListOptions fields (the first bad parameter is reported).
   const labelSelector = parseLabelSelector(query.get('labelSelector') ?? '');
   const fieldSelector = parseFieldSelector(query.get('fieldSelector') ?? '');
-  const watch = boolParam(query, 'watch');
-  const allowWatchBookmarks = boolParam(query, 'allowWatchBookmarks');
+  const watch = queryBool(query.get('watch'));
+  const allowWatchBookmarks = queryBool(query.get('allowWatchBookmarks'));
   const resourceVersion = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
   const timeout = query.get('timeoutSeconds');
@@ -187,9 +182,10 @@ export function parseListOptions(
   const limitParam = query.get('limit');
   const limit = limitParam === null ? 0 : parseNonNegative('limit', limitParam);
   const continueParam = query.get('continue') ?? '';
+  // A *bool: absent stays unset (Convert_Slice_string_To_Pointer_bool for present values).
   const sendInitialEventsParam = query.get('sendInitialEvents');
   const sendInitialEvents =
-    sendInitialEventsParam === null ? undefined : parseBool(sendInitialEventsParam);
+    sendInitialEventsParam === null ? undefined : queryBool(sendInitialEventsParam);
 
   // 2. ValidateListOptions.
   const errs = validateListOptions({
@@ -215,7 +211,8 @@ export function parseListOptions(
     }
   }
 
-  // `pretty` as kube-apiserver reads it: a ParseBool spelling, anything else ignored.
+  // `pretty` is no ListOptions field: kube-apiserver's isPrettyPrint reads it with
+  // strconv.ParseBool, anything else ignored.
   const pretty = tryParseBool(query.get('pretty') ?? '');
   const fieldManager = query.get('fieldManager');
   const fieldValidation = query.get('fieldValidation');

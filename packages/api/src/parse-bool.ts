@@ -3,7 +3,10 @@ import { ApiError } from './api-error.js';
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
-/** Go's strconv.ParseBool, or undefined when `value` is none of its spellings. */
+/**
+ * Go's strconv.ParseBool, or undefined when `value` is none of its spellings. For flags (pflag) and
+ * `pretty`; query booleans are queryBool, where every spelling is valid.
+ */
 export function tryParseBool(value: string): boolean | undefined {
   if (TRUE.has(value)) return true;
   if (FALSE.has(value)) return false;
