@@ -1,5 +1,6 @@
 import { ApiError } from './api-error.js';
 import { fieldErrors, type FieldError } from './field-error.js';
+import { queryBool } from './query-bool.js';
 
 /** How dependents go when their owner is deleted (metav1.DeletionPropagation). */
 export type DeletionPropagation = 'Foreground' | 'Background' | 'Orphan';
@@ -78,10 +79,7 @@ export function decodeDeleteOptions(body: unknown): DeleteOptions {
  * DeleteOptions from the query, as kube-apiserver reads them when the body is empty
  * (`?dryRun=All&gracePeriodSeconds=0&propagationPolicy=Orphan`).
  */
-export function deleteOptionsFromQuery(
-  query: URLSearchParams,
-  parseBool: (value: string) => boolean,
-): DeleteOptions {
+export function deleteOptionsFromQuery(query: URLSearchParams): DeleteOptions {
   const options: DeleteOptions = {};
   const grace = query.get('gracePeriodSeconds');
   if (grace !== null) {
@@ -91,8 +89,8 @@ export function deleteOptionsFromQuery(
       );
     options.gracePeriodSeconds = Number(grace);
   }
-  const orphan = query.get('orphanDependents');
-  if (orphan !== null) options.orphanDependents = parseBool(orphan);
+  const orphan = query.getAll('orphanDependents');
+  if (orphan.length > 0) options.orphanDependents = queryBool(orphan);
   const policy = query.get('propagationPolicy');
   if (policy !== null) options.propagationPolicy = policy as DeletionPropagation;
   const dryRun = query.getAll('dryRun');

@@ -6,6 +6,7 @@ import { accessLog } from './middleware/access-log.js';
 import { errors } from './middleware/errors.js';
 import { health } from './middleware/health.js';
 import { inflightLimits, type InflightLimits } from './middleware/limits.js';
+import { requestBody } from './middleware/request-body.js';
 import type { ServerContext } from './server-context.js';
 
 /** The koa application: logging, Status errors, limits, health, discovery, resources. */
@@ -15,6 +16,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(accessLog(server));
   app.use(errors(server));
   app.use(health(server));
+  app.use(requestBody(server));
   app.use(inflightLimits(server, limits));
   app.use(discoveryMiddleware(server.registry.definitions));
   app.use(resourceRouter(server));

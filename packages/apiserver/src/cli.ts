@@ -112,6 +112,12 @@ export const FLAGS: readonly Flag[] = [
     apply: (o, v) => (o.minRequestTimeoutSeconds = int('min-request-timeout', v)),
   },
   {
+    name: 'request-timeout',
+    default: '1m0s',
+    help: 'How long a request may take to send its body before it is answered 408 and its connection closed; watches are not bound by it.',
+    apply: (o, v) => (o.requestTimeout = parseDuration(v)),
+  },
+  {
     name: 'max-requests-inflight',
     default: '400',
     help: 'Read-only requests served at once before 429 (watches excluded); 0: no limit.',

@@ -13,6 +13,8 @@ export interface ServerContext {
   minRequestTimeoutSeconds: number;
   /** Request bodies above this are 413 (kube: 3 MiB). */
   maxRequestBodyBytes: number;
+  /** `--request-timeout` (ms): a request body must have arrived within this (else 408). */
+  requestTimeoutMs: number;
   /**
    * The watch caches' objects' encodings, kept from one LIST to the next (one map per encoding);
    * undefined when `--watch-cache-list-encodings=false`.

@@ -10,6 +10,8 @@ import {
   createServer as createH2cServer,
   type Http2SecureServer,
   type Http2Server,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
 } from 'node:http2';
 import {
   createServer as createNetServer,
@@ -54,6 +56,16 @@ export interface ApiServerOptions {
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
   maxRequestBodyBytes?: number;
+  /**
+   * `--request-timeout` (ms, default 1 min): a request's body must have arrived within this, or it
+   * is answered 408 and its connection closed. Watches are long-running and not bound by it.
+   */
+  requestTimeout?: number;
+  /**
+   * ms (default 32 s, kube-apiserver's ReadHeaderTimeout): a connection must send its first
+   * request's headers within this; an HTTP/2 connection with no stream open is closed after it.
+   */
+  requestHeaderTimeout?: number;
   definitions?: readonly ResourceDefinition[];
   logger?: Logger;
   /** Bookmark frequency of the watch caches (kube: 1 min; tests shorten it). */
@@ -79,6 +91,23 @@ const H2_SESSION_WINDOW = 16 * 1024 * 1024;
 
 /** How long shutdown waits for in-flight requests before closing connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Closes an HTTP/2 session that has had no stream open for `idleMs`: a connection that never asks
+ * for anything holds no socket for long, while one carrying a quiet watch stays.
+ */
+function closeIdleSessions(server: Http2Server | Http2SecureServer, idleMs: number): void {
+  server.on('session', (session: ServerHttp2Session) => {
+    let open = 0;
+    session.on('stream', (stream: ServerHttp2Stream) => {
+      open++;
+      stream.once('close', () => open--);
+    });
+    session.setTimeout(idleMs, () => {
+      if (open === 0) session.close();
+    });
+  });
+}
 
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
@@ -114,6 +143,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     metrics,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
+    requestTimeoutMs: options.requestTimeout ?? 60_000,
     listEncodings:
       options.watchCacheListEncodings === false
         ? undefined
@@ -147,11 +177,17 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   };
 
   let listener: NetServer | Http2SecureServer;
-  const http1: HttpServer = createHttpServer(handler);
-  // Watches are long-running: no overall request timeout; headers still must arrive promptly.
-  http1.requestTimeout = 0;
-  http1.headersTimeout = 60_000;
-  http1.keepAliveTimeout = 65_000;
+  // Timeouts for clients that connect and then stall. Node checks them every
+  // connectionsCheckingInterval (default 30 s); a second keeps them close to what they say.
+  const headersTimeout = options.requestHeaderTimeout ?? 32_000;
+  const timeouts = {
+    headersTimeout,
+    // A backstop for bodies no handler reads; the request-body middleware answers 408 first.
+    requestTimeout: context.requestTimeoutMs + headersTimeout,
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, headersTimeout / 4)),
+  };
+  // Watches are long-running: Node's request timeout only covers receiving the request.
+  const http1: HttpServer = createHttpServer({ ...timeouts, keepAliveTimeout: 65_000 }, handler);
   http1.on('upgrade', upgrade);
   const raiseWindow = (server: Http2Server | Http2SecureServer) =>
     server.on('session', (session) => session.setLocalWindowSize(H2_SESSION_WINDOW));
@@ -161,23 +197,34 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       { cert: options.tlsCert, key: options.tlsKey, allowHTTP1: true, settings: H2_SETTINGS },
       handler,
     );
+    // Its HTTP/1.1 connections are checked by Node as http1's are (set before listen).
+    Object.assign(secure, timeouts);
     secure.on('upgrade', upgrade);
     raiseWindow(secure);
+    closeIdleSessions(secure, headersTimeout);
     listener = secure;
   } else {
     h2c = createH2cServer({ settings: H2_SETTINGS }, handler);
     raiseWindow(h2c);
+    closeIdleSessions(h2c, headersTimeout);
     const plain = createNetServer((socket: Socket) => {
       // A client may reset before sending anything: that ends its connection, never the server.
       socket.on('error', () => socket.destroy());
+      // One that sends nothing at all is closed after the header timeout.
+      const silent = setTimeout(() => socket.destroy(), headersTimeout);
+      socket.once('close', () => clearTimeout(silent));
       // Sniff the first bytes: h2c with prior knowledge, or HTTP/1.1 (which may upgrade to WebSocket).
       socket.once('readable', () => {
+        clearTimeout(silent);
         const head = socket.read(H2_PREFACE.length) as Buffer | null;
         if (head) socket.unshift(head);
         if (head && head.equals(H2_PREFACE)) h2c!.emit('connection', socket);
         else http1.emit('connection', socket);
       });
     });
+    // http1 never listens itself (the sniffer hands it sockets), so start the connection checks
+    // that Node starts on 'listening': without them no header or request timeout ever fires.
+    plain.once('listening', () => http1.emit('listening'));
     listener = plain;
   }
   // Every connection, so shutdown can close keep-alive ones too (no request may reach a closed storage).
@@ -207,7 +254,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       listener.close();
       // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
       await registry.stop();
-      http1.closeIdleConnections();
+      http1.close(); // stops its connection checks and closes idle keep-alive connections
       if (active > 0) {
         await Promise.race([
           new Promise<void>((resolve) => (drained = resolve)),

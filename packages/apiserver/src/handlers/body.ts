@@ -4,21 +4,70 @@ import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from '../protobuf/kube-protobuf.js';
 
-/** Reads the whole request body; past `limit` bytes it is a 413 and the rest is not buffered. */
-export async function readBody(
-  req: IncomingMessage | Http2ServerRequest,
-  limit: number,
-): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+type Request = IncomingMessage | Http2ServerRequest;
+
+/**
+ * The client went away while sending its request (a reset or a half-sent body): nothing to
+ * answer. Counted and logged as the client's doing (code 499), never as a server error.
+ */
+export class ClientClosedRequest extends Error {
+  constructor() {
+    super('the client closed the connection before the request was complete');
   }
-  return Buffer.concat(chunks);
+}
+
+/** A request's body, read once: the request-body middleware reads it first, handlers reuse it. */
+const bodies = new WeakMap<Request, Promise<Buffer>>();
+
+/**
+ * Reads the whole request body; past `limit` bytes it is a 413 and the rest is not buffered.
+ * With `timeoutMs`, a body still arriving after that long is a 408 (a slow client may not hold
+ * the request open). Read once per request: later calls get the same body.
+ */
+export function readBody(req: Request, limit: number, timeoutMs = 0): Promise<Buffer> {
+  let body = bodies.get(req);
+  if (!body) {
+    body = readAll(req, limit, timeoutMs);
+    bodies.set(req, body);
+  }
+  return body;
+}
+
+function readAll(req: Request, limit: number, timeoutMs: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (err?: Error): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) finish(tooLarge(limit));
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => finish();
+    // A close or error before the end: the client reset or went away mid-upload.
+    const onGone = (): void => finish(new ClientClosedRequest());
+    const timer =
+      timeoutMs > 0 ? setTimeout(() => finish(bodyTimeout(timeoutMs)), timeoutMs) : undefined;
+    req.on('data', onData).once('end', onEnd).once('error', onGone).once('close', onGone);
+  });
+}
+
+function bodyTimeout(timeoutMs: number): ApiError {
+  return new ApiError({
+    code: 408,
+    reason: 'Timeout',
+    message: `the request body did not arrive within ${timeoutMs / 1000}s`,
+  });
 }
 
 function tooLarge(limit: number): ApiError {

@@ -3,7 +3,6 @@ import {
   decodeDeleteOptions,
   deleteOptionsFromQuery,
   isDryRunOf,
-  parseBool,
   parseListOptions,
   propagationOf,
   successStatus,
@@ -27,7 +26,7 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
   const raw = await readBody(scope.ctx.req, scope.server.maxRequestBodyBytes);
   const options =
     raw.length === 0
-      ? deleteOptionsFromQuery(scope.query, parseBool)
+      ? deleteOptionsFromQuery(scope.query)
       : decodeDeleteOptions(decodeBody(raw, scope.ctx.get('content-type') || 'application/json'));
   validateDeleteOptions(options);
   return options;

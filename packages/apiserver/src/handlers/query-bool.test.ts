@@ -42,7 +42,7 @@ describe('query booleans over HTTP', () => {
   });
   afterAll(() => server.close());
 
-  it.each(['watch', 'watch=', 'watch=yes', 'watch=1', 'watch=True'])(
+  it.each(['watch', 'watch=', 'watch=yes', 'watch=1', 'watch=True', 'watch=f'])(
     'GET configmaps?%s streams a watch whose first event is the ADDED object',
     async (query) => {
       const { status, contentType, lines } = await firstLines(`${server.url}${path}?${query}`);
@@ -70,7 +70,7 @@ describe('query booleans over HTTP', () => {
     });
   });
 
-  it.each(['watch=false', 'watch=FALSE', 'watch=0', 'limit=10'])(
+  it.each(['watch=false', 'watch=FALSE', 'watch=fAlSe', 'watch=0', 'limit=10'])(
     'GET configmaps?%s lists',
     async (query) => {
       const res = await client(server.url).get<{ kind: string; items: KubeObject[] }>(

@@ -1,4 +1,4 @@
-import { parseBool, type Verb } from '@listwatch/api';
+import { queryBool, type Verb } from '@listwatch/api';
 import type { RequestInfo } from '../registry/request-info.js';
 
 /** The Kubernetes verb of a resource request (RequestInfoFactory's verb rules). */
@@ -7,7 +7,7 @@ export function verbOf(
   info: RequestInfo,
   query: URLSearchParams,
 ): Verb | undefined {
-  const watch = info.legacyWatch || (query.get('watch') !== null && safeBool(query.get('watch')!));
+  const watch = info.legacyWatch || queryBool(query.getAll('watch'));
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -23,14 +23,5 @@ export function verbOf(
       return info.name !== undefined ? 'delete' : 'deletecollection';
     default:
       return undefined;
-  }
-}
-
-function safeBool(value: string): boolean {
-  try {
-    return parseBool(value);
-  } catch {
-    // parseListOptions reports the bad value with the right error; route as a watch.
-    return true;
   }
 }

@@ -13,7 +13,9 @@ export function accessLog(server: ServerContext): Koa.Middleware {
       const labels = ctx.state['request'] as RequestLabels | undefined;
       const verb = labels?.verb ?? ctx.method.toLowerCase();
       const resource = labels?.resource ?? '';
-      const code = ctx.respond === false ? 200 : ctx.status;
+      // A watch streams past koa (respond false) after its 200; errors() sets a code for the rest.
+      const code =
+        (ctx.state['code'] as number | undefined) ?? (ctx.respond === false ? 200 : ctx.status);
       server.metrics.requests.inc({ verb, resource, code: String(code) });
       server.metrics.requestDuration.observe({ verb, resource }, seconds);
       server.logger.debug('request', {

@@ -1,7 +1,11 @@
 import { toApiError } from '@listwatch/api';
 import type Koa from 'koa';
+import { ClientClosedRequest } from '../handlers/body.js';
 import { writeStatus } from '../handlers/response.js';
 import type { ServerContext } from '../server-context.js';
+
+/** What the access log counts a request the client abandoned as (nginx's 499). */
+export const CLIENT_CLOSED_REQUEST = 499;
 
 /** Every failure becomes a Kubernetes Status with its code; a 500 is logged, never its secrets. */
 export function errors(server: ServerContext): Koa.Middleware {
@@ -9,6 +13,12 @@ export function errors(server: ServerContext): Koa.Middleware {
     try {
       await next();
     } catch (err) {
+      if (err instanceof ClientClosedRequest) {
+        // Nobody is left to answer: the client's doing, not a server error.
+        ctx.state['code'] = CLIENT_CLOSED_REQUEST;
+        ctx.respond = false;
+        return;
+      }
       const apiError = toApiError(err);
       if (apiError.code >= 500) {
         server.logger.error('request failed', {

@@ -1,4 +1,4 @@
-import { ApiError } from '@listwatch/api';
+import { ApiError, queryBool } from '@listwatch/api';
 import type Koa from 'koa';
 import type { ServerContext } from '../server-context.js';
 
@@ -11,10 +11,7 @@ export interface InflightLimits {
 
 function isLongRunning(ctx: Koa.Context): boolean {
   if (ctx.method !== 'GET') return false;
-  const watch = ctx.query['watch'];
-  return (
-    ctx.path.includes('/watch/') || (watch !== undefined && watch !== 'false' && watch !== '0')
-  );
+  return ctx.path.includes('/watch/') || queryBool(ctx.query['watch']);
 }
 
 /**
