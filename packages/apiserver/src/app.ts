@@ -5,6 +5,7 @@ import { resourceRouter } from './handlers/resource-router.js';
 import { accessLog } from './middleware/access-log.js';
 import { errors } from './middleware/errors.js';
 import { health } from './middleware/health.js';
+import { hostFilter } from './middleware/host-filter.js';
 import { inflightLimits, type InflightLimits } from './middleware/limits.js';
 import { requestBody } from './middleware/request-body.js';
 import type { ServerContext } from './server-context.js';
@@ -15,6 +16,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.silent = true;
   app.use(accessLog(server));
   app.use(errors(server));
+  app.use(hostFilter(server.hostFilter));
   app.use(health(server));
   app.use(requestBody(server));
   app.use(inflightLimits(server, limits));

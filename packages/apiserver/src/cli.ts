@@ -37,6 +37,22 @@ export const FLAGS: readonly Flag[] = [
     apply: (o, v) => (o.port = int('port', v)),
   },
   {
+    name: 'accept-hosts',
+    help: 'Comma-separated regular expressions of host names to answer besides IP addresses and localhost (Host header) and to accept WebSocket pages from (Origin), e.g. ^my\\.host$.',
+    apply: (o, v) => {
+      o.acceptHosts = v.split(',').filter(Boolean);
+      for (const pattern of o.acceptHosts) {
+        try {
+          new RegExp(pattern);
+        } catch {
+          throw new Error(
+            `invalid value "${pattern}" for flag --accept-hosts: not a regular expression`,
+          );
+        }
+      }
+    },
+  },
+  {
     name: 'tls-cert-file',
     help: 'PEM certificate: serve HTTPS with HTTP/2 (ALPN) and HTTP/1.1 on the same port.',
     apply: (_o, v, f) => (f['cert'] = v),

@@ -1,6 +1,7 @@
 import type { Encoding, ItemEncodings } from '@listwatch/codec';
 import type { Logger, Storage } from '@listwatch/storage';
 import type { ApiServerMetrics } from './metrics.js';
+import type { HostFilter } from './middleware/host-filter.js';
 import type { ResourceRegistry } from './registry/resource-registry.js';
 
 /** What every handler needs: the registry, storage, settings, logging and metrics. */
@@ -20,6 +21,8 @@ export interface ServerContext {
    * undefined when `--watch-cache-list-encodings=false`.
    */
   listEncodings: Record<Encoding, ItemEncodings> | undefined;
+  /** Which Host and Origin headers are answered (no authentication: loopback and --accept-hosts). */
+  hostFilter: HostFilter;
   /** Set once SIGTERM is received: no new watches, writes finish. */
   shuttingDown: boolean;
 }

@@ -23,6 +23,7 @@ import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
 import { jsonLogger } from './logger.js';
 import { ApiServerMetrics } from './metrics.js';
+import { HostFilter } from './middleware/host-filter.js';
 import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
 import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-registry.js';
 import type { ServerContext } from './server-context.js';
@@ -66,6 +67,12 @@ export interface ApiServerOptions {
    * request's headers within this; an HTTP/2 connection with no stream open is closed after it.
    */
   requestHeaderTimeout?: number;
+  /**
+   * `--accept-hosts`: regular expressions for host names (beyond IP literals and localhost) that
+   * requests may name in Host and pages may come from (Origin); guards against DNS rebinding and
+   * cross-site watches while the server has no authentication.
+   */
+  acceptHosts?: string[];
   definitions?: readonly ResourceDefinition[];
   logger?: Logger;
   /** Bookmark frequency of the watch caches (kube: 1 min; tests shorten it). */
@@ -144,6 +151,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
     requestTimeoutMs: options.requestTimeout ?? 60_000,
+    hostFilter: HostFilter.parse(options.acceptHosts ?? []),
     listEncodings:
       options.watchCacheListEncodings === false
         ? undefined

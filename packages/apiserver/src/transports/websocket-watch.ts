@@ -17,6 +17,21 @@ function acceptKey(key: string): string {
   return createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
 }
 
+/** Key characters: base64 text. Its length is not checked, as golang.org/x/net/websocket does not. */
+const KEY_CHARS = /^[+/0-9A-Za-z]+={0,2}$/;
+
+/** RFC 6455 §4.2.1: version 13 and a key are required; anything else is 400. */
+function checkHandshake(req: IncomingMessage): void {
+  const version = req.headers['sec-websocket-version'];
+  if (version?.trim() !== '13')
+    throw ApiError.badRequest(
+      `unsupported WebSocket version ${JSON.stringify(version ?? '')}: only 13 is`,
+    );
+  const key = req.headers['sec-websocket-key']?.trim();
+  if (!key || !KEY_CHARS.test(key))
+    throw ApiError.badRequest('Sec-WebSocket-Key must be a base64 nonce');
+}
+
 /** Answers a failed upgrade with a plain HTTP Status response (kube does the same). */
 function reject(socket: Duplex, error: ApiError): void {
   const body = JSON.stringify(error.status);
@@ -53,6 +68,12 @@ export function webSocketWatch(
     if (i >= 0) headers[i] = `Sec-WebSocket-Accept: ${acceptKey(key)}`;
   });
   return (req, socket, head) => {
+    try {
+      checkHandshake(req);
+    } catch (err) {
+      reject(socket, toApiError(err));
+      return;
+    }
     const key = req.headers['sec-websocket-key'];
     if (typeof key === 'string' && key.trim() !== '' && !RFC_KEY.test(key.trim())) {
       originalKeys.set(req, key.trim());
@@ -68,6 +89,7 @@ export function webSocketWatch(
             '',
             'an Origin header is required for WebSocket watches',
           );
+        server.hostFilter.check(req.headers);
         const url = new URL(req.url ?? '/', 'http://localhost');
         const info = parseRequestInfo(url.pathname);
         const entry = info && server.registry.lookup(info.group, info.version, info.resource);
