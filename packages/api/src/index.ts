@@ -1,4 +1,5 @@
 export * from './object-meta.js';
+export * from './object-decoding.js';
 export * from './status.js';
 export * from './watch-event.js';
 export * from './field-error.js';

@@ -2,7 +2,7 @@ import { ApiError, type KubeObject } from '@listwatch/api';
 import { isStorageError } from '@listwatch/storage';
 import { applyPatch, patchMediaType, supportedPatchTypes } from '../patch/apply-patch.js';
 import { unsupportedPatchType } from '../patch/patch-error.js';
-import type { JsonObject } from '../patch/json-value.js';
+import { cloneJson, type JsonObject } from '../patch/json-value.js';
 import {
   fieldValidationOf,
   pruneUnknownFields,
@@ -12,7 +12,7 @@ import {
   type WriteOptionsKind,
 } from '../registry/field-validation.js';
 import { admitNamespace } from '../registry/namespace-lifecycle.js';
-import { asObject, prepareForCreate, prepareForUpdate } from '../registry/strategy.js';
+import { decodeObject, prepareForCreate, prepareForUpdate } from '../registry/strategy.js';
 import { decodeBody, readBody } from './body.js';
 import { interpret, isDryRun, objectKey, requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
@@ -22,19 +22,50 @@ async function body(scope: RequestScope): Promise<Buffer> {
   return readBody(scope.ctx.req, scope.server.maxRequestBodyBytes);
 }
 
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && /call stack/i.test(err.message);
+}
+
+/**
+ * Runs a step that works on what the client sent (decoding, patching, the strategy). ApiErrors
+ * pass; anything else thrown there is, as far as the client can tell, its input's doing: a 400,
+ * never a 500. A stack overflow is expected (JSON within kube's 10000 levels can still be too
+ * deep for recursion here); anything else means a check is missing, so it is logged.
+ */
+function fromInput<T>(scope: RequestScope, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    if (isStackOverflow(err))
+      throw ApiError.badRequest('the object is nested too deeply to be processed');
+    scope.server.logger.warn('a write failed on its input', {
+      method: scope.ctx.method,
+      path: scope.ctx.path,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
+    const message = err instanceof Error ? err.message : String(err);
+    throw ApiError.badRequest(`the request could not be processed: ${message}`);
+  }
+}
+
 /** Decodes a create/update body and drops its unknown fields, as fieldValidation says. */
-async function decodeObject(
+async function decodeWriteBody(
   scope: RequestScope,
   optionsKind: WriteOptionsKind,
 ): Promise<KubeObject> {
   const validation = fieldValidationOf(scope.query, optionsKind);
-  const object = asObject(decodeBody(await body(scope), scope.ctx.get('content-type')));
-  const unknown = pruneUnknownFields(scope.definition, object);
-  if (unknown.length && validation === 'Strict')
-    throw strictBodyError(scope.definition, object, unknown);
-  if (unknown.length && validation === 'Warn')
-    addWarnings(scope.ctx, unknownFieldMessages(unknown));
-  return object;
+  const raw = await body(scope);
+  return fromInput(scope, () => {
+    const decoded = decodeBody(raw, scope.ctx.get('content-type'));
+    const object = decodeObject(scope.definition, decoded, 'body');
+    const unknown = pruneUnknownFields(scope.definition, object);
+    if (unknown.length && validation === 'Strict')
+      throw strictBodyError(scope.definition, object, unknown);
+    if (unknown.length && validation === 'Warn')
+      addWarnings(scope.ctx, unknownFieldMessages(unknown));
+    return object;
+  });
 }
 
 function subresourceOf(scope: RequestScope): 'status' | undefined {
@@ -59,11 +90,8 @@ export async function createObject(scope: RequestScope): Promise<void> {
       'the server does not allow this method on the requested resource',
     );
   }
-  const object = prepareForCreate(
-    definition,
-    await decodeObject(scope, 'CreateOptions'),
-    scope.namespace,
-  );
+  const decoded = await decodeWriteBody(scope, 'CreateOptions');
+  const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
   const name = object.metadata.name ?? '';
   if (scope.namespace !== undefined) await admitNamespace(server.storage, scope.namespace);
   if (isDryRun(scope)) return writeObject(scope.ctx, 201, object, definition);
@@ -137,18 +165,21 @@ async function updateWith(
 export async function updateObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
   const subresource = subresourceOf(scope);
-  const incoming = await decodeObject(scope, 'UpdateOptions');
-  const updated = await updateWith(scope, name, (current) => {
-    const next = prepareForUpdate(
-      scope.definition,
-      structuredClone(incoming),
-      current,
-      subresource,
-    );
-    next.metadata.resourceVersion = incoming.metadata.resourceVersion ?? '';
-    if (next.metadata.resourceVersion === '') delete next.metadata.resourceVersion;
-    return next;
-  });
+  const incoming = await decodeWriteBody(scope, 'UpdateOptions');
+  const updated = await updateWith(scope, name, (current) =>
+    fromInput(scope, () => {
+      // A retry starts from the body as sent: the strategy changes what it is given.
+      const next = prepareForUpdate(
+        scope.definition,
+        cloneJson(incoming as unknown as JsonObject) as unknown as KubeObject,
+        current,
+        subresource,
+      );
+      next.metadata.resourceVersion = incoming.metadata.resourceVersion ?? '';
+      if (next.metadata.resourceVersion === '') delete next.metadata.resourceVersion;
+      return next;
+    }),
+  );
   writeObject(scope.ctx, 200, updated, scope.definition);
 }
 
@@ -164,23 +195,26 @@ export async function patchObject(scope: RequestScope): Promise<void> {
   const accepted = supportedPatchTypes({ group: definition.group, kind: definition.kind });
   if (!accepted.includes(patchMediaType(contentType))) throw unsupportedPatchType(accepted);
   let unknown: string[] = [];
-  const updated = await updateWith(scope, name, (current) => {
-    const patched = applyPatch(contentType, current as unknown as JsonObject, patch, {
-      group: definition.group,
-      kind: definition.kind,
-    }) as unknown as KubeObject;
-    // The patched object is decoded strictly (patch.go applyPatchToCurrentObject).
-    unknown = pruneUnknownFields(definition, asObject(patched));
-    if (unknown.length && validation === 'Strict')
-      throw ApiError.badRequest(strictDecodingMessage(unknown));
-    const requested = patched.metadata?.resourceVersion;
-    const next = prepareForUpdate(definition, asObject(patched), current, subresource);
-    // A resourceVersion the patch itself sets is a precondition; otherwise the read state is.
-    if (requested !== undefined && requested !== current.metadata.resourceVersion)
-      next.metadata.resourceVersion = requested;
-    else delete next.metadata.resourceVersion;
-    return next;
-  });
+  const updated = await updateWith(scope, name, (current) =>
+    fromInput(scope, () => {
+      const result = applyPatch(contentType, current as unknown as JsonObject, patch, {
+        group: definition.group,
+        kind: definition.kind,
+      });
+      // The patched object is decoded, strictly (patch.go applyPatchToCurrentObject).
+      const patched = decodeObject(definition, result, 'patch');
+      unknown = pruneUnknownFields(definition, patched);
+      if (unknown.length && validation === 'Strict')
+        throw ApiError.badRequest(strictDecodingMessage(unknown));
+      const requested = patched.metadata.resourceVersion;
+      const next = prepareForUpdate(definition, patched, current, subresource);
+      // A resourceVersion the patch itself sets is a precondition; otherwise the read state is.
+      if (requested !== undefined && requested !== current.metadata.resourceVersion)
+        next.metadata.resourceVersion = requested;
+      else delete next.metadata.resourceVersion;
+      return next;
+    }),
+  );
   if (validation === 'Warn') addWarnings(scope.ctx, unknownFieldMessages(unknown));
   writeObject(scope.ctx, 200, updated, definition);
 }
@@ -190,7 +224,15 @@ export async function patchObject(scope: RequestScope): Promise<void> {
  * only once, only to a pod not being deleted.
  */
 async function bindPod(scope: RequestScope, name: string): Promise<void> {
-  const binding = asObject(decodeBody(await body(scope), scope.ctx.get('content-type')));
+  const raw = await body(scope);
+  const binding = fromInput(scope, () =>
+    decodeObject(
+      scope.definition,
+      decodeBody(raw, scope.ctx.get('content-type')),
+      'body',
+      'Binding',
+    ),
+  );
   const target = binding['target'] as { name?: unknown } | undefined;
   const node = typeof target?.name === 'string' ? target.name : '';
   if (!node) {

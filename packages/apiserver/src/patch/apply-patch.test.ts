@@ -232,12 +232,12 @@ describe('applyPatch dispatches on Content-Type (apiserver handlers/patch.go)', 
     expect(error.status.details?.causes?.[0]?.field).toBe('patch');
   });
 
-  it('a strategic merge patch list item without its key is a 500 without a reason', () => {
+  it('a strategic merge patch list item without its key is a 400 (kube: a 500 without a reason)', () => {
     const error = failure(() =>
       applyPatch(STRATEGIC_MERGE_PATCH_TYPE, pod, '{"spec":{"containers":[{"image":"x"}]}}', 'Pod'),
     );
-    expect(error.code).toBe(500);
-    expect(error.status.reason).toBeUndefined();
+    expect(error.code).toBe(400);
+    expect(error.status.reason).toBe('BadRequest');
     expect(error.message).toBe('map: map[image:x] does not contain declared merge key: name');
   });
 

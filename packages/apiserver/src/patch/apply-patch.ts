@@ -1,4 +1,4 @@
-import { ApiError, fieldErrors } from '@listwatch/api';
+import { ApiError, exceedsJsonDepth, fieldErrors } from '@listwatch/api';
 import { applyJsonPatch } from './json-patch.js';
 import { mergePatch } from './merge-patch.js';
 import { badPatch, unsupportedPatchType } from './patch-error.js';
@@ -71,14 +71,20 @@ export function applyPatch(
   }
 }
 
-/** JSON.parse with Go's wording for an empty body; any syntax error is a 400. */
+/**
+ * JSON.parse with Go's wording for an empty body; any syntax error is a 400, and so is nesting
+ * deeper than Go's decoder allows (the engines below recurse).
+ */
 function parsePatch(text: string, prefix: string): JsonValue {
   if (text.trim() === '') throw badPatch(`${prefix}unexpected end of JSON input`);
+  let patch: JsonValue;
   try {
-    return JSON.parse(text) as JsonValue;
+    patch = JSON.parse(text) as JsonValue;
   } catch (error) {
     throw badPatch(`${prefix}${error instanceof Error ? error.message : String(error)}`);
   }
+  if (exceedsJsonDepth(patch)) throw badPatch(`${prefix}exceeded max depth`);
+  return patch;
 }
 
 /** kube decodes the patched JSON into the kind's type: anything but an object fails with 422. */

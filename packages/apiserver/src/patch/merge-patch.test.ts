@@ -57,9 +57,9 @@ describe('mergePatch (RFC 7386 as evanphx/json-patch applies it)', () => {
     expect(thrown(() => mergePatch({ a: 'foo' }, 7)).code).toBe(400);
   });
 
-  it('a null document cannot be patched: 500 Invalid JSON Document', () => {
+  it('a null document cannot be patched: 400 Invalid JSON Document (kube: 500)', () => {
     const error = thrown(() => mergePatch(null, { a: 1 }));
-    expect(error.code).toBe(500);
+    expect(error.code).toBe(400);
     expect(error.message).toBe('Invalid JSON Document');
   });
 

@@ -18,7 +18,7 @@ import {
 
 /** evanphx's errBadJSONPatch text; kube answers it with 400. */
 export const INVALID_MERGE_PATCH = 'Invalid JSON Patch';
-/** evanphx's errBadJSONDoc text; kube passes it through as a 500. */
+/** evanphx's errBadJSONDoc text; kube passes it through as a 500, we answer 400. */
 export const INVALID_MERGE_DOCUMENT = 'Invalid JSON Document';
 
 /**

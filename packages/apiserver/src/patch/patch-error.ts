@@ -26,11 +26,12 @@ export function unprocessablePatch(reason: string): ApiError {
 }
 
 /**
- * 500 with an empty reason: what kube's ErrorToAPIStatus makes of a plain Go error that the
- * patch engines return (for example a list item without its merge key).
+ * A plain error of the patch engines (for example a list item without its merge key). kube
+ * passes these through as a 500; they are the patch's fault, so here they are a 400 with the
+ * engine's text, like the engine errors kube does map (interpretStrategicMergePatchError).
  */
 export function patchEngineError(message: string): ApiError {
-  return new ApiError({ code: 500, message });
+  return ApiError.badRequest(message);
 }
 
 /** 415, worded like negotiation.NewUnsupportedMediaTypeError (which names only what is accepted). */

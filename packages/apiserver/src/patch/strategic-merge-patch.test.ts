@@ -555,12 +555,12 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
     );
   });
 
-  it('a list item without its merge key is a 500 naming the map (missing merge key should error out)', () => {
+  it('a list item without its merge key is a 400 naming the map (missing merge key should error out)', () => {
     const error = failure(() =>
       smp({ mergingList: [n(1, { value: 'a' })] }, { mergingList: [{ value: 'b' }] }),
     );
-    expect(error.code).toBe(500);
-    expect(error.reason).toBe('');
+    expect(error.code).toBe(400);
+    expect(error.reason).toBe('BadRequest');
     expect(error.message).toBe('map: map[value:b] does not contain declared merge key: name');
   });
 
@@ -574,7 +574,7 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
         },
       ),
     );
-    expect(error.code).toBe(500);
+    expect(error.code).toBe(400);
     expect(error.message).toContain("doesn't match $setElementOrder list");
   });
 
@@ -592,7 +592,7 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
     const error = failure(() =>
       smp({ mergingList: [n(1)] }, { mergingList: [n(1, { $patch: 'merge' })] }),
     );
-    expect(error.code).toBe(500);
+    expect(error.code).toBe(400);
     expect(error.message).toBe('merging lists cannot yet be specified in the patch');
   });
 
@@ -600,7 +600,7 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
     const error = failure(() =>
       smp({ simpleMap: { a: '1' } }, { simpleMap: { $patch: 'merge', a: '2' } }),
     );
-    expect(error.code).toBe(500);
+    expect(error.code).toBe(400);
     expect(error.message).toBe('unknown patch type: merge in map: map[$patch:merge a:2]');
   });
 
@@ -624,9 +624,9 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
     expect(error.status.details?.causes?.[0]?.message).toBe('lists of lists are not supported');
   });
 
-  it('mixed element types in a merged list are a 500', () => {
+  it('mixed element types in a merged list are a 400', () => {
     const error = failure(() => smp({ mergingIntList: [1] }, { mergingIntList: ['a'] }));
-    expect(error.code).toBe(500);
+    expect(error.code).toBe(400);
     expect(error.message).toBe('list element types are not identical: [[1] [a]]');
   });
 
@@ -661,11 +661,11 @@ describe('strategicMergePatch (k8s.io/apimachinery strategicpatch)', () => {
     expect(error.message).toBe('invalid patch format of primitive list');
   });
 
-  it('a $setElementOrder that is not a list is a 500', () => {
+  it('a $setElementOrder that is not a list is a 400', () => {
     const error = failure(() =>
       smp({ mergingIntList: [1] }, { '$setElementOrder/mergingIntList': 'x' }),
     );
-    expect(error.code).toBe(500);
+    expect(error.code).toBe(400);
     expect(error.message).toBe('expected a []interface {}, but received a string');
   });
 });

@@ -59,8 +59,8 @@ function badPatchType(directive: JsonValue | undefined, map: JsonObject): ApiErr
 /**
  * Applies a strategic merge patch to `original` using the struct metadata in `schema` and
  * returns the new object; neither input is changed. A `null` patch changes nothing.
- * Failures are ApiErrors with kube's codes: 400 for malformed directives, 422 for lists of
- * lists, 500 (no reason) for the rest, as kube passes those errors through.
+ * Failures are ApiErrors: 400 for malformed directives, 422 for lists of lists, as kube
+ * answers them, and 400 for the rest, which kube passes through as 500s (patchEngineError).
  */
 export function strategicMergePatch(
   original: JsonObject,

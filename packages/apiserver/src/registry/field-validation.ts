@@ -128,18 +128,25 @@ export function strictDecodingMessage(paths: readonly string[]): string {
 }
 
 /**
- * A strict create or update: kube's transformDecodeError wraps the decoding error with the kind
- * and version the body claimed (defaulted from the URL, as the decoder defaults them).
+ * kube's transformDecodeError: a body's decoding error, with the kind and version the body
+ * claimed (defaulted from the URL, as the decoder defaults them).
  */
+export function cannotBeHandled(
+  definition: ResourceDefinition,
+  body: Record<string, unknown>,
+  message: string,
+): string {
+  const kind = typeof body['kind'] === 'string' && body['kind'] ? body['kind'] : definition.kind;
+  const apiVersion = typeof body['apiVersion'] === 'string' ? body['apiVersion'] : '';
+  const version = apiVersion ? apiVersion.slice(apiVersion.indexOf('/') + 1) : definition.version;
+  return `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${definition.kind}: ${message}`;
+}
+
+/** A strict create or update with unknown fields: 400, worded by cannotBeHandled. */
 export function strictBodyError(
   definition: ResourceDefinition,
   body: KubeObject,
   paths: readonly string[],
 ): ApiError {
-  const kind = typeof body.kind === 'string' && body.kind ? body.kind : definition.kind;
-  const apiVersion = typeof body.apiVersion === 'string' ? body.apiVersion : '';
-  const version = apiVersion ? apiVersion.slice(apiVersion.indexOf('/') + 1) : definition.version;
-  return ApiError.badRequest(
-    `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${definition.kind}: ${strictDecodingMessage(paths)}`,
-  );
+  return ApiError.badRequest(cannotBeHandled(definition, body, strictDecodingMessage(paths)));
 }

@@ -1,13 +1,17 @@
 import {
   ApiError,
   apiVersionOf,
+  decodeTypedObject,
+  fieldErrors,
   generateName,
   validateObjectMeta,
+  type DecodeFailure,
   type FieldError,
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
 import { randomUUID } from 'node:crypto';
+import { cannotBeHandled } from './field-validation.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
@@ -59,17 +63,58 @@ export function checkTypeMeta(definition: ResourceDefinition, object: KubeObject
   }
 }
 
-/** Reads a request body as an object with metadata, or 400. */
-export function asObject(value: unknown): KubeObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw ApiError.badRequest('the body of the request must be a JSON object');
+/** Where a decoded object came from: kube words and codes a decoding failure by it. */
+export type DecodeSource = 'body' | 'patch';
+
+function decodeError(
+  definition: ResourceDefinition,
+  object: Record<string, unknown>,
+  failure: DecodeFailure,
+  source: DecodeSource,
+): ApiError {
+  const message = failure.typeMeta
+    ? `couldn't get version/kind; json parse error: ${failure.message}`
+    : failure.message;
+  if (source === 'body') {
+    // k8s.io/apiserver pkg/endpoints/handlers/rest.go transformDecodeError: a 400.
+    return ApiError.badRequest(
+      failure.typeMeta
+        ? `the object provided is unrecognized (must be of type ${definition.kind}): ${message}`
+        : cannotBeHandled(definition, object, message),
+    );
   }
-  const object = value as KubeObject;
-  if (object.metadata === undefined || object.metadata === null) object.metadata = {};
-  if (typeof object.metadata !== 'object' || Array.isArray(object.metadata)) {
-    throw ApiError.badRequest('metadata must be an object');
+  // handlers/patch.go: a patched object that does not decode is a 422 on `patch`.
+  return ApiError.invalid({ kind: '' }, '', [
+    fieldErrors.invalid('patch', jsonOrUndefined(object), message),
+  ]);
+}
+
+/** The object as JSON text, or nothing when it is too deep for JSON.stringify. */
+function jsonOrUndefined(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
   }
-  return object;
+}
+
+/**
+ * Decodes a request body or a patch result into an object of `definition`'s kind, as kube's
+ * typed decode does: TypeMeta and ObjectMeta must have their Go types (400 for a body, 422 for
+ * a patch) and nulls become Go zero values. Every create, update and patch goes through here
+ * before the strategy sees the object. `kind` names a body of another kind (pods/binding:
+ * Binding).
+ */
+export function decodeObject(
+  definition: ResourceDefinition,
+  value: unknown,
+  source: DecodeSource,
+  kind = definition.kind,
+): KubeObject {
+  if (!isRecord(value)) throw ApiError.badRequest('the body of the request must be a JSON object');
+  const failure = decodeTypedObject(value, kind);
+  if (failure) throw decodeError({ ...definition, kind }, value, failure, source);
+  return value as KubeObject;
 }
 
 /**

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { decodeTypedObject, exceedsJsonDepth, goTypes } from './object-decoding.js';
+
+/** `levels` nested objects, built without recursion. */
+function nested(levels: number): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  let at = root;
+  for (let i = 1; i < levels; i++) at = at['a'] = {};
+  return root;
+}
+
+describe('exceedsJsonDepth', () => {
+  it('counts objects and arrays as Go does: 10000 levels pass, 10001 do not, 100000 do not overflow', () => {
+    expect(exceedsJsonDepth(nested(10_000))).toBe(false);
+    expect(exceedsJsonDepth(nested(10_001))).toBe(true);
+    expect(exceedsJsonDepth(nested(100_000))).toBe(true);
+    expect(exceedsJsonDepth([[[1]]], 3)).toBe(false);
+    expect(exceedsJsonDepth([[[[]]]], 3)).toBe(true);
+    expect(exceedsJsonDepth('x', 0)).toBe(false);
+  });
+});
+
+describe('decodeTypedObject', () => {
+  const decode = (object: Record<string, unknown>, fields = {}) =>
+    decodeTypedObject(object, 'ConfigMap', fields)?.message;
+
+  it('accepts a well-typed object and leaves it as it is', () => {
+    const object = {
+      apiVersion: 'v1',
+      metadata: {
+        name: 'a',
+        generation: 3,
+        labels: { a: 'b' },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u', controller: true }],
+        finalizers: ['f'],
+        managedFields: [{ manager: 'm', fieldsV1: { 'f:data': {} } }],
+      },
+      data: { k: 5 },
+    };
+    const copy = structuredClone(object);
+    expect(decode(object)).toBeUndefined();
+    expect(object).toEqual(copy);
+  });
+
+  it.each([
+    [{ metadata: [] }, 'ConfigMap.metadata of type v1.ObjectMeta', 'array'],
+    [{ metadata: { uid: true } }, 'ObjectMeta.metadata.uid of type string', 'bool'],
+    [
+      { metadata: { labels: 'a=b' } },
+      'ObjectMeta.metadata.labels of type map[string]string',
+      'string',
+    ],
+    [{ metadata: { generation: '1' } }, 'ObjectMeta.metadata.generation of type int64', 'string'],
+    [
+      { metadata: { deletionGracePeriodSeconds: 2 ** 64 } },
+      'ObjectMeta.metadata.deletionGracePeriodSeconds of type int64',
+      `number ${2 ** 64}`,
+    ],
+    [
+      { metadata: { creationTimestamp: 5 } },
+      'ObjectMeta.metadata.creationTimestamp of type string',
+      'number',
+    ],
+    [
+      { metadata: { ownerReferences: {} } },
+      'ObjectMeta.metadata.ownerReferences of type []v1.OwnerReference',
+      'object',
+    ],
+    [
+      { metadata: { ownerReferences: [{ controller: 'yes' }] } },
+      'OwnerReference.metadata.ownerReferences.controller of type bool',
+      'string',
+    ],
+    [
+      { metadata: { managedFields: [{ operation: 1 }] } },
+      'ManagedFieldsEntry.metadata.managedFields.operation of type v1.ManagedFieldsOperationType',
+      'number',
+    ],
+  ])('%j: cannot unmarshal into %s', (object, field, what) => {
+    expect(decode(object)).toBe(`json: cannot unmarshal ${what} into Go struct field ${field}`);
+  });
+
+  it('reports apiVersion and kind as the type meta read, and depth before anything else', () => {
+    expect(decodeTypedObject({ kind: [] }, 'ConfigMap')).toEqual({
+      message: 'json: cannot unmarshal array into Go struct field .kind of type string',
+      typeMeta: true,
+    });
+    expect(decodeTypedObject({ kind: 5, data: nested(10_000) }, 'ConfigMap')).toEqual({
+      message: 'exceeded max depth',
+      typeMeta: true,
+    });
+  });
+
+  it('turns nulls into what Go decodes them to', () => {
+    const object: Record<string, unknown> = {
+      apiVersion: null,
+      metadata: {
+        name: null,
+        labels: { a: null },
+        annotations: null,
+        finalizers: [null],
+        ownerReferences: [null, { name: 'n', controller: null }],
+        managedFields: [null],
+      },
+    };
+    expect(decode(object)).toBeUndefined();
+    const empty = { apiVersion: '', kind: '', name: '', uid: '' };
+    expect(object).toEqual({
+      metadata: {
+        labels: { a: '' },
+        finalizers: [''],
+        ownerReferences: [empty, { ...empty, name: 'n' }],
+        managedFields: [{}],
+      },
+    });
+    const bare: Record<string, unknown> = { metadata: null };
+    expect(decode(bare)).toBeUndefined();
+    expect(bare).toEqual({ metadata: {} });
+  });
+
+  it("checks the kind's own fields", () => {
+    const fields = { data: { type: goTypes.map(goTypes.bytes) } };
+    expect(decodeTypedObject({ data: { a: 1 } }, 'Secret', fields)?.message).toBe(
+      'json: cannot unmarshal number into Go struct field Secret.data of type []uint8',
+    );
+  });
+});
