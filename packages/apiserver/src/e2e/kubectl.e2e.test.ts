@@ -515,6 +515,33 @@ describe('kubectl namespaces', () => {
   });
 });
 
+describe('kubectl secrets', () => {
+  it('apply -f of a secret with stringData stores it as base64 data: jsonpath reads it, get shows DATA 1, a changed manifest updates it', async () => {
+    const ns = await api.namespace('secret');
+    const manifest = (value: string) =>
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {a: ${value}}\n`;
+    kubectl.write('secret.yaml', manifest('b'));
+    const applied = await kubectl.run(['apply', '-f', 'secret.yaml', '-n', ns]);
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout.trim()).toBe('secret/s created');
+    const value = await kubectl.run(['get', 'secret', 's', '-n', ns, '-o', 'jsonpath={.data.a}']);
+    expect(value.stdout).toBe(Buffer.from('b').toString('base64'));
+    const table = await kubectl.run(['get', 'secret', 's', '-n', ns]);
+    expect(rows(table.stdout)).toEqual([
+      ['NAME', 'TYPE', 'DATA', 'AGE'],
+      ['s', 'Opaque', '1', expect.stringMatching(/^\d+s$/)],
+    ]);
+    // A re-apply sends stringData in a strategic merge patch: merged into data again.
+    kubectl.write('secret.yaml', manifest('c'));
+    const reapplied = await kubectl.run(['apply', '-f', 'secret.yaml', '-n', ns]);
+    expect(reapplied.stderr).toBe('');
+    expect(reapplied.stdout.trim()).toBe('secret/s configured');
+    const stored = (await api.get(`/api/v1/namespaces/${ns}/secrets/s`)).body;
+    expect(stored['data']).toEqual({ a: Buffer.from('c').toString('base64') });
+    expect(stored).not.toHaveProperty('stringData');
+  });
+});
+
 describe('server-side field validation (fieldValidation)', () => {
   const body = (extra: Record<string, unknown>) => ({ ...configMap('fv'), ...extra });
 

@@ -7,20 +7,77 @@ import {
   validateObjectMeta,
   type DecodeFailure,
   type FieldError,
+  type GoField,
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
 import { randomUUID } from 'node:crypto';
 import { cannotBeHandled } from './field-validation.js';
+import { secretStrategy } from './secret-strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
+
+/**
+ * What one resource adds to the generic steps below: kube's per-type registry strategy, with the
+ * defaulting and conversion its typed decode does.
+ */
+export interface ResourceStrategy {
+  /** The Go types of the kind's own fields, checked when the object is decoded. */
+  fields?: Readonly<Record<string, GoField>>;
+  /** Defaulting and v1 conversion, on every decoded body and patch result (e.g. stringData). */
+  decode?(object: KubeObject): void;
+  /** PrepareForCreate, after ObjectMeta validation: server-set fields of a new object. */
+  prepareForCreate?(object: KubeObject): void;
+  /** PrepareForUpdate: what an update keeps or sets whatever the client sent. */
+  prepareForUpdate?(next: KubeObject, current: KubeObject): void;
+  /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
+  validate?(object: KubeObject): FieldError[];
+}
 
 /**
  * Every namespace carries its name as this label, so selectors can pick namespaces by name
  * (namespace strategy Canonicalize, on create and update).
  */
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+const namespaceStrategy: ResourceStrategy = {
+  prepareForCreate(namespace) {
+    namespace.metadata.labels = {
+      ...namespace.metadata.labels,
+      [NAMESPACE_NAME_LABEL]: namespace.metadata.name ?? '',
+    };
+    namespace['spec'] = {
+      finalizers: ['kubernetes'],
+      ...(isRecord(namespace['spec']) ? namespace['spec'] : {}),
+    };
+    namespace['status'] = { phase: 'Active' };
+  },
+  prepareForUpdate(next, current) {
+    next.metadata.labels = {
+      ...next.metadata.labels,
+      [NAMESPACE_NAME_LABEL]: current.metadata.name ?? '',
+    };
+  },
+};
+
+const podStrategy: ResourceStrategy = {
+  // A new pod is Pending until a kubelet says otherwise.
+  prepareForCreate(pod) {
+    pod['status'] = { phase: 'Pending', ...(isRecord(pod['status']) ? pod['status'] : {}) };
+  },
+};
+
+/** The core group's strategies by plural; a resource without one gets the generic steps only. */
+const coreStrategies: Readonly<Record<string, ResourceStrategy>> = {
+  namespaces: namespaceStrategy,
+  pods: podStrategy,
+  secrets: secretStrategy,
+};
+
+function strategyOf(definition: ResourceDefinition): ResourceStrategy {
+  return (definition.group === '' && coreStrategies[definition.plural]) || {};
+}
 
 /** Fields outside spec that a write may not change through the main resource. */
 const SYSTEM_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'status']);
@@ -100,10 +157,10 @@ function jsonOrUndefined(value: unknown): string | undefined {
 
 /**
  * Decodes a request body or a patch result into an object of `definition`'s kind, as kube's
- * typed decode does: TypeMeta and ObjectMeta must have their Go types (400 for a body, 422 for
- * a patch) and nulls become Go zero values. Every create, update and patch goes through here
- * before the strategy sees the object. `kind` names a body of another kind (pods/binding:
- * Binding).
+ * typed decode does: TypeMeta, ObjectMeta and the kind's declared fields must have their Go
+ * types (400 for a body, 422 for a patch), nulls become Go zero values, and the kind's
+ * defaulting and conversion apply. Every create, update and patch goes through here before
+ * the strategy sees the object. `kind` names a body of another kind (pods/binding: Binding).
  */
 export function decodeObject(
   definition: ResourceDefinition,
@@ -112,9 +169,12 @@ export function decodeObject(
   kind = definition.kind,
 ): KubeObject {
   if (!isRecord(value)) throw ApiError.badRequest('the body of the request must be a JSON object');
-  const failure = decodeTypedObject(value, kind);
+  const strategy = kind === definition.kind ? strategyOf(definition) : {};
+  const failure = decodeTypedObject(value, kind, strategy.fields);
   if (failure) throw decodeError({ ...definition, kind }, value, failure, source);
-  return value as KubeObject;
+  const object = value as KubeObject;
+  strategy.decode?.(object);
+  return object;
 }
 
 /**
@@ -139,10 +199,14 @@ export function prepareForCreate(
     delete meta.namespace;
   }
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-  const errors = validateObjectMeta(meta, {
-    namespaced: definition.namespaced,
-    nameRule: definition.nameRule,
-  });
+  const strategy = strategyOf(definition);
+  const errors = [
+    ...validateObjectMeta(meta, {
+      namespaced: definition.namespaced,
+      nameRule: definition.nameRule,
+    }),
+    ...(strategy.validate?.(object) ?? []),
+  ];
   if (errors.length) throw invalid(definition, meta.name ?? '', errors);
   object.apiVersion = apiVersionOf(definition);
   object.kind = definition.kind;
@@ -153,23 +217,7 @@ export function prepareForCreate(
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   delete meta.selfLink;
-  if (definition.plural === 'pods') {
-    // A new pod is Pending until a kubelet says otherwise (pod strategy PrepareForCreate).
-    object['status'] = {
-      phase: 'Pending',
-      ...(isRecord(object['status']) ? object['status'] : {}),
-    };
-  }
-  // core/v1 SetDefaults_Secret.
-  if (definition.plural === 'secrets' && !object['type']) object['type'] = 'Opaque';
-  if (definition.plural === 'namespaces') {
-    meta.labels = { ...meta.labels, [NAMESPACE_NAME_LABEL]: meta.name ?? '' };
-    object['spec'] = {
-      finalizers: ['kubernetes'],
-      ...(isRecord(object['spec']) ? object['spec'] : {}),
-    };
-    object['status'] = { phase: 'Active' };
-  }
+  strategy.prepareForCreate?.(object);
   return object;
 }
 
@@ -217,13 +265,12 @@ export function prepareForUpdate(
       else delete result['status'];
     }
   }
-  if (definition.plural === 'secrets' && !result['type']) result['type'] = 'Opaque';
+  const strategy = strategyOf(definition);
   const meta = result.metadata;
   meta.name = name;
   if (definition.namespaced) meta.namespace = current.metadata.namespace ?? '';
   else delete meta.namespace;
-  if (definition.plural === 'namespaces')
-    meta.labels = { ...meta.labels, [NAMESPACE_NAME_LABEL]: name };
+  strategy.prepareForUpdate?.(result, current);
   if (current.metadata.uid !== undefined) meta.uid = current.metadata.uid;
   if (current.metadata.creationTimestamp !== undefined)
     meta.creationTimestamp = current.metadata.creationTimestamp;
@@ -235,10 +282,13 @@ export function prepareForUpdate(
   result.apiVersion = apiVersionOf(definition);
   result.kind = definition.kind;
   const { generateName: _generated, ...identity } = meta;
-  const errors = validateObjectMeta(identity, {
-    namespaced: definition.namespaced,
-    nameRule: definition.nameRule,
-  }).filter((e) => e.field !== 'metadata.name' || !current.metadata.name);
+  const errors = [
+    ...validateObjectMeta(identity, {
+      namespaced: definition.namespaced,
+      nameRule: definition.nameRule,
+    }).filter((e) => e.field !== 'metadata.name' || !current.metadata.name),
+    ...(strategy.validate?.(result) ?? []),
+  ];
   if (errors.length) throw invalid(definition, name, errors);
   return result;
 }
