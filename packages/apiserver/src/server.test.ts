@@ -48,24 +48,37 @@ describe('two apiservers on one etcd', () => {
   });
 });
 
+/** Memory storage whose create of a `held` object waits until released: a write in progress. */
+class HeldWriteStorage extends MemoryStorage {
+  private gate: Promise<void> | undefined;
+  release: () => void = () => undefined;
+
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.release = resolve));
+  }
+
+  override async create(key: string, object: KubeObject): Promise<KubeObject> {
+    if (key.endsWith('/held')) await this.gate;
+    return super.create(key, object);
+  }
+}
+
 describe('limits and bad input', () => {
   let server: RunningApiServer;
+  const storage = new HeldWriteStorage({ compactionInterval: 0 });
   beforeAll(async () => {
-    server = await testServer(new MemoryStorage({ compactionInterval: 0 }), {
-      maxMutatingRequestsInflight: 1,
-    });
+    server = await testServer(storage, { maxMutatingRequestsInflight: 1 });
   });
   afterAll(() => server.close());
 
   it('past --max-mutating-requests-inflight a write is 429 with Retry-After, and watches are not counted', async () => {
-    const port = new URL(server.url).port;
-    // Hold the only mutating slot with a request whose body never finishes.
-    const socket = connect(Number(port), '127.0.0.1');
-    await once(socket, 'connect');
-    socket.write(
-      `POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
-    );
-    await new Promise((r) => setTimeout(r, 200));
+    // Hold the only mutating slot with a write that storage has not finished.
+    storage.hold();
+    const held = client(server.url).post('/api/v1/namespaces/default/configmaps', cm('held'));
+    const inflight = async () => (await fetch(`${server.url}/metrics`)).text();
+    await expect
+      .poll(inflight)
+      .toMatch(/apiserver_current_inflight_requests\{request_kind="mutating"\} 1/);
     const watch = openWatch(server.url, '/api/v1/namespaces/default/configmaps?watch=1');
     const res = await client(server.url).post<Status>(
       '/api/v1/namespaces/default/configmaps',
@@ -74,14 +87,12 @@ describe('limits and bad input', () => {
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('1');
     expect(res.body.reason).toBe('TooManyRequests');
-    socket.destroy();
+    storage.release();
+    expect((await held).status).toBe(201);
     await watch.close();
-    await expect
-      .poll(
-        async () =>
-          (await client(server.url).post('/api/v1/namespaces/default/configmaps', cm('y'))).status,
-      )
-      .toBe(201);
+    expect(
+      (await client(server.url).post('/api/v1/namespaces/default/configmaps', cm('y'))).status,
+    ).toBe(201);
   });
 
   it('a client that resets its connection before sending a byte never takes the server down', async () => {
