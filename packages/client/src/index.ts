@@ -1,5 +1,5 @@
-export { realClock, type Clock, type ClockTimer } from './clock.js';
-export { FakeClock } from './fake-clock.js';
+export { realClock, type Clock, type ClockTimer } from './util/clock.js';
+export { FakeClock } from './util/fake-clock.js';
 
 export {
   DeletedFinalStateUnknown,
@@ -55,9 +55,9 @@ export {
   type RateLimiter,
 } from './workqueue/rate-limiters.js';
 
-export { jsonLineLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
-export { sleep } from './sleep.js';
-export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff.js';
+export { jsonLineLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';
+export { sleep } from './util/sleep.js';
+export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './util/backoff.js';
 export {
   ConnectionError,
   WatchIdleError,
@@ -67,7 +67,7 @@ export {
   isTooLargeResourceVersion,
   isTooManyRequests,
   reasonForCode,
-} from './client-errors.js';
+} from './rest/errors.js';
 export {
   anonymousCredentials,
   basicAuth,
@@ -77,14 +77,14 @@ export {
   type CredentialProvider,
   type Credentials,
   type TokenFileOptions,
-} from './credentials.js';
+} from './clientcmd/credentials.js';
 export {
   EXEC_API_VERSIONS,
   ExecCredentialProvider,
   type ExecClusterInfo,
   type ExecConfig,
   type ExecCredentialOptions,
-} from './exec-credential.js';
+} from './clientcmd/exec-credential.js';
 export {
   KubeConfig,
   KubeConfigError,
@@ -99,15 +99,15 @@ export {
   type RestConfig,
   type RestConfigOptions,
   type TlsConfig,
-} from './kubeconfig.js';
-export { listParamsToQuery, type ListParams, type TweakListOptions } from './list-params.js';
+} from './clientcmd/kubeconfig.js';
+export { listParamsToQuery, type ListParams, type TweakListOptions } from './rest/list-params.js';
 export {
   DEFAULT_PAGE_SIZE,
   ListPager,
   type ListPage,
   type ListPagerOptions,
   type PageFunc,
-} from './list-pager.js';
+} from './pager/list-pager.js';
 export {
   PATCH_CONTENT_TYPES,
   ResourceClient,
@@ -121,7 +121,7 @@ export {
   type RestClientOptions,
   type RetryOptions,
   type WriteOptions,
-} from './rest-client.js';
+} from './rest/client.js';
 export {
   bearerSubprotocol,
   DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS,
@@ -130,7 +130,7 @@ export {
   type WatchStream,
   type WatchStreamOptions,
   type WatchTransport,
-} from './watch-stream.js';
+} from './rest/watch-stream.js';
 
 export type { ListerWatcher } from './cache/lister-watcher.js';
 export { Reflector, type ReflectorOptions, type ReflectorStore } from './cache/reflector.js';
@@ -155,7 +155,12 @@ export {
   type InformerOptions,
 } from './cache/informer-factory.js';
 
-export { Controller, deletedObject, enqueueKeys, type ControllerOptions } from './controller.js';
+export {
+  Controller,
+  deletedObject,
+  enqueueKeys,
+  type ControllerOptions,
+} from './controller/controller.js';
 export {
   formatMicroTime,
   LeaderElector,
@@ -165,7 +170,7 @@ export {
   type LeaderElectionRecord,
   type Lease,
   type ResourceLock,
-} from './leader-election.js';
+} from './leaderelection/leader-election.js';
 export {
   ADD,
   CHANGE,
@@ -178,4 +183,4 @@ export {
   type Informer,
   type InformerEvent,
   type MakeInformerOptions,
-} from './make-informer.js';
+} from './cache/make-informer.js';

@@ -8,8 +8,8 @@ import { MemoryStorage } from '@listwatch/storage';
 import { tempDir } from '@listwatch/testing';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { silentLogger } from './logger.js';
-import { RestClient } from './rest-client.js';
+import { silentLogger } from './util/logger.js';
+import { RestClient } from './rest/client.js';
 import { eventually } from './testing/eventually.js';
 import { configMap } from './testing/fixtures.js';
 

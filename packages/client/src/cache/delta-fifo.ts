@@ -1,5 +1,5 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
-import { Deque } from '../deque.js';
+import { Deque } from '../util/deque.js';
 import { FifoState } from './fifo-state.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { newestDelta, type Delta, type DeltaType, type Deltas } from './delta.js';

@@ -1,5 +1,5 @@
 import { toApiError, type KubeObject } from '@listwatch/api';
-import { Cond } from '../cond.js';
+import { Cond } from '../util/cond.js';
 import type { Deltas } from './delta.js';
 import type { PopProcessFunc } from './queue.js';
 

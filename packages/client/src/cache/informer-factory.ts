@@ -1,10 +1,10 @@
 import { toApiError, type KubeObject } from '@listwatch/api';
-import type { BackoffOptions } from '../backoff.js';
-import type { Clock } from '../clock.js';
-import type { ListParams, TweakListOptions } from '../list-params.js';
-import type { Logger } from '../logger.js';
-import type { ResourceRef, RestClient } from '../rest-client.js';
-import type { WatchStreamOptions } from '../watch-stream.js';
+import type { BackoffOptions } from '../util/backoff.js';
+import type { Clock } from '../util/clock.js';
+import type { ListParams, TweakListOptions } from '../rest/list-params.js';
+import type { Logger } from '../util/logger.js';
+import type { ResourceRef, RestClient } from '../rest/client.js';
+import type { WatchStreamOptions } from '../rest/watch-stream.js';
 import type { Indexers } from './indexer.js';
 import type { ListerWatcher } from './lister-watcher.js';
 import type { TransformFunc } from './queue.js';

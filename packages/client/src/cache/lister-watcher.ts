@@ -1,6 +1,6 @@
 import type { KubeList, KubeObject } from '@listwatch/api';
-import type { ListParams } from '../list-params.js';
-import type { WatchStream } from '../watch-stream.js';
+import type { ListParams } from '../rest/list-params.js';
+import type { WatchStream } from '../rest/watch-stream.js';
 
 /**
  * Where a reflector gets its data (client-go tools/cache ListerWatcher): a LIST and a WATCH of

@@ -1,6 +1,6 @@
 import type { KubeObject } from '@listwatch/api';
-import { Deque } from '../deque.js';
-import { errorField, silentLogger, type Logger } from '../logger.js';
+import { Deque } from '../util/deque.js';
+import { errorField, silentLogger, type Logger } from '../util/logger.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-func.js';
 

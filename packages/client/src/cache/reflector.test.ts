@@ -1,7 +1,7 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionError } from '../client-errors.js';
-import { FakeClock } from '../fake-clock.js';
+import { ConnectionError } from '../rest/errors.js';
+import { FakeClock } from '../util/fake-clock.js';
 import { CacheCluster } from '../testing/cache-cluster.js';
 import { eventually } from '../testing/eventually.js';
 import { FaultyListerWatcher } from '../testing/faulty-lister-watcher.js';

@@ -6,20 +6,20 @@ import {
   type Status,
   type WatchEvent,
 } from '@listwatch/api';
-import { Backoff, type BackoffOptions } from '../backoff.js';
+import { Backoff, type BackoffOptions } from '../util/backoff.js';
 import {
   ConnectionError,
   isConnectionRefused,
   isExpired,
   isTooLargeResourceVersion,
   isTooManyRequests,
-} from '../client-errors.js';
-import { realClock, type Clock } from '../clock.js';
-import { DEFAULT_PAGE_SIZE, ListPager } from '../list-pager.js';
-import type { ListParams } from '../list-params.js';
-import { errorField, silentLogger, type Logger } from '../logger.js';
-import { sleep } from '../sleep.js';
-import type { WatchStream } from '../watch-stream.js';
+} from '../rest/errors.js';
+import { realClock, type Clock } from '../util/clock.js';
+import { DEFAULT_PAGE_SIZE, ListPager } from '../pager/list-pager.js';
+import type { ListParams } from '../rest/list-params.js';
+import { errorField, silentLogger, type Logger } from '../util/logger.js';
+import { sleep } from '../util/sleep.js';
+import type { WatchStream } from '../rest/watch-stream.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-func.js';
 import type { ListerWatcher } from './lister-watcher.js';
 import { newStore } from './store.js';

@@ -1,8 +1,8 @@
 import { ApiError, findBuiltinResource, type KubeObject } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { jsonLineLogger, silentLogger, type Logger } from '../logger.js';
-import { RestClient, type ResourceClient } from '../rest-client.js';
+import { jsonLineLogger, silentLogger, type Logger } from '../util/logger.js';
+import { RestClient, type ResourceClient } from '../rest/client.js';
 import { backends } from '../testing/backends.js';
 import { eventually } from '../testing/eventually.js';
 import { configMap } from '../testing/fixtures.js';

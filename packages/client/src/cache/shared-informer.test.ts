@@ -1,7 +1,7 @@
 import type { KubeObject } from '@listwatch/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../fake-clock.js';
-import type { ListParams } from '../list-params.js';
+import { FakeClock } from '../util/fake-clock.js';
+import type { ListParams } from '../rest/list-params.js';
 import { CacheCluster } from '../testing/cache-cluster.js';
 import { eventually } from '../testing/eventually.js';
 import { FaultyListerWatcher } from '../testing/faulty-lister-watcher.js';

@@ -10,8 +10,8 @@ import {
 } from '@listwatch/api';
 import { Cacher, MemoryStorage, SelectionPredicate, type CacheWatcher } from '@listwatch/storage';
 import type { ListerWatcher } from '../cache/lister-watcher.js';
-import type { ListParams } from '../list-params.js';
-import type { WatchStream } from '../watch-stream.js';
+import type { ListParams } from '../rest/list-params.js';
+import type { WatchStream } from '../rest/watch-stream.js';
 
 export interface CacheClusterOptions {
   /** Watch cache window (`--default-watch-cache-size`); small makes old RVs fall out fast. */

@@ -1,8 +1,8 @@
 import { ApiError, type KubeList, type KubeObject, type WatchEvent } from '@listwatch/api';
 import type { ListerWatcher } from '../cache/lister-watcher.js';
-import { ConnectionError } from '../client-errors.js';
-import type { ListParams } from '../list-params.js';
-import type { WatchStream } from '../watch-stream.js';
+import { ConnectionError } from '../rest/errors.js';
+import type { ListParams } from '../rest/list-params.js';
+import type { WatchStream } from '../rest/watch-stream.js';
 
 /** One call the lister-watcher saw, and how it ended. */
 interface Call {

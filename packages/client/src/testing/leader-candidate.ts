@@ -8,8 +8,8 @@
  * new holder, and `stopped <id>` when it stops leading. SIGTERM stops it cleanly.
  */
 import { findBuiltinResource } from '@listwatch/api';
-import { LeaderElector, LeaseLock, type Lease } from '../leader-election.js';
-import { RestClient } from '../rest-client.js';
+import { LeaderElector, LeaseLock, type Lease } from '../leaderelection/leader-election.js';
+import { RestClient } from '../rest/client.js';
 
 const [server, lease, identity, leaseMs, renewMs, retryMs] = process.argv.slice(2);
 if (!server || !lease?.includes('/') || !identity || !leaseMs || !renewMs || !retryMs) {

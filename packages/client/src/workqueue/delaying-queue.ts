@@ -1,4 +1,4 @@
-import type { ClockTimer } from '../clock.js';
+import type { ClockTimer } from '../util/clock.js';
 import { WorkQueue, type WorkQueueOptions } from './queue.js';
 
 interface Waiting<T> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../fake-clock.js';
+import { FakeClock } from '../util/fake-clock.js';
 import { DelayingQueue } from './delaying-queue.js';
 import { InMemoryWorkQueueMetrics } from './metrics.js';
 import { WorkQueue } from './queue.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../util/clock.js';
 
 /**
  * Where a work queue reports what controller dashboards watch (client-go

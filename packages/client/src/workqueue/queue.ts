@@ -1,6 +1,6 @@
-import { realClock, type Clock, type ClockTimer } from '../clock.js';
-import { Cond } from '../cond.js';
-import { Deque } from '../deque.js';
+import { realClock, type Clock, type ClockTimer } from '../util/clock.js';
+import { Cond } from '../util/cond.js';
+import { Deque } from '../util/deque.js';
 import { noopWorkQueueMetrics, QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
 
 export interface WorkQueueOptions {

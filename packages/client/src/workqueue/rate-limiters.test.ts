@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../fake-clock.js';
+import { FakeClock } from '../util/fake-clock.js';
 import {
   BucketRateLimiter,
   defaultControllerRateLimiter,

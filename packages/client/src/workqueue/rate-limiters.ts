@@ -1,4 +1,4 @@
-import { realClock, type Clock } from '../clock.js';
+import { realClock, type Clock } from '../util/clock.js';
 
 /**
  * Decides how long an item waits before it is retried (client-go

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../fake-clock.js';
+import { FakeClock } from '../util/fake-clock.js';
 import { InMemoryWorkQueueMetrics } from './metrics.js';
 import { ItemExponentialFailureRateLimiter } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';

@@ -4,11 +4,11 @@ import type { RunningApiServer } from '@listwatch/apiserver';
 import { encodeCborWatchEvent } from '@listwatch/codec';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, WatchIdleError } from './client-errors.js';
-import type { CredentialProvider } from './credentials.js';
-import { RestClient, type RestClientOptions } from './rest-client.js';
-import { eventually } from './testing/eventually.js';
-import { configMap } from './testing/fixtures.js';
+import { ConnectionError, WatchIdleError } from './errors.js';
+import type { CredentialProvider } from '../clientcmd/credentials.js';
+import { RestClient, type RestClientOptions } from './client.js';
+import { eventually } from '../testing/eventually.js';
+import { configMap } from '../testing/fixtures.js';
 import {
   acceptWebSocket,
   json,
@@ -17,9 +17,9 @@ import {
   TestServer,
   webSocketClose,
   webSocketFrame,
-} from './testing/test-server.js';
-import { startTlsApiServer } from './testing/tls-apiserver.js';
-import type { TestPki } from './testing/tls.js';
+} from '../testing/test-server.js';
+import { startTlsApiServer } from '../testing/tls-apiserver.js';
+import type { TestPki } from '../testing/tls.js';
 import {
   bearerSubprotocol,
   DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS,

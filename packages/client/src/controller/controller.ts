@@ -1,13 +1,13 @@
 import type { KubeObject } from '@listwatch/api';
-import { DeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
-import { deletionHandlingMetaNamespaceKeyFunc } from './cache/key-func.js';
-import type { EventHandler } from './cache/processor-listener.js';
-import { waitForCacheSync } from './cache/shared-informer.js';
-import type { Clock } from './clock.js';
-import { errorField, silentLogger, type Logger } from './logger.js';
-import { RateLimitingQueue } from './workqueue/rate-limiting-queue.js';
-import type { RateLimiter } from './workqueue/rate-limiters.js';
-import type { WorkQueueMetrics } from './workqueue/metrics.js';
+import { DeletedFinalStateUnknown } from '../cache/deleted-final-state-unknown.js';
+import { deletionHandlingMetaNamespaceKeyFunc } from '../cache/key-func.js';
+import type { EventHandler } from '../cache/processor-listener.js';
+import { waitForCacheSync } from '../cache/shared-informer.js';
+import type { Clock } from '../util/clock.js';
+import { errorField, silentLogger, type Logger } from '../util/logger.js';
+import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
+import type { RateLimiter } from '../workqueue/rate-limiters.js';
+import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 
 export interface ControllerOptions<K> {
   name: string;

@@ -8,15 +8,15 @@ import {
 import { encodeCbor } from '@listwatch/codec';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError } from './client-errors.js';
-import { bearerToken } from './credentials.js';
-import { FakeClock } from './fake-clock.js';
-import { jsonLineLogger } from './logger.js';
-import { RestClient, type ResourceClient, type RestClientOptions } from './rest-client.js';
-import { eventually } from './testing/eventually.js';
-import { configMap } from './testing/fixtures.js';
-import { json, startStream, statusBody, TestServer } from './testing/test-server.js';
-import { makeTestPki, type TestPki } from './testing/tls.js';
+import { ConnectionError } from './errors.js';
+import { bearerToken } from '../clientcmd/credentials.js';
+import { FakeClock } from '../util/fake-clock.js';
+import { jsonLineLogger } from '../util/logger.js';
+import { RestClient, type ResourceClient, type RestClientOptions } from './client.js';
+import { eventually } from '../testing/eventually.js';
+import { configMap } from '../testing/fixtures.js';
+import { json, startStream, statusBody, TestServer } from '../testing/test-server.js';
+import { makeTestPki, type TestPki } from '../testing/tls.js';
 
 const def = (plural: string): ResourceDefinition => findBuiltinResource(plural)!;
 const NO_WAIT = { backoff: { initialMs: 1, maxMs: 2 } };

@@ -11,23 +11,27 @@ import {
 } from '@listwatch/api';
 import { decodeCbor, isCodecError, JsonListDecoder, type Encoding } from '@listwatch/codec';
 import { Agent, Client, ProxyAgent, request, type Dispatcher } from 'undici';
-import { Backoff, type BackoffOptions } from './backoff.js';
-import type { ListerWatcher } from './cache/lister-watcher.js';
+import { Backoff, type BackoffOptions } from '../util/backoff.js';
+import type { ListerWatcher } from '../cache/lister-watcher.js';
 import {
   ConnectionError,
   errorFromResponse,
   parseRetryAfter,
   requestTimeoutError,
   toConnectionError,
-} from './client-errors.js';
-import { realClock, type Clock } from './clock.js';
-import { anonymousCredentials, type CredentialProvider, type Credentials } from './credentials.js';
-import type { KubeConfig, RestConfig, TlsConfig } from './kubeconfig.js';
-import { ListPager, type ListPage, type ListPagerOptions } from './list-pager.js';
+} from './errors.js';
+import { realClock, type Clock } from '../util/clock.js';
+import {
+  anonymousCredentials,
+  type CredentialProvider,
+  type Credentials,
+} from '../clientcmd/credentials.js';
+import type { KubeConfig, RestConfig, TlsConfig } from '../clientcmd/kubeconfig.js';
+import { ListPager, type ListPage, type ListPagerOptions } from '../pager/list-pager.js';
 import { listParamsToQuery, type ListParams, type TweakListOptions } from './list-params.js';
-import { errorField, silentLogger, type Logger } from './logger.js';
+import { errorField, silentLogger, type Logger } from '../util/logger.js';
 import { checkProxyUrl, proxyFor, redactProxyUrl } from './proxy.js';
-import { abortedError, sleep } from './sleep.js';
+import { abortedError, sleep } from '../util/sleep.js';
 import { ObjectSlimmer } from './object-slimmer.js';
 import {
   defaultIdleTimeoutMs,

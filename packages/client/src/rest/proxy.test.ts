@@ -2,16 +2,16 @@ import { findBuiltinResource, isApiError, type KubeObject } from '@listwatch/api
 import type { RunningApiServer } from '@listwatch/apiserver';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from './kubeconfig.js';
-import { jsonLineLogger } from './logger.js';
+import { KubeConfig } from '../clientcmd/kubeconfig.js';
+import { jsonLineLogger } from '../util/logger.js';
 import { checkProxyUrl, proxyFor, redactProxyUrl } from './proxy.js';
-import { RestClient, type RestClientOptions } from './rest-client.js';
-import { ConnectProxy } from './testing/connect-proxy.js';
-import { Socks5Proxy } from './testing/socks5-proxy.js';
-import { configMap } from './testing/fixtures.js';
-import { json, TestServer } from './testing/test-server.js';
-import { startTlsApiServer } from './testing/tls-apiserver.js';
-import type { TestPki } from './testing/tls.js';
+import { RestClient, type RestClientOptions } from './client.js';
+import { ConnectProxy } from '../testing/connect-proxy.js';
+import { Socks5Proxy } from '../testing/socks5-proxy.js';
+import { configMap } from '../testing/fixtures.js';
+import { json, TestServer } from '../testing/test-server.js';
+import { startTlsApiServer } from '../testing/tls-apiserver.js';
+import type { TestPki } from '../testing/tls.js';
 
 const https = new URL('https://api.example.com:6443');
 const http = new URL('http://api.example.com');

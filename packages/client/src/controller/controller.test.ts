@@ -1,12 +1,12 @@
 import { findBuiltinResource, type KubeObject } from '@listwatch/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SharedInformerFactory } from './cache/informer-factory.js';
+import { SharedInformerFactory } from '../cache/informer-factory.js';
 import { Controller, deletedObject, enqueueKeys } from './controller.js';
-import { DeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
-import { CacheCluster } from './testing/cache-cluster.js';
-import { eventually } from './testing/eventually.js';
-import { configMap } from './testing/fixtures.js';
-import { ItemExponentialFailureRateLimiter } from './workqueue/rate-limiters.js';
+import { DeletedFinalStateUnknown } from '../cache/deleted-final-state-unknown.js';
+import { CacheCluster } from '../testing/cache-cluster.js';
+import { eventually } from '../testing/eventually.js';
+import { configMap } from '../testing/fixtures.js';
+import { ItemExponentialFailureRateLimiter } from '../workqueue/rate-limiters.js';
 
 describe('Controller (kubernetes/sample-controller)', () => {
   let cluster: CacheCluster;

@@ -6,12 +6,12 @@ import { findBuiltinResource } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { MemoryStorage } from '@listwatch/storage';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SharedInformerFactory } from './cache/informer-factory.js';
+import { SharedInformerFactory } from '../cache/informer-factory.js';
 import { formatMicroTime, LeaderElector, LeaseLock, type Lease } from './leader-election.js';
-import { silentLogger } from './logger.js';
-import { RestClient } from './rest-client.js';
-import { eventually } from './testing/eventually.js';
-import { PausableProxy } from './testing/pausable-proxy.js';
+import { silentLogger } from '../util/logger.js';
+import { RestClient } from '../rest/client.js';
+import { eventually } from '../testing/eventually.js';
+import { PausableProxy } from '../testing/pausable-proxy.js';
 
 const leases = findBuiltinResource('leases')!;
 // Short but in client-go's proportions: leaseDuration > renewDeadline > 1.2 × retryPeriod, the
@@ -185,7 +185,7 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
 
   /** A candidate in a process of its own (src/testing/leader-candidate.ts). */
   function candidateProcess(identity: string, lease: string) {
-    const script = fileURLToPath(new URL('./testing/leader-candidate.ts', import.meta.url));
+    const script = fileURLToPath(new URL('../testing/leader-candidate.ts', import.meta.url));
     const child = spawn(
       process.execPath,
       [
@@ -200,7 +200,7 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
         String(TIMING.renewDeadlineMs),
         String(TIMING.retryPeriodMs),
       ],
-      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const lines: string[] = [];
     let stderr = '';

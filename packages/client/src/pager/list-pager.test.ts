@@ -1,6 +1,6 @@
 import { ApiError, type KubeList, type KubeObject } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
-import type { ListParams } from './list-params.js';
+import type { ListParams } from '../rest/list-params.js';
 import { ListPager } from './list-pager.js';
 
 const pod = (name: string): KubeObject => ({

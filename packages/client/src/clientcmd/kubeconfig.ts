@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ApiError } from '@listwatch/api';
 import { parse as parseYaml } from 'yaml';
-import type { Clock } from './clock.js';
+import type { Clock } from '../util/clock.js';
 import {
   anonymousCredentials,
   basicAuth,
@@ -17,7 +17,7 @@ import {
   type ExecClusterInfo,
   type ExecConfig,
 } from './exec-credential.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../util/logger.js';
 
 export interface KubeConfigCluster {
   name: string;

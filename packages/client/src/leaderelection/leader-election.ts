@@ -1,8 +1,8 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
-import { realClock, type Clock } from './clock.js';
-import { errorField, silentLogger, type Logger } from './logger.js';
-import type { ResourceClient } from './rest-client.js';
-import { sleep } from './sleep.js';
+import { realClock, type Clock } from '../util/clock.js';
+import { errorField, silentLogger, type Logger } from '../util/logger.js';
+import type { ResourceClient } from '../rest/client.js';
+import { sleep } from '../util/sleep.js';
 
 /** What the lock stores (client-go resourcelock.LeaderElectionRecord); times in epoch ms. */
 export interface LeaderElectionRecord {

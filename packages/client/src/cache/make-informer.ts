@@ -1,14 +1,14 @@
 import { ApiError, findBuiltinResource, objectKey, type KubeObject } from '@listwatch/api';
-import type { DeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
-import { isDeletedFinalStateUnknown } from './cache/deleted-final-state-unknown.js';
-import { splitMetaNamespaceKey } from './cache/key-func.js';
-import type { ListerWatcher } from './cache/lister-watcher.js';
-import { SharedIndexInformer } from './cache/shared-informer.js';
-import type { KubeConfig } from './kubeconfig.js';
-import type { ListParams } from './list-params.js';
-import type { Logger } from './logger.js';
-import { RestClient, type ResourceRef, type RestClientOptions } from './rest-client.js';
-import type { RestConfig } from './kubeconfig.js';
+import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
+import { isDeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
+import { splitMetaNamespaceKey } from './key-func.js';
+import type { ListerWatcher } from './lister-watcher.js';
+import { SharedIndexInformer } from './shared-informer.js';
+import type { KubeConfig } from '../clientcmd/kubeconfig.js';
+import type { ListParams } from '../rest/list-params.js';
+import type { Logger } from '../util/logger.js';
+import { RestClient, type ResourceRef, type RestClientOptions } from '../rest/client.js';
+import type { RestConfig } from '../clientcmd/kubeconfig.js';
 
 export const ADD = 'add';
 export const UPDATE = 'update';

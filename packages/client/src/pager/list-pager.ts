@@ -1,6 +1,6 @@
 import type { KubeList, KubeObject } from '@listwatch/api';
-import { isExpired } from './client-errors.js';
-import type { ListParams } from './list-params.js';
+import { isExpired } from '../rest/errors.js';
+import type { ListParams } from '../rest/list-params.js';
 
 /** Fetches one page. */
 export type PageFunc<T extends KubeObject = KubeObject> = (

@@ -5,13 +5,13 @@ import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { MemoryStorage } from '@listwatch/storage';
 import { tempDir } from '@listwatch/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from './kubeconfig.js';
-import { silentLogger } from './logger.js';
+import { KubeConfig } from '../clientcmd/kubeconfig.js';
+import { silentLogger } from '../util/logger.js';
 import { makeInformer } from './make-informer.js';
-import { RestClient } from './rest-client.js';
-import { eventually } from './testing/eventually.js';
-import { configMap } from './testing/fixtures.js';
-import { PausableProxy } from './testing/pausable-proxy.js';
+import { RestClient } from '../rest/client.js';
+import { eventually } from '../testing/eventually.js';
+import { configMap } from '../testing/fixtures.js';
+import { PausableProxy } from '../testing/pausable-proxy.js';
 
 describe('makeInformer (the @kubernetes/client-node surface)', () => {
   let apiserver: RunningApiServer;

@@ -9,7 +9,7 @@ import {
   isTooLargeResourceVersion,
   parseRetryAfter,
   toConnectionError,
-} from './client-errors.js';
+} from './errors.js';
 
 describe('errorFromResponse (apimachinery errors.NewGenericServerResponse)', () => {
   it('gives an ApiError carrying the HTTP code for any non-Status body', () => {

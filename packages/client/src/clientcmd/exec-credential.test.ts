@@ -4,12 +4,12 @@ import { ApiError, findBuiltinResource } from '@listwatch/api';
 import { tempDir } from '@listwatch/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExecCredentialProvider, type ExecConfig } from './exec-credential.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../util/fake-clock.js';
 import { KubeConfig } from './kubeconfig.js';
-import { jsonLineLogger } from './logger.js';
-import { RestClient } from './rest-client.js';
-import { json, statusBody, TestServer } from './testing/test-server.js';
-import { makeTestPki, type TestPki } from './testing/tls.js';
+import { jsonLineLogger } from '../util/logger.js';
+import { RestClient } from '../rest/client.js';
+import { json, statusBody, TestServer } from '../testing/test-server.js';
+import { makeTestPki, type TestPki } from '../testing/tls.js';
 
 /**
  * A tiny exec plugin: counts its runs in a file, records what it was given, and prints an

@@ -5,17 +5,17 @@ import { tempDir } from '@listwatch/testing';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TokenFileProvider } from './credentials.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../util/fake-clock.js';
 import {
   KubeConfig,
   KubeConfigError,
   mergeKubeConfigs,
   type KubeConfigData,
 } from './kubeconfig.js';
-import { jsonLineLogger } from './logger.js';
-import { RestClient } from './rest-client.js';
-import { json, TestServer } from './testing/test-server.js';
-import { makeTestPki } from './testing/tls.js';
+import { jsonLineLogger } from '../util/logger.js';
+import { RestClient } from '../rest/client.js';
+import { json, TestServer } from '../testing/test-server.js';
+import { makeTestPki } from '../testing/tls.js';
 
 let dir: { path: string; remove(): void };
 beforeEach(() => {

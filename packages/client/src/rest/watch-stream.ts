@@ -13,14 +13,9 @@ import {
   type StreamDecoder,
 } from '@listwatch/codec';
 import { request, WebSocket, type Dispatcher } from 'undici';
-import {
-  ConnectionError,
-  errorFromResponse,
-  toConnectionError,
-  WatchIdleError,
-} from './client-errors.js';
-import type { Credentials } from './credentials.js';
-import { errorField, type Logger } from './logger.js';
+import { ConnectionError, errorFromResponse, toConnectionError, WatchIdleError } from './errors.js';
+import type { Credentials } from '../clientcmd/credentials.js';
+import { errorField, type Logger } from '../util/logger.js';
 
 /**
  * An open watch: iterate it for events. Iteration ends when the server closes the watch cleanly
