@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { discoveryMiddleware } from './discovery/discovery-router.js';
 import { resourceRouter } from './handlers/resource-router.js';
 import { accessLog } from './middleware/access-log.js';
+import { authentication } from './middleware/authentication.js';
 import { errors } from './middleware/errors.js';
 import { health } from './middleware/health.js';
 import { hostFilter } from './middleware/host-filter.js';
@@ -16,6 +17,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.silent = true;
   app.use(accessLog(server));
   app.use(errors(server));
+  app.use(authentication(server.authenticator));
   app.use(hostFilter(server.hostFilter));
   app.use(health(server));
   app.use(requestBody(server));

@@ -63,6 +63,22 @@ export const FLAGS: readonly Flag[] = [
     apply: (_o, v, f) => (f['key'] = v),
   },
   {
+    name: 'client-ca-file',
+    help: 'PEM CA bundle: a TLS client certificate it signed authenticates as its CN, in the groups of its O.',
+    apply: (_o, v, f) => (f['clientCA'] = v),
+  },
+  {
+    name: 'token-auth-file',
+    help: 'Static bearer tokens, one per line: token,user,uid,"group1,group2".',
+    apply: (o, v) => (o.tokenAuthFile = v),
+  },
+  {
+    name: 'anonymous-auth',
+    default: 'true',
+    help: 'Requests without credentials are system:anonymous (group system:unauthenticated); false: 401.',
+    apply: (o, v) => (o.anonymousAuth = flagBool('anonymous-auth', v)),
+  },
+  {
     name: 'storage-backend',
     default: 'sqlite',
     help: `Storage: ${STORAGE_BACKENDS.join(', ')}. sqlite is durable and embedded; etcd3 needs --etcd-servers.`,
@@ -166,7 +182,7 @@ export function usage(): string {
 export interface ParsedArgs {
   help: boolean;
   options: ApiServerOptions;
-  files: { cert?: string; key?: string };
+  files: { cert?: string; key?: string; clientCA?: string };
   logLevel: string;
 }
 

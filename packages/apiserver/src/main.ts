@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     options.tlsCert = readFileSync(files.cert, 'utf8');
     options.tlsKey = readFileSync(files.key, 'utf8');
   }
+  if (files.clientCA) options.clientCA = readFileSync(files.clientCA, 'utf8');
   options.logger = jsonLogger(parsed.logLevel as LogLevel);
   const server = await startApiServer(options);
   process.stdout.write(`listwatch apiserver serving on ${server.url}\n`);

@@ -1,5 +1,6 @@
 import type { Encoding, ItemEncodings } from '@listwatch/codec';
 import type { Logger, Storage } from '@listwatch/storage';
+import type { RequestAuthenticator } from './authentication/request-authenticator.js';
 import type { ApiServerMetrics } from './metrics.js';
 import type { HostFilter } from './middleware/host-filter.js';
 import type { ResourceRegistry } from './registry/resource-registry.js';
@@ -21,7 +22,9 @@ export interface ServerContext {
    * undefined when `--watch-cache-list-encodings=false`.
    */
   listEncodings: Record<Encoding, ItemEncodings> | undefined;
-  /** Which Host and Origin headers are answered (no authentication: loopback and --accept-hosts). */
+  /** Who a request is: client certificate, bearer token, or anonymous. */
+  authenticator: RequestAuthenticator;
+  /** Which Host and Origin headers anonymous requests may carry (loopback and --accept-hosts). */
   hostFilter: HostFilter;
   /** Set once SIGTERM is received: no new watches, writes finish. */
   shuttingDown: boolean;

@@ -19,9 +19,12 @@ import {
   type Server as NetServer,
   type Socket,
 } from 'node:net';
+import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
 import { jsonLogger } from './logger.js';
+import { RequestAuthenticator } from './authentication/request-authenticator.js';
+import { TokenFile } from './authentication/token-file.js';
 import { ApiServerMetrics } from './metrics.js';
 import { HostFilter } from './middleware/host-filter.js';
 import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
@@ -73,6 +76,12 @@ export interface ApiServerOptions {
    * cross-site watches while the server has no authentication.
    */
   acceptHosts?: string[];
+  /** `--client-ca-file` as PEM: TLS clients may present certificates it signed (user CN, groups O). */
+  clientCA?: string;
+  /** `--token-auth-file`: static bearer tokens, `token,user,uid,"group1,group2"` per line. */
+  tokenAuthFile?: string;
+  /** `--anonymous-auth` (default true): requests without credentials are system:anonymous. */
+  anonymousAuth?: boolean;
   definitions?: readonly ResourceDefinition[];
   logger?: Logger;
   /** Bookmark frequency of the watch caches (kube: 1 min; tests shorten it). */
@@ -116,6 +125,40 @@ function closeIdleSessions(server: Http2Server | Http2SecureServer, idleMs: numb
   });
 }
 
+function isLoopback(address: string): boolean {
+  return address === 'localhost' || address === '::1' || address.startsWith('127.');
+}
+
+/**
+ * The authenticators the options configure. Tokens sent in the clear would be anyone's on the
+ * network, so a token file needs TLS unless the server only listens on loopback.
+ */
+function authenticatorOf(options: ApiServerOptions): RequestAuthenticator {
+  const tls = options.tlsCert !== undefined && options.tlsKey !== undefined;
+  if (options.clientCA !== undefined && !tls)
+    throw new Error('--client-ca-file needs --tls-cert-file and --tls-private-key-file');
+  if (
+    options.tokenAuthFile !== undefined &&
+    !tls &&
+    !isLoopback(options.bindAddress ?? '127.0.0.1')
+  )
+    throw new Error(
+      'bearer tokens over plain HTTP would be readable on the network: serve TLS (--tls-cert-file) or bind to loopback',
+    );
+  return new RequestAuthenticator({
+    ...(options.tokenAuthFile !== undefined
+      ? {
+          tokens: TokenFile.parse(
+            readFileSync(options.tokenAuthFile, 'utf8'),
+            options.tokenAuthFile,
+          ),
+        }
+      : {}),
+    clientCertificates: options.clientCA !== undefined,
+    anonymous: options.anonymousAuth ?? true,
+  });
+}
+
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const logger = options.logger ?? jsonLogger('info');
@@ -151,6 +194,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
     requestTimeoutMs: options.requestTimeout ?? 60_000,
+    authenticator: authenticatorOf(options),
     hostFilter: HostFilter.parse(options.acceptHosts ?? []),
     listEncodings:
       options.watchCacheListEncodings === false
@@ -202,7 +246,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   let h2c: Http2Server | undefined;
   if (options.tlsCert && options.tlsKey) {
     const secure = createSecureServer(
-      { cert: options.tlsCert, key: options.tlsKey, allowHTTP1: true, settings: H2_SETTINGS },
+      {
+        cert: options.tlsCert,
+        key: options.tlsKey,
+        allowHTTP1: true,
+        settings: H2_SETTINGS,
+        // Asked for, not required: verified by the authenticator, which answers 401 (x509.go).
+        ...(options.clientCA !== undefined
+          ? { ca: options.clientCA, requestCert: true, rejectUnauthorized: false }
+          : {}),
+      },
       handler,
     );
     // Its HTTP/1.1 connections are checked by Node as http1's are (set before listen).

@@ -4,3 +4,4 @@ export { EtcdCluster, EtcdMember, startEtcd, type EtcdMemberOptions } from './et
 export { freePort } from './ports.js';
 export { tempDir } from './temp-dir.js';
 export { TcpProxy } from './tcp-proxy.js';
+export { TestCa, type IssueOptions, type IssuedCertificate } from './pki.js';

@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type { UserInfo } from '../authentication/user.js';
 import type { RequestLabels } from '../handlers/resource-router.js';
 import type { ServerContext } from '../server-context.js';
 
@@ -24,6 +25,7 @@ export function accessLog(server: ServerContext): Koa.Middleware {
         verb,
         resource,
         code,
+        user: (ctx.state['user'] as UserInfo | undefined)?.name,
         ms: Math.round(seconds * 1000),
         userAgent: ctx.get('user-agent'),
       });

@@ -2,9 +2,10 @@ import { ApiError } from '@listwatch/api';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type Koa from 'koa';
+import { isAnonymous, type UserInfo } from '../authentication/user.js';
 
 /**
- * Which Host and Origin headers an apiserver without authentication answers, so a web page can
+ * Which Host and Origin headers anonymous requests may carry, so a web page can
  * neither reach it through DNS rebinding (a Host naming the attacker's domain) nor read or watch
  * it cross-site (a foreign Origin). Like kubectl proxy's `--accept-hosts` (k8s.io/kubectl
  * pkg/proxy FilterServer): a Host must be an IP literal, `localhost` (or a `.localhost` name) or
@@ -79,10 +80,13 @@ function forbidden(message: string): ApiError {
   return new ApiError({ code: 403, reason: 'Forbidden', message });
 }
 
-/** Every request passes the host filter first. */
+/**
+ * Anonymous requests pass the host filter: a page can make a browser send those, while it cannot
+ * attach a bearer token or a client certificate the user configured for this server.
+ */
 export function hostFilter(filter: HostFilter): Koa.Middleware {
   return async (ctx, next) => {
-    filter.check(ctx.req.headers);
+    if (isAnonymous(ctx.state['user'] as UserInfo)) filter.check(ctx.req.headers);
     await next();
   };
 }

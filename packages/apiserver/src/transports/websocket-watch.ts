@@ -3,11 +3,12 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { BEARER_PROTOCOL_PREFIX } from '../authentication/request-authenticator.js';
+import { isAnonymous } from '../authentication/user.js';
 import { openWatch, type OpenWatch } from '../handlers/watch.js';
 import { parseRequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
 
-const TOKEN_PROTOCOL = 'base64url.bearer.authorization.k8s.io.';
 /** What ws accepts as a Sec-WebSocket-Key: a base64 16-byte nonce. */
 const RFC_KEY = /^[+/0-9A-Za-z]{22}==$/;
 const PLACEHOLDER_KEY = 'AAAAAAAAAAAAAAAAAAAAAA==';
@@ -53,7 +54,7 @@ export function webSocketWatch(
     noServer: true,
     perMessageDeflate: false,
     handleProtocols: (protocols) => {
-      const plain = [...protocols].find((p) => !p.startsWith(TOKEN_PROTOCOL));
+      const plain = [...protocols].find((p) => !p.startsWith(BEARER_PROTOCOL_PREFIX));
       return plain ?? [...protocols][0] ?? false;
     },
   });
@@ -89,7 +90,8 @@ export function webSocketWatch(
             '',
             'an Origin header is required for WebSocket watches',
           );
-        server.hostFilter.check(req.headers);
+        if (isAnonymous(server.authenticator.authenticate(req)))
+          server.hostFilter.check(req.headers);
         const url = new URL(req.url ?? '/', 'http://localhost');
         const info = parseRequestInfo(url.pathname);
         const entry = info && server.registry.lookup(info.group, info.version, info.resource);
