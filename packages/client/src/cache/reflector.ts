@@ -1,9 +1,9 @@
 import {
   ApiError,
+  errorFromStatus,
   INITIAL_EVENTS_END_ANNOTATION,
   toApiError,
   type KubeObject,
-  type Status,
   type WatchEvent,
 } from '@listwatch/api';
 import { Backoff, type BackoffOptions } from '../util/backoff.js';
@@ -508,7 +508,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         if (next.done) break;
         if (signal.aborted) return { initialEventsEnd: false };
         const raw = next.value;
-        if (raw.type === 'ERROR') throw statusError(raw.object);
+        if (raw.type === 'ERROR') throw errorFromStatus(raw.object);
         const obj = raw.object;
         const meta = (obj as { metadata?: unknown } | null)?.metadata;
         if (typeof meta !== 'object' || meta === null) {
@@ -571,9 +571,4 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.logger.debug('watch closed', { reflector: this.name, events: count });
     return { initialEventsEnd: false };
   }
-}
-
-function statusError(status: Status): ApiError {
-  const s = status as Partial<Status>;
-  return ApiError.fromStatus({ ...status, metadata: s.metadata ?? {}, code: s.code || 500 });
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '@listwatch/api';
+import { ApiError, errorFromStatus, type Status } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,6 +8,7 @@ import {
   isExpired,
   isTooLargeResourceVersion,
   parseRetryAfter,
+  reasonForCode,
   toConnectionError,
 } from './errors.js';
 
@@ -55,6 +56,38 @@ describe('errorFromResponse (apimachinery errors.NewGenericServerResponse)', () 
     );
     expect(err).toMatchObject({ code: 410, reason: 'Expired' });
     expect(isExpired(err)).toBe(true);
+  });
+});
+
+describe('a Status off the wire (errorFromStatus, shared by responses and watch ERROR events)', () => {
+  const status = (code: unknown): Status =>
+    ({ kind: 'Status', status: 'Failure', reason: 'Expired', message: 'old', code }) as Status;
+
+  it('keeps a positive integer code and puts the fallback in place of any other', () => {
+    expect(errorFromStatus(status(410))).toMatchObject({ code: 410, reason: 'Expired' });
+    for (const code of [undefined, 0, -1, 1.5, '410']) {
+      expect(errorFromStatus(status(code))).toMatchObject({ code: 500, reason: 'Expired' });
+      expect(errorFromStatus(status(code), 410).code).toBe(410);
+    }
+  });
+
+  it('gives a response Status without a usable code the HTTP code', () => {
+    expect(errorFromResponse(410, JSON.stringify(status(-1)))).toMatchObject({
+      code: 410,
+      reason: 'Expired',
+      message: 'old',
+    });
+  });
+
+  it('names bare codes with the reasons of @listwatch/api', () => {
+    expect(reasonForCode(404)).toBe('NotFound');
+    expect(reasonForCode(599)).toBe('InternalError');
+    expect(reasonForCode(418)).toBe('');
+    expect(errorFromResponse(404, '')).toMatchObject({
+      code: 404,
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+    });
   });
 });
 

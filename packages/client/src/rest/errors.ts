@@ -1,42 +1,14 @@
-import { ApiError, isStatus, type StatusReason } from '@listwatch/api';
+import { ApiError, errorFromStatus, genericServerError, isStatus } from '@listwatch/api';
 
 /**
  * The errors the client raises itself, all ApiErrors so callers handle one type: a response
  * that is not a Status is turned into one the way client-go does (apimachinery
- * errors.NewGenericServerResponse), and network failures carry a Status too.
+ * errors.NewGenericServerResponse, owned by @listwatch/api), and network failures carry a
+ * Status too.
  */
 
-const GENERIC: Record<number, [StatusReason, string]> = {
-  400: ['BadRequest', 'the server rejected our request for an unknown reason'],
-  401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
-  403: ['Forbidden', 'the server does not allow access to the requested resource'],
-  404: ['NotFound', 'the server could not find the requested resource'],
-  405: ['MethodNotAllowed', 'the server does not allow this method on the requested resource'],
-  406: [
-    'NotAcceptable',
-    'the server was unable to respond with a content type that the client supports',
-  ],
-  409: ['Conflict', 'the server reported a conflict'],
-  410: ['Gone', 'the server reported that the requested resource is gone'],
-  413: ['RequestEntityTooLarge', 'the server rejected the request because it is too large'],
-  415: ['UnsupportedMediaType', 'the server was unable to process the content type of the request'],
-  422: ['Invalid', 'the server rejected our request due to an error in our request'],
-  429: [
-    'TooManyRequests',
-    'the server has received too many requests and has asked us to try again later',
-  ],
-  500: ['InternalError', 'an error on the server has prevented the request from succeeding'],
-  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
-  504: [
-    'Timeout',
-    'the server was unable to return a response in the time allotted, but may still be processing the request',
-  ],
-};
-
-/** The Status reason kube-apiserver would give a bare HTTP code. */
-export function reasonForCode(code: number): StatusReason {
-  return GENERIC[code]?.[0] ?? (code >= 500 ? 'InternalError' : '');
-}
+/** The client has always exported it; the code table is @listwatch/api's. */
+export { reasonForCode } from '@listwatch/api';
 
 /** `Retry-After` in whole seconds (the only form kube-apiserver sends), if present and sane. */
 export function parseRetryAfter(value: string | string[] | undefined): number | undefined {
@@ -62,27 +34,13 @@ export function errorFromResponse(
     parsed = undefined;
   }
   if (isStatus(parsed) && parsed.status !== 'Success') {
-    const err = ApiError.fromStatus({
-      ...parsed,
-      metadata: parsed.metadata ?? {},
-      code: parsed.code || statusCode,
-    });
+    const err = errorFromStatus(parsed, statusCode);
     if (retryAfter !== undefined && err.status.details?.retryAfterSeconds === undefined) {
       err.status.details = { ...err.status.details, retryAfterSeconds: retryAfter };
     }
     return err;
   }
-  const [reason, generic] = GENERIC[statusCode] ?? [reasonForCode(statusCode), ''];
-  const text = body.trim().slice(0, 1024);
-  return new ApiError({
-    code: statusCode,
-    reason,
-    message:
-      text ||
-      generic ||
-      `the server responded with the status code ${statusCode} but did not return more information`,
-    ...(retryAfter !== undefined ? { details: { retryAfterSeconds: retryAfter } } : {}),
-  });
+  return genericServerError(statusCode, body.trim().slice(0, 1024), retryAfter);
 }
 
 /** Error codes of failures before any response arrived. */
@@ -215,4 +173,9 @@ export function requestTimeoutError(ms: number, what: string): ApiError {
     reason: 'Timeout',
     message: `Timeout: ${what} did not complete within ${ms}ms`,
   });
+}
+
+/** A response the client cannot decode: the server's fault, a 500 as client-go reports it. */
+export function undecodable(message: string, cause: unknown): ApiError {
+  return new ApiError({ code: 500, reason: 'InternalError', message }, { cause });
 }

@@ -1,8 +1,8 @@
 import {
   ApiError,
+  errorFromStatus,
   toApiError,
   type KubeObject,
-  type Status,
   type WatchEvent,
 } from '@listwatch/api';
 import {
@@ -81,15 +81,6 @@ export function defaultIdleTimeoutMs(
 ): number {
   if (allowWatchBookmarks) return DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS;
   return timeoutSeconds === undefined ? 0 : timeoutSeconds * 1000 + IDLE_MARGIN_AFTER_TIMEOUT_MS;
-}
-
-function statusError(status: Status): ApiError {
-  const s = status as Partial<Status>;
-  return ApiError.fromStatus({
-    ...status,
-    metadata: s.metadata ?? {},
-    code: typeof s.code === 'number' && s.code > 0 ? s.code : 500,
-  });
 }
 
 /** Re-arms on every byte; fires once. */
@@ -184,7 +175,7 @@ class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
   }
 
   private checked(event: WatchEvent): WatchEvent<T> {
-    if (event.type === 'ERROR') throw statusError(event.object);
+    if (event.type === 'ERROR') throw errorFromStatus(event.object);
     return event as WatchEvent<T>;
   }
 
@@ -308,7 +299,8 @@ class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
         const bytes = typeof data === 'string' ? data : new Uint8Array(data as ArrayBuffer);
         const event = decodeWebSocketMessage(bytes, this.encoding, this.offset);
         this.offset += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
-        if (event.type === 'ERROR') this.push({ kind: 'error', error: statusError(event.object) });
+        if (event.type === 'ERROR')
+          this.push({ kind: 'error', error: errorFromStatus(event.object) });
         else this.push({ kind: 'event', event: event as WatchEvent<T> });
       } catch (err) {
         this.push({ kind: 'error', error: toApiError(err) });
