@@ -96,9 +96,7 @@ export {
   type KubeConfigData,
   type KubeConfigUser,
   type LoadOptions,
-  type RestConfig,
   type RestConfigOptions,
-  type TlsConfig,
 } from './clientcmd/kubeconfig.js';
 export { listParamsToQuery, type ListParams, type TweakListOptions } from './rest/list-params.js';
 export {
@@ -108,20 +106,18 @@ export {
   type ListPagerOptions,
   type PageFunc,
 } from './pager/list-pager.js';
+export type { RestClientOptions, RestConfig, RetryOptions, TlsConfig } from './rest/config.js';
+export type { HttpMethod, RequestOptions } from './rest/request.js';
+export { RestClient } from './rest/client.js';
 export {
   PATCH_CONTENT_TYPES,
   ResourceClient,
-  RestClient,
   type DeleteOptions,
   type GetOptions,
-  type HttpMethod,
   type PatchType,
-  type RequestOptions,
   type ResourceRef,
-  type RestClientOptions,
-  type RetryOptions,
   type WriteOptions,
-} from './rest/client.js';
+} from './rest/resource-client.js';
 export {
   bearerSubprotocol,
   DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS,
@@ -162,15 +158,17 @@ export {
   type ControllerOptions,
 } from './controller/controller.js';
 export {
-  formatMicroTime,
   LeaderElector,
-  LeaseLock,
   type LeaderCallbacks,
   type LeaderElectionConfig,
+} from './leaderelection/leader-election.js';
+export {
+  formatMicroTime,
+  LeaseLock,
   type LeaderElectionRecord,
   type Lease,
   type ResourceLock,
-} from './leaderelection/leader-election.js';
+} from './leaderelection/resource-lock.js';
 export {
   ADD,
   CHANGE,

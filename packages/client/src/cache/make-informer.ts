@@ -7,8 +7,9 @@ import { SharedIndexInformer } from './shared-informer.js';
 import type { KubeConfig } from '../clientcmd/kubeconfig.js';
 import type { ListParams } from '../rest/list-params.js';
 import type { Logger } from '../util/logger.js';
-import { RestClient, type ResourceRef, type RestClientOptions } from '../rest/client.js';
-import type { RestConfig } from '../clientcmd/kubeconfig.js';
+import { RestClient } from '../rest/client.js';
+import type { RestClientOptions, RestConfig } from '../rest/config.js';
+import type { ResourceRef } from '../rest/resource-client.js';
 
 export const ADD = 'add';
 export const UPDATE = 'update';

@@ -3,7 +3,9 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ApiError } from '@listwatch/api';
 import { parse as parseYaml } from 'yaml';
+import type { RestConfig, TlsConfig } from '../rest/config.js';
 import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
 import {
   anonymousCredentials,
   basicAuth,
@@ -17,7 +19,6 @@ import {
   type ExecClusterInfo,
   type ExecConfig,
 } from './exec-credential.js';
-import type { Logger } from '../util/logger.js';
 
 export interface KubeConfigCluster {
   name: string;
@@ -51,30 +52,6 @@ export interface KubeConfigContext {
   cluster: string;
   user: string;
   namespace?: string;
-}
-
-/** What a client needs to reach one cluster as one user (client-go rest.Config). */
-export interface RestConfig {
-  /** `https://host:port`, possibly with a path prefix. */
-  server: string;
-  tls?: TlsConfig;
-  credentials?: CredentialProvider;
-  /** The context's namespace, `default` when unset. */
-  namespace?: string;
-  /**
-   * The cluster's `proxy-url` (http, https or socks5). Unset: HTTPS_PROXY / HTTP_PROXY /
-   * NO_PROXY from the environment, as client-go reads them (see proxyFor).
-   */
-  proxyUrl?: string;
-}
-
-/** PEM strings, not paths: files are read when the RestConfig is built. */
-export interface TlsConfig {
-  ca?: string;
-  cert?: string;
-  key?: string;
-  servername?: string;
-  insecureSkipTlsVerify?: boolean;
 }
 
 /** A kubeconfig that cannot be used: missing, malformed, or pointing nowhere. */

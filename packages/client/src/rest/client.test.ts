@@ -3,16 +3,16 @@ import {
   findBuiltinResource,
   type KubeObject,
   type ResourceDefinition,
-  isValidPathSegmentName,
 } from '@listwatch/api';
 import { encodeCbor } from '@listwatch/codec';
-import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError } from './errors.js';
 import { bearerToken } from '../clientcmd/credentials.js';
 import { FakeClock } from '../util/fake-clock.js';
 import { jsonLineLogger } from '../util/logger.js';
-import { RestClient, type ResourceClient, type RestClientOptions } from './client.js';
+import { RestClient } from './client.js';
+import type { RestClientOptions } from './config.js';
+import type { ResourceClient } from './resource-client.js';
 import { eventually } from '../testing/eventually.js';
 import { configMap } from '../testing/fixtures.js';
 import { json, startStream, statusBody, TestServer } from '../testing/test-server.js';
@@ -20,56 +20,6 @@ import { makeTestPki, type TestPki } from '../testing/tls.js';
 
 const def = (plural: string): ResourceDefinition => findBuiltinResource(plural)!;
 const NO_WAIT = { backoff: { initialMs: 1, maxMs: 2 } };
-
-describe('ResourceClient URLs (k8s.io/client-go/rest request.go URL building)', () => {
-  const client = new RestClient({ server: 'https://example.test:6443/prefix/' });
-  it('puts the core group under /api and the others under /apis/<group>/<version>', () => {
-    expect(client.resource(def('pods')).namespace('ns').collectionPath()).toBe(
-      '/api/v1/namespaces/ns/pods',
-    );
-    expect(client.resource(def('deployments')).namespace('ns').objectPath('web')).toBe(
-      '/apis/apps/v1/namespaces/ns/deployments/web',
-    );
-    expect(client.resource(def('pods')).namespace('ns').objectPath('p', 'ns', 'status')).toBe(
-      '/api/v1/namespaces/ns/pods/p/status',
-    );
-  });
-
-  it('lists a namespaced resource across namespaces when no namespace is set, and never namespaces cluster-scoped ones', () => {
-    expect(client.resource(def('pods')).collectionPath()).toBe('/api/v1/pods');
-    expect(client.resource(def('nodes')).namespace('ns').objectPath('n1')).toBe('/api/v1/nodes/n1');
-  });
-
-  it('refuses to address a namespaced object without a namespace', () => {
-    expect(() => client.resource(def('pods')).objectPath('p')).toThrow(ApiError);
-  });
-
-  it('refuses names that are not path segments, as client-go does', () => {
-    for (const name of ['.', '..', 'a/b', 'a%b']) {
-      expect(() => client.resource(def('configmaps')).namespace('ns').objectPath(name)).toThrow(
-        ApiError,
-      );
-    }
-  });
-
-  it('keeps the server path prefix and escapes every name', () => {
-    fc.assert(
-      fc.property(
-        fc.string({ minLength: 1 }).filter((n) => isValidPathSegmentName(n).length === 0),
-        (name) => {
-          const path = client.resource(def('configmaps')).namespace('ns').objectPath(name);
-          const url = client.url(path);
-          expect(url.pathname.startsWith('/prefix/api/v1/namespaces/ns/configmaps/')).toBe(true);
-          expect(
-            decodeURIComponent(
-              url.pathname.slice('/prefix/api/v1/namespaces/ns/configmaps/'.length),
-            ),
-          ).toBe(name);
-        },
-      ),
-    );
-  });
-});
 
 describe('RestClient over HTTP', () => {
   let server: TestServer;

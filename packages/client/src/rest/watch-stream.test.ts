@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError, WatchIdleError } from './errors.js';
 import type { CredentialProvider } from '../clientcmd/credentials.js';
-import { RestClient, type RestClientOptions } from './client.js';
+import { RestClient } from './client.js';
+import type { RestClientOptions } from './config.js';
 import { eventually } from '../testing/eventually.js';
 import { configMap } from '../testing/fixtures.js';
 import {

@@ -8,7 +8,8 @@
  * new holder, and `stopped <id>` when it stops leading. SIGTERM stops it cleanly.
  */
 import { findBuiltinResource } from '@listwatch/api';
-import { LeaderElector, LeaseLock, type Lease } from '../leaderelection/leader-election.js';
+import { LeaderElector } from '../leaderelection/leader-election.js';
+import { LeaseLock, type Lease } from '../leaderelection/resource-lock.js';
 import { RestClient } from '../rest/client.js';
 
 const [server, lease, identity, leaseMs, renewMs, retryMs] = process.argv.slice(2);

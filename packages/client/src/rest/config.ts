@@ -1,0 +1,57 @@
+import type { Encoding } from '@listwatch/codec';
+import type { CredentialProvider } from '../clientcmd/credentials.js';
+import type { BackoffOptions } from '../util/backoff.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+
+/** What a client needs to reach one cluster as one user (client-go rest.Config). */
+export interface RestConfig {
+  /** `https://host:port`, possibly with a path prefix. */
+  server: string;
+  tls?: TlsConfig;
+  credentials?: CredentialProvider;
+  /** The context's namespace, `default` when unset. */
+  namespace?: string;
+  /**
+   * The cluster's `proxy-url` (http, https or socks5). Unset: HTTPS_PROXY / HTTP_PROXY /
+   * NO_PROXY from the environment, as client-go reads them (see proxyFor).
+   */
+  proxyUrl?: string;
+}
+
+/** PEM strings, not paths: files are read when the RestConfig is built. */
+export interface TlsConfig {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  servername?: string;
+  insecureSkipTlsVerify?: boolean;
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt (client-go: 10). */
+  maxRetries?: number;
+  /** Delays between attempts when the server gave no Retry-After. */
+  backoff?: BackoffOptions;
+}
+
+export interface RestClientOptions extends RestConfig {
+  /** Response encoding asked for: `json` (default) or `cbor`. Request bodies are JSON. */
+  encoding?: Encoding;
+  /**
+   * Per attempt of a non-watch request (default 60 s), from the call — waiting for a pooled
+   * connection included — to the response; for a LIST, then the longest wait for its next bytes,
+   * so a large list that keeps flowing is never cut off. 0 disables. Watches have none.
+   */
+  timeoutMs?: number;
+  retry?: RetryOptions;
+  /** Connections per origin in the request pool (default 32); watches never use these. */
+  maxConnections?: number;
+  /** Negotiate HTTP/2 (ALPN, TLS only); off by default — undici 7's h2 has GOAWAY bugs. */
+  http2?: boolean;
+  /** How watches travel unless a call says otherwise (default `http`). */
+  watchTransport?: 'http' | 'websocket';
+  userAgent?: string;
+  logger?: Logger;
+  clock?: Clock;
+}
