@@ -3,12 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from './api-error.js';
 import { encodeContinue, encodeContinueToken } from './continue-token.js';
 import {
+  classifyGet,
   classifyList,
+  classifyRead,
   classifyWatch,
+  isContinuedList,
   listOptionsToQuery,
+  parseGetOptions,
   parseListOptions,
   type ListOptions,
 } from './list-options.js';
+import { isValidResourceVersion } from './resource-version.js';
 import type { ResourceDefinition } from './resource-definition.js';
 
 function parse(
@@ -321,6 +326,26 @@ describe('classifyWatch', () => {
   });
 });
 
+// delegator.go Get: a GET is never Exact.
+describe('parseGetOptions and classifyGet', () => {
+  it.each([
+    ['', {}, { mode: 'consistent' }],
+    ['resourceVersion=', {}, { mode: 'consistent' }],
+    ['resourceVersion=0', { resourceVersion: '0' }, { mode: 'any' }],
+    ['resourceVersion=00', { resourceVersion: '00' }, { mode: 'any' }],
+    ['resourceVersion=7', { resourceVersion: '7' }, { mode: 'notOlderThan', resourceVersion: 7 }],
+  ])('%j → %j → %j', (query, options, semantics) => {
+    expect(parseGetOptions(new URLSearchParams(query))).toEqual(options);
+    expect(classifyGet(parseGetOptions(new URLSearchParams(query)))).toEqual(semantics);
+  });
+
+  it('a bad resourceVersion is the 400 of storage', () => {
+    expect(() => parseGetOptions(new URLSearchParams('resourceVersion=x'))).toThrow(
+      'invalid resource version: resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid syntax',
+    );
+  });
+});
+
 // --- properties ------------------------------------------------------------------------------
 
 const paramValue = fc.oneof(
@@ -416,6 +441,79 @@ describe('list options properties', () => {
               ...(match ? { resourceVersionMatch: match } : {}),
             }),
           ).toEqual({ mode: 'any' });
+        },
+      ),
+    );
+  });
+});
+
+const resourceVersion = fc.oneof(
+  fc.constantFrom(undefined, '', '0', '00', '1', '9223372036854775807', '9223372036854775808'),
+  fc.bigInt({ min: 0n, max: 2n ** 64n }).map(String),
+  fc.string({ maxLength: 4 }),
+);
+
+describe('resourceVersion classification properties', () => {
+  it('parseGetOptions accepts exactly the valid resourceVersions, else a 400', () => {
+    fc.assert(
+      fc.property(resourceVersion, (rv) => {
+        const query = new URLSearchParams(rv === undefined ? '' : { resourceVersion: rv });
+        if (rv === undefined || isValidResourceVersion(rv)) {
+          expect(parseGetOptions(query)).toEqual(rv ? { resourceVersion: rv } : {});
+        } else {
+          expect(() => parseGetOptions(query)).toThrow(ApiError);
+        }
+      }),
+    );
+  });
+
+  it('every classification reads a resourceVersion as classifyRead does', () => {
+    fc.assert(
+      fc.property(
+        resourceVersion.filter((rv) => rv === undefined || isValidResourceVersion(rv)),
+        fc.constantFrom(undefined, 'Exact' as const, 'NotOlderThan' as const),
+        fc.nat({ max: 3 }),
+        fc.constantFrom(undefined, true, false),
+        fc.boolean(),
+        (rv, match, limit, sendInitialEvents, allowWatchBookmarks) => {
+          const read = classifyRead(rv);
+          // "" and "0" (in any spelling) are consistent and any; N is never clamped below N.
+          if (!rv) expect(read).toEqual({ mode: 'consistent' });
+          else if (BigInt(rv) === 0n) expect(read).toEqual({ mode: 'any' });
+          else expect(read).toMatchObject({ mode: 'notOlderThan' });
+          expect(classifyGet(rv ? { resourceVersion: rv } : {})).toEqual(read);
+
+          const options = {
+            ...(rv ? { resourceVersion: rv } : {}),
+            ...(match ? { resourceVersionMatch: match } : {}),
+            limit,
+          };
+          const list = classifyList(options);
+          expect(isContinuedList(list)).toBe(false);
+          const exact = match === 'Exact' || (match === undefined && limit > 0);
+          expect(list).toEqual(
+            read.mode === 'notOlderThan' && exact ? { ...read, mode: 'exact' } : read,
+          );
+
+          const watch = classifyWatch({
+            ...(rv ? { resourceVersion: rv } : {}),
+            ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
+            allowWatchBookmarks,
+          });
+          const initial = sendInitialEvents ?? read.mode !== 'notOlderThan';
+          expect(watch.initialEvents).toBe(initial);
+          if (watch.initialEvents) {
+            expect(watch.read).toEqual(read);
+            expect(watch.initialEventsEndBookmark).toBe(
+              sendInitialEvents === true && allowWatchBookmarks,
+            );
+          } else {
+            expect(watch.from).toEqual(
+              read.mode === 'notOlderThan'
+                ? { mode: 'after', resourceVersion: read.resourceVersion }
+                : read,
+            );
+          }
         },
       ),
     );

@@ -281,16 +281,31 @@ export interface ExactRead {
   resourceVersion: number;
 }
 
+/** A read that a cache may serve: every semantics but Exact. */
+export type CacheableRead = ConsistentRead | AnyRead | NotOlderThanRead;
+
+/**
+ * The one reading of a resourceVersion where nothing asks for Exact: "" → consistent, "0" → any,
+ * N → not older than N (k8s.io/apiserver/pkg/storage/cacher/delegator.go). A bad value is a 400.
+ */
+export function classifyRead(resourceVersion: string | undefined): CacheableRead {
+  if (resourceVersion === undefined || resourceVersion === '') return { mode: 'consistent' };
+  const n = parseResourceVersion(resourceVersion);
+  return n === 0 ? { mode: 'any' } : { mode: 'notOlderThan', resourceVersion: n };
+}
+
 /**
  * What a LIST asks for (server.md §1). A continued list also carries where to start
  * (`continueFrom`) and reads at the token's revision, or at the latest after a compaction.
  */
-export type ListSemantics =
-  | ConsistentRead
-  | AnyRead
-  | NotOlderThanRead
-  | ExactRead
-  | ((ConsistentRead | ExactRead) & { continueFrom: ContinueToken });
+export type ListSemantics = ConsistentRead | AnyRead | NotOlderThanRead | ExactRead | ContinuedList;
+
+/** A continued LIST: read at the token's revision (exact), or at the latest (rv -1). */
+export type ContinuedList = (ConsistentRead | ExactRead) & { continueFrom: ContinueToken };
+
+export function isContinuedList(semantics: ListSemantics): semantics is ContinuedList {
+  return 'continueFrom' in semantics;
+}
 
 /**
  * Classifies a LIST:
@@ -313,15 +328,14 @@ export function classifyList(
       ? { mode: 'exact', resourceVersion: token.resourceVersion, continueFrom: token }
       : { mode: 'consistent', continueFrom: token };
   }
-  const rv = options.resourceVersion ?? '';
-  if (rv === '') return { mode: 'consistent' };
-  const n = parseResourceVersion(rv);
-  if (n === 0) return { mode: 'any' };
-  if (options.resourceVersionMatch === 'Exact') return { mode: 'exact', resourceVersion: n };
+  const read = classifyRead(options.resourceVersion);
+  if (read.mode !== 'notOlderThan') return read;
+  // cacher.go shouldDelegateList: Exact, or the legacy exact match (a limit and no match).
+  if (options.resourceVersionMatch === 'Exact') return { ...read, mode: 'exact' };
   if (options.resourceVersionMatch === undefined && (options.limit ?? 0) > 0) {
-    return { mode: 'exact', resourceVersion: n };
+    return { ...read, mode: 'exact' };
   }
-  return { mode: 'notOlderThan', resourceVersion: n };
+  return read;
 }
 
 /** Changes only, from the revision storage has now (consistent) or the cache has now (any). */
@@ -335,7 +349,7 @@ export type WatchSemantics =
   | {
       /** A synthetic ADDED for every object, sorted by key, then changes. */
       initialEvents: true;
-      read: ConsistentRead | AnyRead | NotOlderThanRead;
+      read: CacheableRead;
       /** Send the BOOKMARK annotated `k8s.io/initial-events-end` after the initial events. */
       initialEventsEndBookmark: boolean;
     }
@@ -355,22 +369,43 @@ export type WatchSemantics =
  *   revision / "0" the cache's / N.
  */
 export function classifyWatch(
-  options: Pick<ListOptions, 'resourceVersion' | 'sendInitialEvents' | 'allowWatchBookmarks'>,
+  options: Pick<ListOptions, 'resourceVersion' | 'sendInitialEvents'> &
+    Partial<Pick<ListOptions, 'allowWatchBookmarks'>>,
 ): WatchSemantics {
-  const rv = options.resourceVersion ?? '';
-  const n = parseResourceVersion(rv);
-  const base: ConsistentRead | AnyRead = rv === '' ? { mode: 'consistent' } : { mode: 'any' };
+  const read = classifyRead(options.resourceVersion);
+  const from: ConsistentRead | AnyRead | AfterRevision =
+    read.mode === 'notOlderThan' ? { mode: 'after', resourceVersion: read.resourceVersion } : read;
   if (options.sendInitialEvents === undefined) {
-    return n === 0
-      ? { initialEvents: true, read: base, initialEventsEndBookmark: false }
-      : { initialEvents: false, from: { mode: 'after', resourceVersion: n } };
+    return read.mode === 'notOlderThan'
+      ? { initialEvents: false, from }
+      : { initialEvents: true, read, initialEventsEndBookmark: false };
   }
   if (options.sendInitialEvents) {
     return {
       initialEvents: true,
-      read: n === 0 ? base : { mode: 'notOlderThan', resourceVersion: n },
-      initialEventsEndBookmark: options.allowWatchBookmarks,
+      read,
+      initialEventsEndBookmark: options.allowWatchBookmarks === true,
     };
   }
-  return { initialEvents: false, from: n === 0 ? base : { mode: 'after', resourceVersion: n } };
+  return { initialEvents: false, from };
+}
+
+/** metav1.GetOptions: a GET's resourceVersion, never "" ("" means unset). */
+export interface GetOptions {
+  resourceVersion?: string;
+}
+
+/** Decodes a GET's query; a bad resourceVersion is a 400, as the storage layer words it. */
+export function parseGetOptions(query: URLSearchParams): GetOptions {
+  const resourceVersion = query.get('resourceVersion') ?? '';
+  parseResourceVersion(resourceVersion);
+  return resourceVersion === '' ? {} : { resourceVersion };
+}
+
+/**
+ * Classifies a GET (delegator.go Get): "" → consistent (storage), "0" → any, N → not older than
+ * N. A GET has no resourceVersionMatch: it is never Exact.
+ */
+export function classifyGet(options: GetOptions): CacheableRead {
+  return classifyRead(options.resourceVersion);
 }
