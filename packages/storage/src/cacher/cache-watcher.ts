@@ -1,7 +1,10 @@
-import type { ApiError, KubeObject, WatchEvent } from '@listwatch/api';
+import type { ApiError, KubeObject, ResourceDefinition, WatchEvent } from '@listwatch/api';
 import { EncodedEvent } from '@listwatch/codec';
+import { bookmarkEvent } from './bookmarks.js';
 import type { WatchCacheEvent } from './event-window.js';
-import type { SelectionPredicate } from './predicate.js';
+import type { CacheWatchRequest } from './list-watch-source.js';
+import { SelectionPredicate } from './predicate.js';
+import type { ResourceKeys } from './resource-keys.js';
 
 /**
  * A watch event as it leaves the cache. The EncodedEvent of one storage change is the same
@@ -16,6 +19,25 @@ export interface CacheWatchEvent {
 /** A per-watcher event (initial ADDED, BOOKMARK, ERROR): encoded for that watcher alone. */
 export function ownEvent(event: WatchEvent, revision: number): CacheWatchEvent {
   return { encoded: new EncodedEvent(event), revision };
+}
+
+/**
+ * A watch's initial state (KEP-3157): a synthetic ADDED per object at its own resourceVersion,
+ * then, when asked for, the BOOKMARK that ends the initial events at `revision`.
+ */
+export function initialEvents(
+  definition: Pick<ResourceDefinition, 'group' | 'version' | 'kind'>,
+  objects: Iterable<KubeObject>,
+  revision: number,
+  endBookmark: boolean,
+): CacheWatchEvent[] {
+  const events: CacheWatchEvent[] = [];
+  for (const object of objects) {
+    const objectRevision = Number(object.metadata.resourceVersion ?? revision);
+    events.push(ownEvent({ type: 'ADDED', object }, objectRevision));
+  }
+  if (endBookmark) events.push(ownEvent(bookmarkEvent(definition, revision, true), revision));
+  return events;
 }
 
 /** Why a watcher ended: by the client, the deadline, the cache, or for being too slow. */
@@ -43,6 +65,34 @@ export interface CacheWatcherOptions {
   blockedBudgetMs: number;
   now: () => number;
   onEnd: (watcher: CacheWatcher, reason: WatcherEndReason) => void;
+}
+
+/** What the source serving a watch sets for all of its watchers. */
+export interface WatcherSettings {
+  capacity: number;
+  blockedBudgetMs: number;
+  now: () => number;
+  onEnd: (watcher: CacheWatcher, reason: WatcherEndReason) => void;
+}
+
+/** The watcher of one WATCH request: its scope, selection, bookmarks and deadline. */
+export function newCacheWatcher(
+  keys: ResourceKeys,
+  request: CacheWatchRequest,
+  startRevision: number,
+  settings: WatcherSettings,
+): CacheWatcher {
+  return new CacheWatcher({
+    predicate: request.predicate ?? SelectionPredicate.everything,
+    keyPrefix: keys.scope(request.namespace),
+    ...(request.name !== undefined
+      ? { exactKey: keys.object(request.namespace, request.name) }
+      : {}),
+    startRevision,
+    allowBookmarks: request.allowWatchBookmarks ?? false,
+    deadline: request.timeoutMs !== undefined ? settings.now() + request.timeoutMs : undefined,
+    ...settings,
+  });
 }
 
 interface SharedVariants {

@@ -328,6 +328,60 @@ describe.each(backends)('the watch cache on $name storage', (backend) => {
     });
   });
 
+  // delegator.go Get: "" reads storage; "0" and N read the cache (N once it has seen N).
+  describe('Cacher GET', () => {
+    it('resourceVersion 0 and N answer from the cache without a storage read; unset reads storage', async () => {
+      const storage = new FaultInjectingStorage(await makeStorage());
+      const { cacher } = await setup({}, storage);
+      const a = await storage.create(cmKey('ns', 'a'), cm('ns', 'a'));
+      const got = await cacher.get({ namespace: 'ns', name: 'a', resourceVersion: String(rv(a)) });
+      expect(got).toEqual(a);
+      expect(await cacher.get({ namespace: 'ns', name: 'a', resourceVersion: '0' })).toEqual(a);
+      expect(
+        await cacher.get({ namespace: 'ns', name: 'b', resourceVersion: '0' }),
+      ).toBeUndefined();
+      expect(storage.gets).toEqual([]);
+      expect(await cacher.get({ namespace: 'ns', name: 'a' })).toEqual(a);
+      expect(storage.gets).toEqual([cmKey('ns', 'a')]);
+    });
+
+    it('resourceVersion 0 is the cache as it is: a write it has not seen yet does not show', async () => {
+      const storage = new FaultInjectingStorage(await makeStorage());
+      const { cacher } = await setup({}, storage);
+      const a = await storage.create(cmKey('ns', 'a'), cm('ns', 'a'));
+      await cacher.list({}); // the cache has seen `a`
+      storage.holdWatches = true;
+      const updated = await storage.update(cmKey('ns', 'a'), cm('ns', 'a', { v: '2' }));
+      expect(await cacher.get({ namespace: 'ns', name: 'a', resourceVersion: '0' })).toEqual(a);
+      expect(await cacher.get({ namespace: 'ns', name: 'a' })).toEqual(updated);
+      storage.holdWatches = false;
+      const fresh = { namespace: 'ns', name: 'a', resourceVersion: String(rv(updated)) };
+      expect(await cacher.get(fresh)).toEqual(updated);
+    });
+
+    it('resourceVersion N newer than the cache will see is 504 Too large resource version', async () => {
+      const { cacher, storage } = await setup();
+      const current = await storage.currentRevision();
+      const err = (await cacher
+        .get({ namespace: 'ns', name: 'a', resourceVersion: String(current + 100) })
+        .catch((e: unknown) => e)) as ApiError;
+      expect(err.status.code).toBe(504);
+      expect(err.status.details?.causes?.[0]?.reason).toBe('ResourceVersionTooLarge');
+    });
+
+    it('while the cache re-initializes, a GET at any resourceVersion reads storage (KEP-4568)', async () => {
+      const storage = new FaultInjectingStorage(await makeStorage());
+      const a = await storage.create(cmKey('ns', 'a'), cm('ns', 'a'));
+      const { cacher } = await setup({}, storage);
+      storage.failLists = true;
+      storage.breakWatches();
+      await expect.poll(() => cacher.isReady).toBe(false);
+      expect(await cacher.get({ namespace: 'ns', name: 'a', resourceVersion: '0' })).toEqual(a);
+      expect(storage.gets).toEqual([cmKey('ns', 'a')]);
+      storage.failLists = false;
+    });
+  });
+
   describe('Cacher WATCH', () => {
     it('from resourceVersion N delivers exactly the events after N, in order', async () => {
       const { cacher, storage } = await setup();
@@ -461,6 +515,27 @@ describe.each(backends)('the watch cache on $name storage', (backend) => {
       const again = await cacher.watch({ resourceVersion: '0' });
       expect(names(await take(again, 1))).toEqual(['ADDED:after']);
       expect(storage.watchesOpened).toBe(2);
+    });
+
+    it('sendInitialEvents=false from resourceVersion 0 starts at the cache’s revision: only later changes', async () => {
+      const { cacher, storage } = await setup();
+      await storage.create(cmKey('ns', 'before'), cm('ns', 'before'));
+      await cacher.list({});
+      const watcher = await cacher.watch({ sendInitialEvents: false, resourceVersion: '0' });
+      await storage.create(cmKey('ns', 'after'), cm('ns', 'after'));
+      expect(names(await take(watcher, 1))).toEqual(['ADDED:after']);
+    });
+
+    it('sendInitialEvents=false without a resourceVersion starts at storage’s revision, not the cache’s', async () => {
+      const storage = new FaultInjectingStorage(await makeStorage());
+      const { cacher } = await setup({}, storage);
+      await cacher.list({});
+      storage.holdWatches = true;
+      await storage.create(cmKey('ns', 'unseen'), cm('ns', 'unseen'));
+      const watcher = await cacher.watch({ sendInitialEvents: false });
+      await storage.create(cmKey('ns', 'after'), cm('ns', 'after'));
+      storage.holdWatches = false;
+      expect(names(await take(watcher, 1))).toEqual(['ADDED:after']);
     });
 
     it('a WATCH while the cache re-initializes is 429 with Retry-After', async () => {

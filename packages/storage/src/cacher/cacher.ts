@@ -1,21 +1,41 @@
-import { ApiError, encodeContinue, type KubeObject, type ResourceDefinition } from '@listwatch/api';
+import {
+  ApiError,
+  classifyGet,
+  classifyList,
+  classifyWatch,
+  encodeContinue,
+  isContinuedList,
+  type CacheableRead,
+  type ContinuedList,
+  type ExactRead,
+  type KubeObject,
+  type ListSemantics,
+  type ResourceDefinition,
+} from '@listwatch/api';
 import { bookmarkEvent } from './bookmarks.js';
 import { ResourceKeys } from './resource-keys.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { Storage, StorageWatch } from '../storage.js';
+import type { StoreElement } from './cache-store.js';
 import {
-  CacheWatcher,
-  ownEvent,
-  type CacheWatchEvent,
+  initialEvents,
+  newCacheWatcher,
+  type CacheWatcher,
   type WatcherEndReason,
 } from './cache-watcher.js';
 import type { CacherMetrics } from './cacher-metrics.js';
 import { Dispatcher, type WatcherScope } from './dispatcher.js';
 import type { WatchCacheEvent } from './event-window.js';
+import type {
+  CacheGetRequest,
+  CacheListRequest,
+  CacheListResult,
+  CacheWatchRequest,
+  ListWatchSource,
+} from './list-watch-source.js';
 import { SelectionPredicate } from './predicate.js';
-import { isExactRead, listFromStorage, pageResult } from './storage-lister.js';
+import { listFromStorage, pageResult } from './storage-lister.js';
 import { WatchCache } from './watch-cache.js';
-import type { ListWatchSource } from './list-watch-source.js';
 
 export interface CacherOptions {
   storage: Storage;
@@ -39,41 +59,19 @@ export interface CacherOptions {
   now?: () => number;
 }
 
-/** What a LIST asks of the cacher; the query has already been validated. */
-export interface CacheListRequest {
-  namespace?: string;
-  predicate?: SelectionPredicate;
-  resourceVersion?: string;
-  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
-  limit?: number;
-  continue?: string;
-}
-
-export interface CacheListResult {
-  items: KubeObject[];
-  resourceVersion: string;
-  continue?: string;
-  remainingItemCount?: number;
-  /**
-   * The items are the watch cache's own objects: never mutated, the same for every LIST until
-   * they change — what may remember their encodings (ListStreamOptions.encodings).
-   */
-  shared?: boolean;
-}
-
-export interface CacheWatchRequest {
-  namespace?: string;
-  /** Watch one object (a `metadata.name` field selector or a legacy `/watch/.../name` path). */
-  name?: string;
-  predicate?: SelectionPredicate;
-  resourceVersion?: string;
-  sendInitialEvents?: boolean;
-  allowWatchBookmarks?: boolean;
-  /** The watch ends by itself after this long (timeoutSeconds). */
-  timeoutMs?: number;
-}
-
 const RETRY_AFTER_NOT_READY = 1;
+
+function notReady(): ApiError {
+  return ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
+}
+
+/**
+ * cacher.go shouldDelegateList: the watch cache has no history and no continuations, so Exact
+ * reads and continued lists are served by storage at their revision.
+ */
+function shouldDelegateList(semantics: ListSemantics): semantics is ExactRead | ContinuedList {
+  return semantics.mode === 'exact' || isContinuedList(semantics);
+}
 
 /**
  * The watch cache of one resource (kube-apiserver's Cacher): a single storage watch feeds a
@@ -277,6 +275,28 @@ export class Cacher implements ListWatchSource {
     }
   }
 
+  /**
+   * Waits until the cache may serve `read` (watch_cache.go waitUntilFreshAndBlock): any → now;
+   * N → once it has seen N (else 504); consistent → once it has seen storage's current revision
+   * (ConsistentListFromCache). False when a consistent read could not be proven fresh in time.
+   */
+  private async freshFor(read: CacheableRead): Promise<boolean> {
+    switch (read.mode) {
+      case 'any':
+        return true;
+      case 'notOlderThan':
+        await this.waitFresh(read.resourceVersion);
+        return true;
+      case 'consistent': {
+        const current = await this.storage.currentRevision();
+        return this.waitFresh(current).then(
+          () => true,
+          () => false,
+        );
+      }
+    }
+  }
+
   private startProgress(): void {
     if (this.progressTimer) return;
     this.storageWatch?.requestProgress();
@@ -297,48 +317,34 @@ export class Cacher implements ListWatchSource {
   /** Serves a LIST with kube-apiserver's resourceVersion semantics (see server.md §1). */
   async list(request: CacheListRequest): Promise<CacheListResult> {
     const started = this.now();
+    const semantics = classifyList(request);
     const predicate = request.predicate ?? SelectionPredicate.everything;
     const scopePrefix = this.keys.scope(request.namespace);
-    const rv = request.resourceVersion ?? '';
     const limit = request.limit && request.limit > 0 ? request.limit : undefined;
-    const fromStorage = async (revision: number | undefined): Promise<CacheListResult> => {
+    const fromStorage = async (): Promise<CacheListResult> => {
       const page = await listFromStorage(this.storage, this.definition, {
         scopePrefix,
         predicate,
         limit,
-        ...(request.continue ? { continueToken: request.continue } : {}),
-        ...(revision ? { revision } : {}),
+        read: semantics,
       });
       this.metrics.list?.(this.resource, 'storage', this.now() - started);
       return pageResult(page);
     };
 
-    // Continuations and exact reads are served at their revision by storage.
-    if (request.continue) return fromStorage(undefined);
-    if (isExactRead(request)) return fromStorage(Number(rv));
-
+    if (shouldDelegateList(semantics)) return fromStorage();
     if (!this.ready) {
       // While re-initializing, only cheap paginated unfiltered lists may go to storage (#65954).
-      if (predicate.empty && limit !== undefined) return fromStorage(undefined);
-      throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
+      if (predicate.empty && limit !== undefined) return fromStorage();
+      throw notReady();
     }
-
-    if (rv === '') {
-      // Consistent read: prove the cache is as fresh as storage, else read storage.
-      const current = await this.storage.currentRevision();
-      try {
-        await this.waitFresh(current);
-      } catch {
-        this.logger.info('consistent read fell back to storage', {
-          resource: this.resource,
-          revision: current,
-        });
-        return fromStorage(undefined);
-      }
-    } else if (rv !== '0') {
-      await this.waitFresh(Number(rv));
+    if (!(await this.freshFor(semantics))) {
+      this.logger.info('consistent read fell back to storage', { resource: this.resource });
+      return fromStorage();
     }
-    const result = this.listFromCache(scopePrefix, predicate, rv === '0' ? undefined : limit);
+    // Any freshness ignores the limit: one page with everything (server.md §1).
+    const pageLimit = semantics.mode === 'any' ? undefined : limit;
+    const result = this.listFromCache(scopePrefix, predicate, pageLimit);
     this.metrics.list?.(this.resource, 'cache', this.now() - started);
     return result;
   }
@@ -383,14 +389,7 @@ export class Cacher implements ListWatchSource {
   private indexedCandidates(
     scopePrefix: string,
     predicate: SelectionPredicate,
-  ):
-    | Iterable<{
-        key: string;
-        object: KubeObject;
-        labels: Readonly<Record<string, string>>;
-        fields: Readonly<Record<string, string>>;
-      }>
-    | undefined {
+  ): Iterable<StoreElement> | undefined {
     for (const index of Object.keys(this.definition.indexes)) {
       const value = predicate.exactField(index);
       if (value === undefined) continue;
@@ -399,9 +398,19 @@ export class Cacher implements ListWatchSource {
     return undefined;
   }
 
-  /** GET with resourceVersion=0 (any): the cached state of one object. */
-  getCached(namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.cache.store.get(this.keys.object(namespace, name))?.object;
+  // --- GET ----------------------------------------------------------------------------------
+
+  /**
+   * GET one object as delegator.go Get: without a resourceVersion, or while the cache is not
+   * initialized (KEP-4568), from storage; "0" from the cache as it is; N from the cache once it
+   * has seen N (else 504).
+   */
+  async get(request: CacheGetRequest): Promise<KubeObject | undefined> {
+    const read = classifyGet(request);
+    const key = this.keys.object(request.namespace, request.name);
+    if (read.mode === 'consistent' || !this.ready) return this.storage.get(key);
+    await this.freshFor(read);
+    return this.cache.store.get(key)?.object;
   }
 
   // --- WATCH --------------------------------------------------------------------------------
@@ -411,68 +420,63 @@ export class Cacher implements ListWatchSource {
    * (a resourceVersion that fell out of the window) are one ERROR event, then the end.
    */
   async watch(request: CacheWatchRequest): Promise<CacheWatcher> {
-    if (!this.ready)
-      throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
-    const predicate = request.predicate ?? SelectionPredicate.everything;
-    const rv = request.resourceVersion ?? '';
-    const initial = request.sendInitialEvents ?? (rv === '' || rv === '0');
-    if (rv === '' && initial)
-      await this.waitFresh(await this.storage.currentRevision()).catch(() => undefined);
-    else if (rv !== '' && rv !== '0') {
-      // A watch from the future waits for it like a list would (NotOlderThan).
-      if (request.sendInitialEvents) await this.waitFresh(Number(rv));
+    if (!this.ready) throw notReady();
+    const semantics = classifyWatch(request);
+    let startRevision: number | undefined;
+    if (semantics.initialEvents) {
+      // A consistent read the cache cannot prove in time still starts from what it has.
+      await this.freshFor(semantics.read);
+    } else if (semantics.from.mode === 'after') {
+      startRevision = semantics.from.resourceVersion;
+    } else if (semantics.from.mode === 'consistent') {
+      // cacher.go getWatchCacheResourceVersion: changes after storage's current revision.
+      startRevision = await this.storage.currentRevision();
     }
-    if (!this.ready)
-      throw ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
+    if (!this.ready) throw notReady();
 
-    const exactKey =
-      request.name !== undefined ? this.keys.object(request.namespace, request.name) : undefined;
-    const scopePrefix = this.keys.scope(request.namespace);
     const now = this.now();
     const revision = this.cache.revision;
-    const startRevision = initial ? revision : Number(rv || revision);
-    const watcher = new CacheWatcher({
-      predicate,
-      keyPrefix: scopePrefix,
-      ...(exactKey !== undefined ? { exactKey } : {}),
-      startRevision,
-      allowBookmarks: request.allowWatchBookmarks ?? false,
-      deadline: request.timeoutMs !== undefined ? now + request.timeoutMs : undefined,
+    const watcher = newCacheWatcher(this.keys, request, startRevision ?? revision, {
       capacity: this.opts.watcherCapacity,
       blockedBudgetMs: this.opts.blockedBudgetMs,
       now: this.now,
       onEnd: (w, reason) => this.onWatcherEnd(w, reason),
     });
-
-    if (initial) {
-      const events: CacheWatchEvent[] = [];
-      const source =
-        exactKey !== undefined
-          ? [this.cache.store.get(exactKey)].filter((e) => e !== undefined)
-          : (this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix));
-      for (const element of source) {
-        if (!predicate.matches(element.labels, element.fields)) continue;
-        const objectRevision = Number(element.object.metadata.resourceVersion ?? revision);
-        events.push(ownEvent({ type: 'ADDED', object: element.object }, objectRevision));
-      }
-      if (request.sendInitialEvents && request.allowWatchBookmarks) {
-        events.push(ownEvent(bookmarkEvent(this.definition, revision, true), revision));
-      }
-      watcher.seed(events);
-      watcher.lastRevision = revision;
+    const { keyPrefix, exactKey, predicate } = watcher.options;
+    if (semantics.initialEvents) {
+      const objects = this.initialObjects(keyPrefix, exactKey, predicate);
+      watcher.seed(
+        initialEvents(this.definition, objects, revision, semantics.initialEventsEndBookmark),
+      );
     } else {
-      const backlog = this.cache.window.since(startRevision);
+      const backlog = this.cache.window.since(watcher.options.startRevision);
       if (!backlog) {
         const oldest = this.cache.window.oldestResumableRevision();
-        watcher.fail(ApiError.expired(`too old resource version: ${startRevision} (${oldest})`));
+        const from = watcher.options.startRevision;
+        watcher.fail(ApiError.expired(`too old resource version: ${from} (${oldest})`));
         return watcher;
       }
       for (const event of backlog) watcher.dispatch(event);
     }
-    this.dispatcher.add(watcher, this.scopeOf(scopePrefix, exactKey, predicate));
+    this.dispatcher.add(watcher, this.scopeOf(keyPrefix, exactKey, predicate));
     this.scheduleBookmark(watcher, now);
     this.metrics.watchers?.(this.resource, this.dispatcher.size);
     return watcher;
+  }
+
+  /** The cached objects a watch starts with, in key order. */
+  private *initialObjects(
+    scopePrefix: string,
+    exactKey: string | undefined,
+    predicate: SelectionPredicate,
+  ): Generator<KubeObject> {
+    const elements: Iterable<StoreElement> =
+      exactKey !== undefined
+        ? [this.cache.store.get(exactKey)].filter((e) => e !== undefined)
+        : (this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix));
+    for (const element of elements) {
+      if (predicate.matches(element.labels, element.fields)) yield element.object;
+    }
   }
 
   private scopeOf(

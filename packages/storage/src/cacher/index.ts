@@ -1,14 +1,8 @@
-export {
-  Cacher,
-  type CacherOptions,
-  type CacheListRequest,
-  type CacheListResult,
-  type CacheWatchRequest,
-} from './cacher.js';
+export { Cacher, type CacherOptions } from './cacher.js';
 export type { CacherMetrics } from './cacher-metrics.js';
 export { CacheWatcher, type CacheWatchEvent, type WatcherEndReason } from './cache-watcher.js';
 export { bookmarkEvent } from './bookmarks.js';
-export type { ListWatchSource } from './list-watch-source.js';
+export type * from './list-watch-source.js';
 export { SelectionPredicate, type FieldMatcher, type LabelMatcher } from './predicate.js';
 export { ResourceKeys } from './resource-keys.js';
 export { UncachedSource } from './uncached-source.js';

@@ -1,26 +1,27 @@
 import {
   ApiError,
   CONTINUE_AT_LATEST,
-  decodeContinue,
   encodeContinue,
   encodeContinueToken,
+  isContinuedList,
   type KubeObject,
+  type ListSemantics,
   type ResourceDefinition,
 } from '@listwatch/api';
 import { isStorageError } from '../storage-error.js';
 import type { Storage } from '../storage.js';
 import { objectFields, objectLabels } from './cache-store.js';
-import type { CacheListRequest, CacheListResult } from './cacher.js';
+import type { CacheListResult } from './list-watch-source.js';
 import type { SelectionPredicate } from './predicate.js';
+import { tooLargeResourceVersion } from './watch-cache.js';
 
 export interface PageRequest {
   /** Keys under this prefix (the resource, or one namespace of it); continue tokens are relative to it. */
   scopePrefix: string;
   predicate: SelectionPredicate;
   limit: number | undefined;
-  continueToken?: string;
-  /** Exact revision to read at; 0 or undefined: the latest. */
-  revision?: number;
+  /** What the LIST asked for (classifyList): Exact and continuations name their revision. */
+  read: ListSemantics;
 }
 
 export interface Page {
@@ -36,26 +37,27 @@ const MAX_FETCH = 10_000;
 export const EXPIRED_CONTINUE_MESSAGE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
+/** etcd3/store.go validateMinimumResourceVersion: storage older than a NotOlderThan read is a 504. */
+export function validateMinimumResourceVersion(read: ListSemantics, revision: number): void {
+  if (read.mode === 'notOlderThan' && revision < read.resourceVersion)
+    throw tooLargeResourceVersion(read.resourceVersion, revision);
+}
+
 /**
  * One LIST page straight from storage, as kube-apiserver's etcd3 store.GetList does it: at a
- * fixed revision, sorted by key, filtered, fetching more until `limit` matches are found, with a
- * continue token after the last returned key (k8s.io/apiserver/pkg/storage/etcd3/store.go).
+ * fixed revision (Exact and continuations; else the latest), sorted by key, filtered, fetching
+ * more until `limit` matches are found, with a continue token after the last returned key
+ * (k8s.io/apiserver/pkg/storage/etcd3/store.go).
  */
 export async function listFromStorage(
   storage: Storage,
   definition: ResourceDefinition,
   request: PageRequest,
 ): Promise<Page> {
-  let revision = request.revision ?? 0;
-  let startKey: string | undefined;
-  let fromContinue = false;
-  if (request.continueToken) {
-    const token = decodeContinue(request.continueToken, request.scopePrefix);
-    startKey = token.fromKey;
-    fromContinue = true;
-    // rv -1: the token of a compacted list, continued at the latest revision.
-    revision = token.resourceVersion > 0 ? token.resourceVersion : 0;
-  }
+  const { read } = request;
+  const fromContinue = isContinuedList(read);
+  let startKey = fromContinue ? request.scopePrefix + read.continueFrom.start : undefined;
+  const revision = read.mode === 'exact' ? read.resourceVersion : 0;
   const limit = request.limit && request.limit > 0 ? request.limit : undefined;
   const filtering = !request.predicate.empty;
   const items: KubeObject[] = [];
@@ -112,6 +114,7 @@ export async function listFromStorage(
     }
     throw err;
   }
+  validateMinimumResourceVersion(read, readAt);
   const result: Page = { items, revision: readAt };
   if (more && lastKey !== undefined) {
     result.continueToken = encodeContinue(readAt, lastKey, request.scopePrefix);
@@ -119,23 +122,6 @@ export async function listFromStorage(
     if (!filtering) result.remainingItemCount = remaining;
   }
   return result;
-}
-
-/**
- * Whether a LIST must be read exactly at its resourceVersion (from storage): `Exact`, or the
- * legacy form — a resourceVersion other than 0 together with a limit (server.md §1).
- */
-export function isExactRead(
-  request: Pick<CacheListRequest, 'resourceVersion' | 'resourceVersionMatch' | 'limit'>,
-): boolean {
-  const rv = request.resourceVersion ?? '';
-  if (request.resourceVersionMatch === 'Exact') return true;
-  return (
-    request.resourceVersionMatch === undefined &&
-    (request.limit ?? 0) > 0 &&
-    rv !== '' &&
-    rv !== '0'
-  );
 }
 
 /** A storage page as the LIST result the apiserver writes. */

@@ -95,3 +95,36 @@ describe('UncachedSource (watch cache disabled)', () => {
     expect(events.map(label)).toEqual(['ERROR:410']);
   });
 });
+
+describe('UncachedSource resourceVersion semantics', () => {
+  it('a GET reads storage at any resourceVersion; one newer than storage is 504', async () => {
+    const { storage, source } = setup();
+    const a = await storage.create(key('a'), cm('a'));
+    expect(await source.get({ namespace: 'ns', name: 'a', resourceVersion: '0' })).toEqual(a);
+    const at = { namespace: 'ns', name: 'a', resourceVersion: a.metadata.resourceVersion! };
+    expect(await source.get(at)).toEqual(a);
+    expect(await source.get({ namespace: 'ns', name: 'b' })).toBeUndefined();
+    const current = await storage.currentRevision();
+    const err = (await source
+      .get({ namespace: 'ns', name: 'a', resourceVersion: String(current + 5) })
+      .catch((e: unknown) => e)) as { status: Status };
+    expect(err.status.code).toBe(504);
+  });
+
+  it('sendInitialEvents=false from resourceVersion 0 sends only later changes, no history', async () => {
+    const { storage, source } = setup();
+    await storage.create(key('before'), cm('before'));
+    const watcher = await source.watch({ sendInitialEvents: false, resourceVersion: '0' });
+    await storage.create(key('after'), cm('after'));
+    expect((await take(watcher, 1)).map(label)).toEqual(['ADDED:after']);
+  });
+
+  it('a watch-list not older than a future resourceVersion is 504, as a LIST is', async () => {
+    const { storage, source } = setup();
+    const current = await storage.currentRevision();
+    const err = (await source
+      .watch({ sendInitialEvents: true, resourceVersion: String(current + 5) })
+      .catch((e: unknown) => e)) as { status: Status };
+    expect(err.status.code).toBe(504);
+  });
+});

@@ -1,16 +1,27 @@
-import { ApiError, type ResourceDefinition } from '@listwatch/api';
+import {
+  ApiError,
+  classifyGet,
+  classifyList,
+  classifyWatch,
+  type KubeObject,
+  type ResourceDefinition,
+} from '@listwatch/api';
 import { bookmarkEvent } from './bookmarks.js';
 import { ResourceKeys } from './resource-keys.js';
 import { isStorageError } from '../storage-error.js';
 import type { Storage, StorageChange } from '../storage.js';
 import { objectFields, objectLabels } from './cache-store.js';
-import type { CacheListRequest, CacheListResult, CacheWatchRequest } from './cacher.js';
-import { CacheWatcher, ownEvent, type CacheWatchEvent } from './cache-watcher.js';
+import { initialEvents, newCacheWatcher, type CacheWatcher } from './cache-watcher.js';
 import type { WatchCacheEvent } from './event-window.js';
+import type {
+  CacheGetRequest,
+  CacheListRequest,
+  CacheListResult,
+  CacheWatchRequest,
+  ListWatchSource,
+} from './list-watch-source.js';
 import { SelectionPredicate } from './predicate.js';
-import { isExactRead, listFromStorage, pageResult } from './storage-lister.js';
-import { tooLargeResourceVersion } from './watch-cache.js';
-import type { ListWatchSource } from './list-watch-source.js';
+import { listFromStorage, pageResult, validateMinimumResourceVersion } from './storage-lister.js';
 
 /**
  * A resource with the watch cache disabled (`--default-watch-cache-size 0`): every LIST reads
@@ -44,61 +55,50 @@ export class UncachedSource implements ListWatchSource {
     return Promise.resolve();
   }
 
+  /** etcd3 store.Get: the object at the latest revision, which "N" must not be older than. */
+  async get(request: CacheGetRequest): Promise<KubeObject | undefined> {
+    const read = classifyGet(request);
+    // Storage's revision before the read: the read is at least as new.
+    if (read.mode === 'notOlderThan')
+      validateMinimumResourceVersion(read, await this.storage.currentRevision());
+    return this.storage.get(this.keys.object(request.namespace, request.name));
+  }
+
   async list(request: CacheListRequest): Promise<CacheListResult> {
-    const rv = request.resourceVersion ?? '';
+    const semantics = classifyList(request);
     const limit = request.limit && request.limit > 0 ? request.limit : undefined;
-    const exact = isExactRead(request);
     const page = await listFromStorage(this.storage, this.definition, {
       scopePrefix: this.keys.scope(request.namespace),
       predicate: request.predicate ?? SelectionPredicate.everything,
-      limit: rv === '0' && !request.continue ? undefined : limit,
-      ...(request.continue ? { continueToken: request.continue } : {}),
-      ...(exact && !request.continue ? { revision: Number(rv) } : {}),
+      // Any freshness ignores the limit, as the cache does (server.md §1).
+      limit: semantics.mode === 'any' ? undefined : limit,
+      read: semantics,
     });
-    // NotOlderThan from storage: the latest read must be at least that new (etcd3 store.GetList).
-    if (!exact && rv !== '' && rv !== '0' && page.revision < Number(rv))
-      throw tooLargeResourceVersion(Number(rv), page.revision);
     return pageResult(page);
   }
 
   async watch(request: CacheWatchRequest): Promise<CacheWatcher> {
-    const predicate = request.predicate ?? SelectionPredicate.everything;
-    const rv = request.resourceVersion ?? '';
-    const initial = request.sendInitialEvents ?? (rv === '' || rv === '0');
-    const scopePrefix = this.keys.scope(request.namespace);
-    const exactKey =
-      request.name !== undefined ? this.keys.object(request.namespace, request.name) : undefined;
-    const now = this.options.now ?? Date.now;
+    const semantics = classifyWatch(request);
     let startRevision: number;
-    const seed: CacheWatchEvent[] = [];
-    if (initial) {
+    let initial: KubeObject[] = [];
+    if (semantics.initialEvents) {
       const page = await listFromStorage(this.storage, this.definition, {
-        scopePrefix,
-        predicate,
+        scopePrefix: this.keys.scope(request.namespace),
+        predicate: request.predicate ?? SelectionPredicate.everything,
         limit: undefined,
+        read: semantics.read,
       });
       startRevision = page.revision;
-      for (const object of page.items) {
-        if (
-          exactKey !== undefined &&
-          this.keys.object(object.metadata.namespace, object.metadata.name ?? '') !== exactKey
-        )
-          continue;
-        seed.push(ownEvent({ type: 'ADDED', object }, Number(object.metadata.resourceVersion)));
-      }
-      if (request.sendInitialEvents && request.allowWatchBookmarks) {
-        seed.push(ownEvent(bookmarkEvent(this.definition, startRevision, true), startRevision));
-      }
+      initial = page.items;
     } else {
-      startRevision = rv === '' ? await this.storage.currentRevision() : Number(rv);
+      // Consistent and any: storage's current revision is the freshest either may see.
+      startRevision =
+        semantics.from.mode === 'after'
+          ? semantics.from.resourceVersion
+          : await this.storage.currentRevision();
     }
-    const watcher = new CacheWatcher({
-      predicate,
-      keyPrefix: scopePrefix,
-      ...(exactKey !== undefined ? { exactKey } : {}),
-      startRevision,
-      allowBookmarks: request.allowWatchBookmarks ?? false,
-      deadline: request.timeoutMs !== undefined ? now() + request.timeoutMs : undefined,
+    const now = this.options.now ?? Date.now;
+    const watcher = newCacheWatcher(this.keys, request, startRevision, {
       capacity: this.options.watcherCapacity ?? 100,
       blockedBudgetMs: this.options.blockedBudgetMs ?? 100,
       now,
@@ -108,10 +108,15 @@ export class UncachedSource implements ListWatchSource {
         if (timer) clearTimeout(timer);
       },
     });
-    watcher.seed(seed);
-    watcher.lastRevision = startRevision;
+    if (semantics.initialEvents) {
+      const inScope = initial.filter((o) =>
+        watcher.inScope(this.keys.object(o.metadata.namespace, o.metadata.name ?? '')),
+      );
+      const end = semantics.initialEventsEndBookmark;
+      watcher.seed(initialEvents(this.definition, inScope, startRevision, end));
+    }
     this.open.add(watcher);
-    const source = this.storage.watch(scopePrefix, {
+    const source = this.storage.watch(watcher.options.keyPrefix, {
       fromRevision: startRevision,
       progressNotify: watcher.options.allowBookmarks,
     });

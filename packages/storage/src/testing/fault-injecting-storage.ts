@@ -15,15 +15,35 @@ import type { KubeObject } from '@listwatch/api';
 
 /**
  * A real backend with fault switches: `breakWatches()` makes every open watch fail as a lost etcd
- * connection or a compaction would; `failLists` makes lists fail. For testing re-initialization.
+ * connection or a compaction would; `failLists` makes lists fail. For testing re-initialization,
+ * and, by counting gets, which reads a cache answered.
  */
 export class FaultInjectingStorage implements Storage {
   private readonly breakers = new Set<(err: Error) => void>();
   watchesOpened = 0;
+  /** Keys read with get(), in order: shows which reads reached storage. */
+  readonly gets: string[] = [];
   /** While set, every list fails as if storage were unreachable. */
   failLists = false;
 
+  private held: { released: Promise<void>; release: () => void } | undefined;
+
   constructor(private readonly inner: Storage) {}
+
+  /** While set, open watches hold back their events (a watch cache falling behind); unset delivers them. */
+  get holdWatches(): boolean {
+    return this.held !== undefined;
+  }
+  set holdWatches(hold: boolean) {
+    if (hold && !this.held) {
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      this.held = { released, release };
+    } else if (!hold && this.held) {
+      this.held.release();
+      this.held = undefined;
+    }
+  }
 
   get prefix(): string {
     return this.inner.prefix;
@@ -34,6 +54,7 @@ export class FaultInjectingStorage implements Storage {
   }
 
   get(key: string): Promise<KubeObject | undefined> {
+    this.gets.push(key);
     return this.inner.get(key);
   }
   list(prefix: string, options?: StorageListOptions): Promise<StorageListResult> {
@@ -75,11 +96,17 @@ export class FaultInjectingStorage implements Storage {
     });
     failed.catch(() => undefined);
     const breakers = this.breakers;
+    const held = (): Promise<void> | undefined => this.held?.released;
+    let closed = false;
+    let onClose: () => void = () => undefined;
+    const closing = new Promise<void>((resolve) => (onClose = resolve));
     breakers.add(fail!);
     const iterator = inner[Symbol.asyncIterator]();
     return {
       requestProgress: () => inner.requestProgress(),
       close: () => {
+        closed = true;
+        onClose();
         breakers.delete(fail!);
         inner.close();
       },
@@ -88,6 +115,10 @@ export class FaultInjectingStorage implements Storage {
           for (;;) {
             const next = await Promise.race([iterator.next(), failed]);
             if (next.done) return;
+            for (let wait = held(); wait; wait = held()) {
+              await Promise.race([wait, failed, closing]);
+              if (closed) return;
+            }
             yield next.value;
           }
         } finally {
