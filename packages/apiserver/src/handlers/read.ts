@@ -1,18 +1,35 @@
-import { ApiError, parseListOptions, parseResourceVersion, type KubeObject } from '@listwatch/api';
-import { interpret, objectKey, type RequestScope } from './request-scope.js';
+import {
+  ApiError,
+  parseGetOptions,
+  parseListOptions,
+  type GetOptions,
+  type KubeObject,
+} from '@listwatch/api';
+import { interpret, type RequestScope } from './request-scope.js';
 import { listOf, writeList, writeObject } from './response.js';
 import { predicateOf } from './selectors.js';
 
-/** GET one object: from storage, or from the cache when `resourceVersion=0` allows any freshness. */
+/**
+ * GET one object. Where from is the source's call (delegator.go Get): no resourceVersion reads
+ * storage; "0" (any) and N (not older than N) read the watch cache, or storage when the cache is
+ * disabled for the resource or not initialized yet.
+ */
 export async function getObject(scope: RequestScope, name: string): Promise<void> {
-  const rv = scope.query.get('resourceVersion') ?? '';
-  if (rv !== '') parseResourceVersion(rv);
-  const object = await readObject(scope, name);
+  const object = await readObject(scope, name, parseGetOptions(scope.query));
   writeObject(scope.ctx, 200, object, scope.definition);
 }
 
-export async function readObject(scope: RequestScope, name: string): Promise<KubeObject> {
-  const object = await scope.server.storage.get(objectKey(scope, name)).catch((err: unknown) => {
+export async function readObject(
+  scope: RequestScope,
+  name: string,
+  options: GetOptions = {},
+): Promise<KubeObject> {
+  const request = {
+    ...options,
+    ...(scope.namespace !== undefined ? { namespace: scope.namespace } : {}),
+    name,
+  };
+  const object = await scope.source.get(request).catch((err: unknown) => {
     throw interpret(scope, name, err);
   });
   if (!object) throw ApiError.notFound(scope.gr, name);
@@ -22,15 +39,11 @@ export async function readObject(scope: RequestScope, name: string): Promise<Kub
 /** LIST with every resourceVersion semantic, served by the watch cache (or storage behind it). */
 export async function listObjects(scope: RequestScope): Promise<void> {
   const options = parseListOptions(scope.query, { definition: scope.definition });
+  // The typed options go down as they are; the source classifies them (classifyList).
   const result = await scope.source.list({
+    ...options,
     ...(scope.namespace !== undefined ? { namespace: scope.namespace } : {}),
     predicate: predicateOf(options),
-    ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
-    ...(options.resourceVersionMatch !== undefined
-      ? { resourceVersionMatch: options.resourceVersionMatch }
-      : {}),
-    ...(options.limit !== undefined ? { limit: options.limit } : {}),
-    ...(options.continue !== undefined ? { continue: options.continue } : {}),
   });
   writeList(
     scope.ctx,

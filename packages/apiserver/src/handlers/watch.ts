@@ -44,15 +44,12 @@ export async function openWatch(
       ? options.timeoutSeconds * 1000
       : Math.round(server.minRequestTimeoutSeconds * (1 + Math.random()) * 1000);
   const namespace = definition.namespaced ? info.namespace : undefined;
+  // The typed options go down as they are; the source classifies them (classifyWatch).
   const watcher = await source.watch({
+    ...options,
     ...(namespace !== undefined ? { namespace } : {}),
     ...(name !== undefined ? { name } : {}),
     predicate,
-    ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
-    ...(options.sendInitialEvents !== undefined
-      ? { sendInitialEvents: options.sendInitialEvents }
-      : {}),
-    allowWatchBookmarks: options.allowWatchBookmarks,
     timeoutMs,
   });
   const version = codec.version ?? 'v1';
