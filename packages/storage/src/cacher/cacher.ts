@@ -342,7 +342,7 @@ export class Cacher implements ListWatchSource {
       this.logger.info('consistent read fell back to storage', { resource: this.resource });
       return fromStorage();
     }
-    // Any freshness ignores the limit: one page with everything (server.md §1).
+    // Any freshness ignores the limit: one page with everything.
     const pageLimit = semantics.mode === 'any' ? undefined : limit;
     const result = this.listFromCache(scopePrefix, predicate, pageLimit);
     this.metrics.list?.(this.resource, 'cache', this.now() - started);

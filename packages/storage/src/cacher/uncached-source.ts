@@ -70,7 +70,7 @@ export class UncachedSource implements ListWatchSource {
     const page = await listFromStorage(this.storage, this.definition, {
       scopePrefix: this.keys.scope(request.namespace),
       predicate: request.predicate ?? SelectionPredicate.everything,
-      // Any freshness ignores the limit, as the cache does (server.md §1).
+      // Any freshness ignores the limit, as the cache does.
       limit: semantics.mode === 'any' ? undefined : limit,
       read: semantics,
     });
