@@ -1,4 +1,4 @@
-import { builtinResources, type ResourceDefinition } from '@listwatch/api';
+import { builtinResources, jsonFields, type ResourceDefinition } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiGroupIndex } from './api-groups.js';
@@ -269,6 +269,99 @@ describe('OpenAPI v3 documents', () => {
     }
     expect(at(core, pod, 'metadata.ownerReferences')['x-kubernetes-patch-merge-key']).toBe('uid');
     expect(at(apps, deployment, 'spec.strategy')['x-kubernetes-patch-strategy']).toBe('retainKeys');
+  });
+});
+
+describe('component schemas derived from the schema source', () => {
+  const docs = v3Documents(builtinResources);
+  const core = docWithPath(docs, '/api/v1/namespaces');
+  const apps = docWithPath(docs, '/apis/apps/v1/');
+  const component = (doc: V3Doc, name: string) => schemaOf(doc, `#/components/schemas/${name}`);
+  const prop = (doc: V3Doc, name: string, key: string) =>
+    properties(component(doc, name))[key] ?? {};
+  const CORE = 'io.k8s.api.core.v1';
+  const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+
+  it('declare every field upstream declares, described, and nothing open', () => {
+    for (const name of [
+      `${CORE}.PodSpec`,
+      `${CORE}.Container`,
+      `${CORE}.Volume`,
+      `${META}.ObjectMeta`,
+    ]) {
+      const schema = component(core, name);
+      expect(Object.keys(properties(schema)).sort(), name).toEqual(
+        [...jsonFields(name).keys()].sort(),
+      );
+      expect(schema['description'], name).toEqual(expect.any(String));
+    }
+    const closure = JSON.stringify(
+      Object.entries(core.components.schemas).filter(([name]) => name.startsWith(CORE)),
+    );
+    expect(closure).not.toContain('x-kubernetes-preserve-unknown-fields');
+    expect(prop(core, `${CORE}.Container`, 'image')['description']).toMatch(
+      /^Container image name\./,
+    );
+  });
+
+  it('carry formats: int32, int64, byte, date-time, int-or-string and Quantity', () => {
+    expect(prop(core, `${CORE}.ContainerPort`, 'containerPort')).toMatchObject({
+      type: 'integer',
+      format: 'int32',
+    });
+    expect(prop(core, `${META}.ObjectMeta`, 'generation')).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+    });
+    expect(prop(core, `${CORE}.Secret`, 'data')['additionalProperties']).toEqual({
+      type: 'string',
+      format: 'byte',
+    });
+    expect(prop(core, `${META}.ObjectMeta`, 'creationTimestamp')['allOf']).toEqual([
+      { $ref: `#/components/schemas/${META}.Time` },
+    ]);
+    expect(component(core, `${META}.Time`)).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(prop(core, `${CORE}.HTTPGetAction`, 'port')['allOf']).toEqual([
+      { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString' },
+    ]);
+    expect(component(core, 'io.k8s.apimachinery.pkg.util.intstr.IntOrString')).toMatchObject({
+      format: 'int-or-string',
+    });
+    expect(prop(core, `${CORE}.ResourceRequirements`, 'limits')['additionalProperties']).toEqual({
+      $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity',
+    });
+    expect(prop(core, `${META}.APIResource`, 'verbs')).toMatchObject({
+      type: 'array',
+      items: { type: 'string' },
+    });
+  });
+
+  it('carry server-side apply list and map types, and required where upstream marks it', () => {
+    expect(prop(core, `${CORE}.Container`, 'ports')).toMatchObject({
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['containerPort', 'protocol'],
+    });
+    expect(prop(core, `${CORE}.PodSpec`, 'tolerations')['x-kubernetes-list-type']).toBe('atomic');
+    expect(prop(core, `${CORE}.ServiceSpec`, 'selector')['x-kubernetes-map-type']).toBe('atomic');
+    expect(component(core, `${META}.LabelSelector`)['x-kubernetes-map-type']).toBe('atomic');
+    expect(component(apps, 'io.k8s.api.apps.v1.DeploymentSpec')['required']).toEqual([
+      'selector',
+      'template',
+    ]);
+  });
+
+  it('tag DeleteOptions with every group version served, as AddToGroupVersion registers it', () => {
+    const gvks = component(apps, `${META}.DeleteOptions`)[
+      'x-kubernetes-group-version-kind'
+    ] as Gvk[];
+    for (const def of builtinResources) {
+      expect(gvks).toContainEqual({
+        group: def.group,
+        version: def.version,
+        kind: 'DeleteOptions',
+      });
+    }
+    expect(gvks).toContainEqual({ group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' });
   });
 });
 

@@ -1,3 +1,4 @@
+import { builtinResources, jsonFields, jsonShape, schemaFor, type JsonShape } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
 import {
   NO_PATCH_FIELD,
@@ -51,7 +52,16 @@ const TAGS: [string, string, PatchField['strategy'], string | undefined][] = [
   ['Secret', 'metadata.finalizers', 'merge', undefined],
   ['Event', 'metadata.finalizers', 'merge', undefined],
   ['Lease.coordination.k8s.io', 'metadata.ownerReferences', 'merge', 'uid'],
+  ['Pod', 'spec.resourceClaims', 'merge', 'name'],
+  ['Pod', 'spec.containers.resizePolicy', undefined, undefined],
+  ['Pod', 'spec.readinessGates', undefined, undefined],
 ];
+
+function structOf(shape: JsonShape): string | undefined {
+  if (shape.kind === 'list') return structOf(shape.items);
+  if (shape.kind === 'map') return structOf(shape.values);
+  return shape.kind === 'struct' ? shape.name : undefined;
+}
 
 describe('patchSchemaFor (struct tags of the built-in kinds)', () => {
   it.each(TAGS)('%s %s has strategy %s and merge key %s', (kind, path, strategy, mergeKey) => {
@@ -77,6 +87,33 @@ describe('patchSchemaFor (struct tags of the built-in kinds)', () => {
   it('has no schema for kinds we do not serve or that need a group', () => {
     expect(patchSchemaFor('Deployment')).toBeUndefined();
     expect(patchSchemaFor('Widget.example.com')).toBeUndefined();
+  });
+
+  it('agrees with the schema source on every field of every served kind, at any depth', () => {
+    for (const def of builtinResources) {
+      const seen = new Set<string>();
+      const walk = (type: string, schema: PatchSchema | undefined) => {
+        if (seen.has(type)) return;
+        seen.add(type);
+        for (const [name, field] of jsonFields(type)) {
+          const meta = patchField(schema, name);
+          const strategy = field.patchStrategy?.split(',') ?? [];
+          expect(meta.mergeKey, `${type}.${name}`).toBe(field.patchMergeKey);
+          expect(meta.strategy, `${type}.${name}`).toBe(
+            strategy.includes('merge')
+              ? 'merge'
+              : strategy.includes('replace')
+                ? 'replace'
+                : undefined,
+          );
+          expect(meta.retainKeys ?? false, `${type}.${name}`).toBe(strategy.includes('retainKeys'));
+          const inner = structOf(jsonShape(field.type));
+          if (inner) walk(inner, meta.schema);
+          else expect(meta.schema).toBeUndefined();
+        }
+      };
+      walk(schemaFor(def)?.name ?? '', patchSchemaFor(def));
+    }
   });
 
   it('unknown fields, prototype names included, have no metadata', () => {

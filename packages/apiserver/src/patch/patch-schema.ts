@@ -1,10 +1,16 @@
+import {
+  jsonFields,
+  jsonShape,
+  patchStrategyOf,
+  schemaSource,
+  type JsonShape,
+} from '@listwatch/api';
+
 // What strategic merge patch needs to know about the built-in types we serve: which lists merge
-// by key instead of being replaced. Transcribed from the `patchStrategy`/`patchMergeKey` struct
-// tags in k8s.io/api (core/v1/types.go, apps/v1/types.go, coordination/v1/types.go) and
-// k8s.io/apimachinery/pkg/apis/meta/v1/types.go. Fields not listed have no strategy: maps merge
-// key by key and lists are replaced whole — exactly what an untagged Go field does.
-// Untagged on purpose (as upstream): tolerations, NodeSpec.taints, readinessGates, envFrom,
-// container resizePolicy, status container statuses.
+// by key instead of being replaced. Read from the schema source of @listwatch/api, whose
+// +patchStrategy/+patchMergeKey come from upstream's generated.proto (the `patchStrategy` and
+// `patchMergeKey` struct tags of k8s.io/api). A field without them has no strategy: maps merge
+// key by key and lists are replaced whole, exactly what an untagged Go field does.
 
 /** One field's patch metadata (forkedjson.LookupPatchMetadata). */
 export interface PatchField {
@@ -18,7 +24,7 @@ export interface PatchField {
   readonly schema?: PatchSchema;
 }
 
-/** A struct: its JSON fields that carry patch metadata or lead to ones that do. */
+/** A struct: its JSON fields, each with its patch metadata. */
 export interface PatchSchema {
   readonly [field: string]: PatchField;
 }
@@ -33,100 +39,35 @@ export function patchField(schema: PatchSchema | undefined, field: string): Patc
     : NO_PATCH_FIELD;
 }
 
-function mergeList(mergeKey: string, schema?: PatchSchema, retainKeys = false): PatchField {
-  return {
-    strategy: 'merge',
-    mergeKey,
-    ...(retainKeys ? { retainKeys } : {}),
-    ...(schema ? { schema } : {}),
-  };
+const structs = new Map<string, PatchSchema>();
+
+/** The struct a list holds, a map holds, or the field itself, if any. */
+function structOf(shape: JsonShape): string | undefined {
+  let inner = shape;
+  while (inner.kind === 'list' || inner.kind === 'map') {
+    inner = inner.kind === 'list' ? inner.items : inner.values;
+  }
+  return inner.kind === 'struct' ? inner.name : undefined;
 }
 
-function struct(schema: PatchSchema): PatchField {
-  return { schema };
+/** A struct's fields with their tags, built once per type (and so safe for recursive types). */
+function structSchema(name: string): PatchSchema {
+  const known = structs.get(name);
+  if (known) return known;
+  const fields: Record<string, PatchField> = {};
+  structs.set(name, fields);
+  for (const [key, field] of jsonFields(name)) {
+    const { merge, replace, retainKeys, mergeKey } = patchStrategyOf(field);
+    const struct = structOf(jsonShape(field.type));
+    fields[key] = Object.freeze({
+      ...(merge ? { strategy: 'merge' } : replace ? { strategy: 'replace' } : {}),
+      ...(retainKeys ? { retainKeys } : {}),
+      ...(mergeKey ? { mergeKey } : {}),
+      ...(struct ? { schema: structSchema(struct) } : {}),
+    } satisfies PatchField);
+  }
+  return Object.freeze(fields);
 }
-
-/** A list of primitives merged as a set (`patchStrategy:"merge"`, no key): finalizers, podCIDRs. */
-const MERGE_SET: PatchField = { strategy: 'merge' };
-
-// metav1.ObjectMeta
-const OBJECT_META: PatchSchema = {
-  finalizers: MERGE_SET,
-  ownerReferences: mergeList('uid'),
-};
-
-// core/v1 Container and EphemeralContainerCommon carry the same tags.
-const CONTAINER: PatchSchema = {
-  ports: mergeList('containerPort'),
-  env: mergeList('name'),
-  volumeMounts: mergeList('mountPath'),
-  volumeDevices: mergeList('devicePath'),
-};
-
-const POD_SPEC: PatchSchema = {
-  volumes: mergeList('name', undefined, true),
-  initContainers: mergeList('name', CONTAINER),
-  containers: mergeList('name', CONTAINER),
-  ephemeralContainers: mergeList('name', CONTAINER),
-  imagePullSecrets: mergeList('name'),
-  hostAliases: mergeList('ip'),
-  topologySpreadConstraints: mergeList('topologyKey'),
-  schedulingGates: mergeList('name'),
-  resourceClaims: mergeList('name', undefined, true),
-};
-
-const POD_STATUS: PatchSchema = {
-  conditions: mergeList('type'),
-  podIPs: mergeList('ip'),
-  hostIPs: mergeList('ip'),
-  resourceClaimStatuses: mergeList('name', undefined, true),
-};
-
-const POD_TEMPLATE_SPEC: PatchSchema = {
-  metadata: struct(OBJECT_META),
-  spec: struct(POD_SPEC),
-};
-
-/** Conditions merged by type: the shape of most status structs. */
-const CONDITIONS_STATUS: PatchSchema = { conditions: mergeList('type') };
-
-function kind(fields: PatchSchema = {}): PatchSchema {
-  return { metadata: struct(OBJECT_META), ...fields };
-}
-
-const SCHEMAS: ReadonlyMap<string, PatchSchema> = new Map<string, PatchSchema>([
-  ['Pod', kind({ spec: struct(POD_SPEC), status: struct(POD_STATUS) })],
-  ['ConfigMap', kind()],
-  ['Secret', kind()],
-  ['Event', kind()],
-  ['Namespace', kind({ status: struct(CONDITIONS_STATUS) })],
-  [
-    'Node',
-    kind({
-      spec: struct({ podCIDRs: MERGE_SET }),
-      status: struct({ conditions: mergeList('type'), addresses: mergeList('type') }),
-    }),
-  ],
-  [
-    'Service',
-    kind({ spec: struct({ ports: mergeList('port') }), status: struct(CONDITIONS_STATUS) }),
-  ],
-  [
-    'Deployment.apps',
-    kind({
-      spec: struct({ strategy: { retainKeys: true }, template: struct(POD_TEMPLATE_SPEC) }),
-      status: struct(CONDITIONS_STATUS),
-    }),
-  ],
-  [
-    'ReplicaSet.apps',
-    kind({
-      spec: struct({ template: struct(POD_TEMPLATE_SPEC) }),
-      status: struct(CONDITIONS_STATUS),
-    }),
-  ],
-  ['Lease.coordination.k8s.io', kind()],
-]);
 
 /** A group and kind, as a ResourceDefinition carries them (`''` is the core group). */
 export interface GroupKind {
@@ -140,11 +81,12 @@ export interface GroupKind {
  * GroupKind or its string form: `Pod`, `Deployment.apps`, `Lease.coordination.k8s.io`.
  */
 export function patchSchemaFor(groupKind: GroupKind | string): PatchSchema | undefined {
-  const key =
-    typeof groupKind === 'string'
-      ? groupKind
-      : groupKind.group
-        ? `${groupKind.kind}.${groupKind.group}`
-        : groupKind.kind;
-  return SCHEMAS.get(key);
+  let group = typeof groupKind === 'string' ? '' : (groupKind.group ?? '');
+  let kind = typeof groupKind === 'string' ? groupKind : groupKind.kind;
+  if (typeof groupKind === 'string' && groupKind.includes('.')) {
+    group = groupKind.slice(groupKind.indexOf('.') + 1);
+    kind = groupKind.slice(0, groupKind.indexOf('.'));
+  }
+  const found = schemaSource.kinds.find((k) => k.group === group && k.kind === kind);
+  return found && structSchema(found.type);
 }

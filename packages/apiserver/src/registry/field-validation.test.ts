@@ -13,8 +13,8 @@ import {
   strictDecodingMessage,
 } from './field-validation.js';
 
-// Server-side field validation against our OpenAPI schemas: the unknown fields a strict decode
-// of k8s.io/api types would report (sigs.k8s.io/json paths), pruned as a typed decode drops them.
+// Server-side field validation against the schema source: the unknown fields a strict decode of
+// k8s.io/api types would report (sigs.k8s.io/json paths), pruned as a typed decode drops them.
 
 const def = (kind: string): ResourceDefinition => {
   const found = builtinResources.find((d) => d.kind === kind);
@@ -77,6 +77,7 @@ const CLOSED_IN_DEPLOYMENT: [string[], string][] = [
   [['spec', 'strategy', 'rollingUpdate'], 'spec.strategy.rollingUpdate.'],
   [['spec', 'template'], 'spec.template.'],
   [['spec', 'template', 'metadata'], 'spec.template.metadata.'],
+  [['spec', 'template', 'spec'], 'spec.template.spec.'],
 ];
 
 function at(object: KubeObject, path: readonly string[]): Record<string, unknown> {
@@ -145,19 +146,62 @@ describe('pruneUnknownFields', () => {
     ]);
   });
 
-  it('keeps unknown fields where the schema preserves them: pod specs, containers, status', () => {
+  it('finds unknown fields at any depth, as every Go struct is closed: pod specs, containers, status', () => {
     fc.assert(
       fc.property(unknownName, json, (field, value) => {
         const pod: KubeObject = {
           metadata: { name: 'p' },
           spec: { [field]: value, containers: [{ name: 'c', [field]: value }] },
-          status: { [field]: value },
+          status: { [field]: value, conditions: [{ type: 'Ready', [field]: value }] },
         };
-        const copy = structuredClone(pod);
-        expect(pruneUnknownFields(POD, copy)).toEqual([]);
-        expect(copy).toEqual(pod);
+        expect(pruneUnknownFields(POD, pod)).toEqual([
+          `spec.${field}`,
+          `spec.containers[0].${field}`,
+          `status.${field}`,
+          `status.conditions[0].${field}`,
+        ]);
+        expect(pod).toEqual({
+          metadata: { name: 'p' },
+          spec: { containers: [{ name: 'c' }] },
+          status: { conditions: [{ type: 'Ready' }] },
+        });
       }),
     );
+  });
+
+  it('takes what marshals itself as it is: quantities, int-or-strings, managed fields, embedded structs', () => {
+    const pod: KubeObject = {
+      metadata: {
+        name: 'p',
+        managedFields: [{ manager: 'kubectl', fieldsV1: { 'f:spec': { 'f:containers': {} } } }],
+      },
+      spec: {
+        containers: [
+          {
+            name: 'c',
+            resources: { limits: { cpu: '1', memory: 1e9 } },
+            livenessProbe: { httpGet: { port: 'http' }, periodSeconds: 3 },
+          },
+        ],
+        volumes: [{ name: 'v', configMap: { name: 'settings' } }],
+      },
+    };
+    const copy = structuredClone(pod);
+    expect(pruneUnknownFields(POD, copy)).toEqual([]);
+    expect(copy).toEqual(pod);
+  });
+
+  it('keeps any spec and status of a kind the schema source lacks, as a custom resource', () => {
+    const widget: ResourceDefinition = { ...CONFIG_MAP, group: 'example.com', kind: 'Widget' };
+    const object = JSON.parse(
+      '{"metadata":{"name":"w","zzMeta":1},"spec":{"anything":[1]},"status":{"at":"all"},"zzTop":true}',
+    ) as KubeObject;
+    expect(pruneUnknownFields(widget, object)).toEqual(['metadata.zzMeta', 'zzTop']);
+    expect(object).toEqual({
+      metadata: { name: 'w' },
+      spec: { anything: [1] },
+      status: { at: 'all' },
+    });
   });
 
   it('does not take inherited names for declared fields', () => {

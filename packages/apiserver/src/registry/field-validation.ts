@@ -1,17 +1,21 @@
-import { ApiError, fieldErrors, type KubeObject, type ResourceDefinition } from '@listwatch/api';
 import {
-  kindSchema,
-  sharedSchemas,
-  SCHEMA_REF_PREFIX,
-  type Schema,
-} from '../discovery/openapi-schemas.js';
+  ApiError,
+  fieldErrors,
+  jsonFields,
+  jsonShape,
+  schemaFor,
+  type JsonShape,
+  type KubeObject,
+  type ResourceDefinition,
+} from '@listwatch/api';
 
 // Server-side field validation (KEP-2885), as kube-apiserver does it for built-in types: the
 // body is decoded strictly against the kind's schema (k8s.io/apimachinery runtime/serializer/json
 // with sigs.k8s.io/json), and the `fieldValidation` query parameter decides what an unknown
 // field costs (k8s.io/apiserver pkg/endpoints/handlers/create.go, update.go, patch.go).
-// The schemas are our OpenAPI component schemas: closed where they list every field, and open
-// (x-kubernetes-preserve-unknown-fields) where they do not, so a real field is never refused.
+// The fields are those of the schema source (@listwatch/api, from upstream's generated.proto),
+// so every type is closed as its Go struct is; what marshals itself (Quantity, RawExtension,
+// FieldsV1...) is taken as is. Kinds the source lacks keep any spec and status.
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -41,70 +45,44 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Follows `$ref` and the `allOf: [$ref]` form of described references to the schema itself. */
-function resolve(schema: Schema | undefined): Schema | undefined {
-  let current = schema;
-  for (let depth = 0; current && depth < 8; depth++) {
-    const allOf = current['allOf'];
-    if (Array.isArray(allOf) && isRecord(allOf[0])) {
-      current = allOf[0];
-      continue;
-    }
-    const ref = current['$ref'];
-    if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF_PREFIX)) {
-      current = sharedSchemas[ref.slice(SCHEMA_REF_PREFIX.length)];
-      continue;
-    }
-    return current;
-  }
-  return current;
-}
+const OBJECT_META = jsonShape('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
 
 /**
- * Walks `value` against `schema`, reporting each unknown field by its path (`spec.foo`,
+ * Walks `value` against `shape`, reporting each unknown field by its path (`spec.foo`,
  * `spec.containers[0].foo`, as sigs.k8s.io/json words it) and deleting it: kube decodes into Go
  * structs, so an unknown field is never stored, whatever the validation level.
  */
-function prune(value: unknown, schema: Schema | undefined, path: string, unknown: string[]): void {
-  const resolved = resolve(schema);
-  if (!resolved) return;
-  if (Array.isArray(value)) {
-    const items = isRecord(resolved['items']) ? resolved['items'] : undefined;
-    if (items) value.forEach((item, i) => prune(item, items, `${path}[${i}]`, unknown));
-    return;
-  }
-  if (!isRecord(value)) return;
+function prune(value: unknown, shape: JsonShape, path: string, unknown: string[]): void {
   const at = (key: string) => (path ? `${path}.${key}` : key);
-  const properties = isRecord(resolved['properties']) ? resolved['properties'] : undefined;
-  const additional = isRecord(resolved['additionalProperties'])
-    ? resolved['additionalProperties']
-    : undefined;
-  if (properties) {
-    const open = resolved['x-kubernetes-preserve-unknown-fields'] === true;
+  if (shape.kind === 'list') {
+    if (Array.isArray(value))
+      value.forEach((v, i) => prune(v, shape.items, `${path}[${i}]`, unknown));
+  } else if (shape.kind === 'map') {
+    if (isRecord(value))
+      for (const key of Object.keys(value)) prune(value[key], shape.values, at(key), unknown);
+  } else if (shape.kind === 'struct' && isRecord(value)) {
+    const fields = jsonFields(shape.name);
     for (const key of Object.keys(value)) {
-      const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
-      if (isRecord(property)) prune(value[key], property, at(key), unknown);
-      else if (!open) {
+      const field = fields.get(key);
+      if (field) prune(value[key], jsonShape(field.type), at(key), unknown);
+      else {
         unknown.push(at(key));
         delete value[key];
       }
     }
-  } else if (additional) {
-    for (const key of Object.keys(value)) prune(value[key], additional, at(key), unknown);
   }
-  // Neither: an object we do not describe (status, FieldsV1): anything goes.
+  // Scalars and self-marshalling types (Quantity, RawExtension...): nothing below to check.
 }
 
-const kindSchemas = new Map<string, Schema>();
-
-function schemaOf(definition: ResourceDefinition): Schema {
-  const key = `${definition.group}/${definition.version}/${definition.kind}`;
-  let schema = kindSchemas.get(key);
-  if (!schema) {
-    schema = kindSchema(definition);
-    kindSchemas.set(key, schema);
+/** A kind the source lacks (a custom resource): TypeMeta, ObjectMeta, and any spec and status. */
+function pruneGeneric(object: Record<string, unknown>, unknown: string[]): void {
+  for (const key of Object.keys(object)) {
+    if (key === 'metadata') prune(object[key], OBJECT_META, key, unknown);
+    else if (!['apiVersion', 'kind', 'spec', 'status'].includes(key)) {
+      unknown.push(key);
+      delete object[key];
+    }
   }
-  return schema;
 }
 
 /**
@@ -113,7 +91,9 @@ function schemaOf(definition: ResourceDefinition): Schema {
  */
 export function pruneUnknownFields(definition: ResourceDefinition, object: KubeObject): string[] {
   const unknown: string[] = [];
-  prune(object, schemaOf(definition), '', unknown);
+  const schema = schemaFor(definition);
+  if (schema) prune(object, jsonShape(schema.name), '', unknown);
+  else pruneGeneric(object, unknown);
   return unknown;
 }
 
