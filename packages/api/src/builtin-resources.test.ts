@@ -28,6 +28,10 @@ describe('built-in resource definitions', () => {
       'replicasets.apps',
       'deployments.apps',
       'leases.coordination.k8s.io',
+      'roles.rbac.authorization.k8s.io',
+      'clusterroles.rbac.authorization.k8s.io',
+      'rolebindings.rbac.authorization.k8s.io',
+      'clusterrolebindings.rbac.authorization.k8s.io',
     ]);
   });
 

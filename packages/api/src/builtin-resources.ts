@@ -523,6 +523,88 @@ const leases = define({
   ],
 });
 
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/** `ClusterRole/view`: the ROLE column of bindings, as kubectl's printer shows it. */
+function roleRef(o: KubeObject): string {
+  const ref = at(o, 'roleRef') as { kind?: string; name?: string } | undefined;
+  return ref ? `${ref.kind ?? ''}/${ref.name ?? ''}` : '';
+}
+
+/** The subjects of a binding of one kind, comma-separated (printers.go printRoleBinding). */
+function subjects(o: KubeObject, kind: string): string {
+  return array(o, 'subjects')
+    .filter((s) => (s as { kind?: string }).kind === kind)
+    .map((s) => {
+      const subject = s as { name?: string; namespace?: string };
+      return kind === 'ServiceAccount'
+        ? `${subject.namespace ?? ''}/${subject.name ?? ''}`
+        : (subject.name ?? '');
+    })
+    .join(', ');
+}
+
+const CREATED_AT: TableColumn = {
+  name: 'Created At',
+  type: 'date',
+  description:
+    'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  priority: 0,
+  cell: (o) => o.metadata.creationTimestamp ?? '',
+};
+
+const bindingColumns = (): TableColumn[] => [
+  NAME,
+  column('Role', 'RoleRef is the reference to the role the binding grants.', roleRef),
+  AGE,
+  column('Users', 'Users in the binding', (o) => subjects(o, 'User'), { priority: 1 }),
+  column('Groups', 'Groups in the binding', (o) => subjects(o, 'Group'), { priority: 1 }),
+  column(
+    'ServiceAccounts',
+    'ServiceAccounts in the binding',
+    (o) => subjects(o, 'ServiceAccount'),
+    {
+      priority: 1,
+    },
+  ),
+];
+
+const roles = define({
+  group: RBAC_GROUP,
+  kind: 'Role',
+  plural: 'roles',
+  namespaced: true,
+  nameRule: 'pathSegment',
+  columns: [NAME, CREATED_AT],
+});
+
+const clusterroles = define({
+  group: RBAC_GROUP,
+  kind: 'ClusterRole',
+  plural: 'clusterroles',
+  namespaced: false,
+  nameRule: 'pathSegment',
+  columns: [NAME, CREATED_AT],
+});
+
+const rolebindings = define({
+  group: RBAC_GROUP,
+  kind: 'RoleBinding',
+  plural: 'rolebindings',
+  namespaced: true,
+  nameRule: 'pathSegment',
+  columns: bindingColumns(),
+});
+
+const clusterrolebindings = define({
+  group: RBAC_GROUP,
+  kind: 'ClusterRoleBinding',
+  plural: 'clusterrolebindings',
+  namespaced: false,
+  nameRule: 'pathSegment',
+  columns: bindingColumns(),
+});
+
 /** Every built-in resource, in discovery order. */
 export const builtinResources: readonly ResourceDefinition[] = [
   namespaces,
@@ -535,6 +617,10 @@ export const builtinResources: readonly ResourceDefinition[] = [
   replicasets,
   deployments,
   leases,
+  roles,
+  clusterroles,
+  rolebindings,
+  clusterrolebindings,
 ];
 
 /** Looks a built-in resource up by plural, singular, short name or kind (as kubectl does). */

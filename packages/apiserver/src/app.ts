@@ -4,6 +4,8 @@ import { discoveryMiddleware } from './discovery/discovery-router.js';
 import { resourceRouter } from './handlers/resource-router.js';
 import { accessLog } from './middleware/access-log.js';
 import { authentication } from './middleware/authentication.js';
+import { authorization } from './middleware/authorization.js';
+import { reviews } from './handlers/reviews.js';
 import { errors } from './middleware/errors.js';
 import { health } from './middleware/health.js';
 import { hostFilter } from './middleware/host-filter.js';
@@ -19,10 +21,12 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(errors(server));
   app.use(authentication(server.authenticator));
   app.use(hostFilter(server.hostFilter));
+  app.use(authorization(server.authorizer));
   app.use(health(server));
   app.use(requestBody(server));
   app.use(inflightLimits(server, limits));
   app.use(discoveryMiddleware(server.registry.definitions));
+  app.use(reviews(server));
   app.use(resourceRouter(server));
   app.use(() => {
     throw new ApiError({

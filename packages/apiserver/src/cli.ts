@@ -1,5 +1,6 @@
 import { tryParseBool } from '@listwatch/api';
 import { parseDuration, STORAGE_BACKENDS, type StorageBackend } from '@listwatch/storage';
+import { AUTHORIZATION_MODES, type AuthorizationMode } from './authorization/authorizer.js';
 import type { ApiServerOptions } from './server.js';
 
 interface Flag {
@@ -77,6 +78,20 @@ export const FLAGS: readonly Flag[] = [
     default: 'true',
     help: 'Requests without credentials are system:anonymous (group system:unauthenticated); false: 401.',
     apply: (o, v) => (o.anonymousAuth = flagBool('anonymous-auth', v)),
+  },
+  {
+    name: 'authorization-mode',
+    default: 'AlwaysAllow',
+    help: `Comma-separated authorizers asked in turn: ${AUTHORIZATION_MODES.join(', ')}. RBAC enforces rbac.authorization.k8s.io/v1 roles and bindings.`,
+    apply: (o, v) => {
+      const modes = v.split(',').filter(Boolean);
+      for (const mode of modes)
+        if (!AUTHORIZATION_MODES.includes(mode as AuthorizationMode))
+          throw new Error(
+            `invalid value "${mode}" for flag --authorization-mode: one of ${AUTHORIZATION_MODES.join(', ')}`,
+          );
+      o.authorizationMode = modes as AuthorizationMode[];
+    },
   },
   {
     name: 'storage-backend',

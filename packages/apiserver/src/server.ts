@@ -25,6 +25,17 @@ import { createApp } from './app.js';
 import { jsonLogger } from './logger.js';
 import { RequestAuthenticator } from './authentication/request-authenticator.js';
 import { TokenFile } from './authentication/token-file.js';
+import {
+  alwaysAllow,
+  alwaysDeny,
+  privilegedGroups,
+  unionAuthorizer,
+  type AuthorizationMode,
+} from './authorization/authorizer.js';
+import { ensureBootstrapPolicy } from './authorization/bootstrap-policy.js';
+import { RbacAuthorizer } from './authorization/rbac-authorizer.js';
+import { RbacPolicyStore } from './authorization/rbac-policy-store.js';
+import { RequestAuthorizer } from './authorization/request-authorizer.js';
 import { ApiServerMetrics } from './metrics.js';
 import { HostFilter } from './middleware/host-filter.js';
 import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
@@ -82,6 +93,11 @@ export interface ApiServerOptions {
   tokenAuthFile?: string;
   /** `--anonymous-auth` (default true): requests without credentials are system:anonymous. */
   anonymousAuth?: boolean;
+  /**
+   * `--authorization-mode` (default AlwaysAllow): the authorizers asked in turn; `RBAC` serves and
+   * enforces rbac.authorization.k8s.io/v1 with kube's default roles. system:masters may always.
+   */
+  authorizationMode?: AuthorizationMode[];
   definitions?: readonly ResourceDefinition[];
   logger?: Logger;
   /** Bookmark frequency of the watch caches (kube: 1 min; tests shorten it). */
@@ -196,6 +212,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     requestTimeoutMs: options.requestTimeout ?? 60_000,
     authenticator: authenticatorOf(options),
     hostFilter: HostFilter.parse(options.acceptHosts ?? []),
+    authorizer: new RequestAuthorizer(alwaysAllow),
     listEncodings:
       options.watchCacheListEncodings === false
         ? undefined
@@ -203,6 +220,26 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     shuttingDown: false,
   };
   await ensureSystemNamespaces(storage);
+  const modes = options.authorizationMode ?? ['AlwaysAllow'];
+  let policy: RbacPolicyStore | undefined;
+  if (modes.includes('RBAC')) {
+    await ensureBootstrapPolicy(storage);
+    policy = new RbacPolicyStore(storage, logger);
+    await policy.start();
+  }
+  context.authorizer = new RequestAuthorizer(
+    unionAuthorizer([
+      privilegedGroups,
+      ...modes.map((mode) =>
+        mode === 'RBAC'
+          ? new RbacAuthorizer(policy!)
+          : mode === 'AlwaysDeny'
+            ? alwaysDeny
+            : alwaysAllow,
+      ),
+    ]),
+    policy && ((listener) => policy.onChange(listener)),
+  );
   await registry.start();
   const app = createApp(context, {
     readOnly: options.maxRequestsInflight ?? 400,
@@ -314,6 +351,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       context.shuttingDown = true;
       listener.close();
       // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
+      policy?.stop();
       await registry.stop();
       http1.close(); // stops its connection checks and closes idle keep-alive connections
       if (active > 0) {

@@ -42,6 +42,7 @@ describe('@kubernetes/client-node against discovery', () => {
     expect(list.groups.map((g) => [g.name, g.preferredVersion?.groupVersion])).toEqual([
       ['apps', 'apps/v1'],
       ['coordination.k8s.io', 'coordination.k8s.io/v1'],
+      ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
     ]);
   });
 

@@ -46,6 +46,7 @@ const DOCUMENTS = [
   '/apis/apps',
   '/apis/apps/v1',
   '/apis/coordination.k8s.io/v1',
+  '/apis/rbac.authorization.k8s.io/v1',
   '/openapi/v2',
   '/openapi/v3',
   '/openapi/v3/api/v1',
@@ -94,6 +95,11 @@ describe('discovery documents', () => {
         'coordination.k8s.io',
         [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }],
         { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
+      ],
+      [
+        'rbac.authorization.k8s.io',
+        [{ groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' }],
+        { groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' },
       ],
     ]);
   });
@@ -207,7 +213,11 @@ describe('aggregated discovery', () => {
     });
     expect(v1.resources.find((r) => r.resource === 'nodes')?.scope).toBe('Cluster');
     const groups = await json<ApiGroupDiscoveryList>('/apis', { Accept: V2 });
-    expect(groups.items.map((g) => g.metadata.name)).toEqual(['apps', 'coordination.k8s.io']);
+    expect(groups.items.map((g) => g.metadata.name)).toEqual([
+      'apps',
+      'coordination.k8s.io',
+      'rbac.authorization.k8s.io',
+    ]);
     expect(groups.items[0]!.versions[0]!.resources.map((r) => r.resource)).toEqual([
       'deployments',
       'replicasets',
@@ -286,6 +296,7 @@ describe('OpenAPI', () => {
       'api/v1',
       'apis/apps/v1',
       'apis/coordination.k8s.io/v1',
+      'apis/rbac.authorization.k8s.io/v1',
     ]);
     for (const [key, { serverRelativeURL }] of Object.entries(index.paths)) {
       expect(serverRelativeURL).toMatch(new RegExp(`^/openapi/v3/${key}\\?hash=[0-9A-F]{128}$`));

@@ -88,7 +88,12 @@ describe('kubectl against discovery', () => {
   it('api-versions lists every group/version', async () => {
     const { code, stdout } = await kubectl(server.url, ['api-versions']);
     expect(code).toBe(0);
-    expect(stdout.trim().split('\n')).toEqual(['apps/v1', 'coordination.k8s.io/v1', 'v1']);
+    expect(stdout.trim().split('\n')).toEqual([
+      'apps/v1',
+      'coordination.k8s.io/v1',
+      'rbac.authorization.k8s.io/v1',
+      'v1',
+    ]);
   });
 
   it('version reports the server as Kubernetes 1.32 without a skew warning', async () => {

@@ -1,5 +1,6 @@
 import { ApiError } from '@listwatch/api';
 import type Koa from 'koa';
+import type { Attributes } from '../authorization/attributes.js';
 import { parseRequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
@@ -60,8 +61,13 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
         const transport = ctx.req.httpVersionMajor === 2 ? 'http2' : 'http1';
         const gauge = { resource: entry.definition.plural, transport };
         server.metrics.watches.inc(gauge);
+        // A watch whose permission is revoked ends; its client relists and is refused.
+        const untrack = server.authorizer.track(ctx.state['attributes'] as Attributes, () =>
+          watch.watcher.end('closed'),
+        );
         ctx.respond = false;
         await serveHttpWatch(ctx.res, watch, (events) => {
+          untrack();
           server.metrics.watches.dec(gauge);
           server.metrics.watchEventsSent.inc({ resource: entry.definition.plural }, events);
         });

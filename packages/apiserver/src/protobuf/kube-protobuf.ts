@@ -54,6 +54,35 @@ const OBJECT_META: Message = {
 
 const metadata: Field = { name: 'metadata', type: { message: OBJECT_META } };
 
+// The access reviews `kubectl auth can-i` and `auth whoami` send (authorization/v1 and
+// authentication/v1 generated.proto); only their specs matter, the status is the server's.
+const RESOURCE_ATTRIBUTES: Message = {
+  1: s('namespace'),
+  2: s('verb'),
+  3: s('group'),
+  4: s('version'),
+  5: s('resource'),
+  6: s('subresource'),
+  7: s('name'),
+};
+const NON_RESOURCE_ATTRIBUTES: Message = { 1: s('path'), 2: s('verb') };
+const ACCESS_REVIEW_SPEC: Message = {
+  1: { name: 'resourceAttributes', type: { message: RESOURCE_ATTRIBUTES } },
+  2: { name: 'nonResourceAttributes', type: { message: NON_RESOURCE_ATTRIBUTES } },
+};
+// Go's marshaller writes the (empty) status too.
+const ACCESS_REVIEW_STATUS: Field = {
+  name: 'status',
+  type: {
+    message: {
+      1: { name: 'allowed', type: 'bool' },
+      2: s('reason'),
+      3: s('evaluationError'),
+      4: { name: 'denied', type: 'bool' },
+    },
+  },
+};
+
 /** The kinds decoded, by `apiVersion/kind`. */
 const KINDS: Readonly<Record<string, Message>> = {
   'v1/Namespace': {
@@ -69,6 +98,56 @@ const KINDS: Readonly<Record<string, Message>> = {
     2: { name: 'data', type: { map: 'string' } },
     3: { name: 'binaryData', type: { map: 'bytes' } },
     4: { name: 'immutable', type: 'bool', pointer: true },
+  },
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: metadata,
+    2: { name: 'spec', type: { message: ACCESS_REVIEW_SPEC } },
+    3: ACCESS_REVIEW_STATUS,
+  },
+  'authorization.k8s.io/v1/SubjectAccessReview': {
+    1: metadata,
+    2: {
+      name: 'spec',
+      type: {
+        message: {
+          ...ACCESS_REVIEW_SPEC,
+          3: s('user'),
+          4: { name: 'groups', type: 'string', repeated: true },
+          6: s('uid'),
+        },
+      },
+    },
+    3: ACCESS_REVIEW_STATUS,
+  },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': {
+    1: metadata,
+    2: { name: 'spec', type: { message: { 1: s('namespace') } } },
+    3: {
+      name: 'status',
+      type: {
+        message: { 3: { name: 'incomplete', type: 'bool' }, 4: s('evaluationError') },
+      },
+    },
+  },
+  'authentication.k8s.io/v1/SelfSubjectReview': {
+    1: metadata,
+    2: {
+      name: 'status',
+      type: {
+        message: {
+          1: {
+            name: 'userInfo',
+            type: {
+              message: {
+                1: s('username'),
+                2: s('uid'),
+                3: { name: 'groups', type: 'string', repeated: true },
+              },
+            },
+          },
+        },
+      },
+    },
   },
   'v1/Secret': {
     1: metadata,
@@ -199,7 +278,7 @@ export function decodeKubeProtobuf(body: Uint8Array): Record<string, unknown> {
     throw new ApiError({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: `the server decodes protobuf bodies of Namespace, ConfigMap and Secret only, not ${kind || 'this kind'}: send it as application/json`,
+      message: `the server decodes protobuf bodies of Namespace, ConfigMap, Secret and the access reviews only, not ${kind || 'this kind'}: send it as application/json`,
       details: { causes: [{ reason: 'UnexpectedServerResponse', message: PROTOBUF_MEDIA_TYPE }] },
     });
   }

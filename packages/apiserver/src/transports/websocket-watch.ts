@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BEARER_PROTOCOL_PREFIX } from '../authentication/request-authenticator.js';
 import { isAnonymous } from '../authentication/user.js';
+import { requestAttributes, type Attributes } from '../authorization/attributes.js';
 import { openWatch, type OpenWatch } from '../handlers/watch.js';
 import { parseRequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
@@ -83,6 +84,7 @@ export function webSocketWatch(
     void (async () => {
       let watch: OpenWatch;
       let resource: string;
+      let attributes: Attributes;
       try {
         if (!req.headers.origin)
           throw ApiError.forbidden(
@@ -90,9 +92,12 @@ export function webSocketWatch(
             '',
             'an Origin header is required for WebSocket watches',
           );
-        if (isAnonymous(server.authenticator.authenticate(req)))
-          server.hostFilter.check(req.headers);
+        const user = server.authenticator.authenticate(req);
+        if (isAnonymous(user)) server.hostFilter.check(req.headers);
         const url = new URL(req.url ?? '/', 'http://localhost');
+        if (!url.searchParams.has('watch')) url.searchParams.set('watch', 'true');
+        attributes = requestAttributes(user, 'GET', url.pathname, url.searchParams);
+        server.authorizer.authorize(attributes);
         const info = parseRequestInfo(url.pathname);
         const entry = info && server.registry.lookup(info.group, info.version, info.resource);
         if (!info || !entry)
@@ -113,9 +118,11 @@ export function webSocketWatch(
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
         server.metrics.watches.inc({ resource, transport: 'websocket' });
-        void pump(ws, watch).finally(() =>
-          server.metrics.watches.dec({ resource, transport: 'websocket' }),
-        );
+        const untrack = server.authorizer.track(attributes, () => watch.watcher.end('closed'));
+        void pump(ws, watch).finally(() => {
+          untrack();
+          server.metrics.watches.dec({ resource, transport: 'websocket' });
+        });
       });
     })();
   };

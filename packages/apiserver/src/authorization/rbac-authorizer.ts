@@ -1,0 +1,116 @@
+import { labelSelectorFromMetaV1, type KubeObject, type MetaLabelSelector } from '@listwatch/api';
+import type { UserInfo } from '../authentication/user.js';
+import type { Attributes } from './attributes.js';
+import type { Authorizer, Decision } from './authorizer.js';
+import { ruleAllows, type PolicyRule } from './policy-rule.js';
+
+export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+interface Subject {
+  /** User, Group or ServiceAccount. */
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+interface RoleRef {
+  /** Role or ClusterRole. */
+  kind: string;
+  name: string;
+}
+
+/** The RBAC objects an authorizer reads, kept current by whoever watches them. */
+export interface RbacPolicy {
+  roles(namespace: string): Iterable<KubeObject>;
+  role(namespace: string, name: string): KubeObject | undefined;
+  clusterRoles(): Iterable<KubeObject>;
+  clusterRole(name: string): KubeObject | undefined;
+  roleBindings(namespace: string): Iterable<KubeObject>;
+  clusterRoleBindings(): Iterable<KubeObject>;
+}
+
+function rulesOf(object: KubeObject | undefined): PolicyRule[] {
+  const rules = object?.['rules'];
+  return Array.isArray(rules) ? (rules as PolicyRule[]) : [];
+}
+
+function subjectsOf(binding: KubeObject): Subject[] {
+  const subjects = binding['subjects'];
+  return Array.isArray(subjects) ? (subjects as Subject[]) : [];
+}
+
+/** Whether a binding's subject is this user (plugin/pkg/auth/authorizer/rbac appliesToUser). */
+function appliesTo(user: UserInfo, subject: Subject, namespace: string): boolean {
+  switch (subject.kind) {
+    case 'User':
+      return user.name === subject.name;
+    case 'Group':
+      return user.groups.includes(subject.name);
+    case 'ServiceAccount': {
+      const ns = subject.namespace || namespace;
+      return ns !== '' && user.name === `system:serviceaccount:${ns}:${subject.name}`;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * Kubernetes' RBAC authorizer (plugin/pkg/auth/authorizer/rbac/rbac.go): a request is allowed
+ * when a rule of a role bound to the user allows it — ClusterRoleBindings everywhere,
+ * RoleBindings in their namespace. An aggregated ClusterRole (aggregationRule) has the rules of
+ * every ClusterRole its selectors pick, as the clusterrole-aggregation controller would write.
+ */
+export class RbacAuthorizer implements Authorizer {
+  constructor(private readonly policy: RbacPolicy) {}
+
+  /** The rules of a ClusterRole, aggregated ones resolved. */
+  clusterRoleRules(role: KubeObject | undefined, seen = new Set<string>()): PolicyRule[] {
+    if (!role) return [];
+    const aggregation = role['aggregationRule'] as
+      { clusterRoleSelectors?: MetaLabelSelector[] } | undefined;
+    const selectors = aggregation?.clusterRoleSelectors ?? [];
+    if (selectors.length === 0) return rulesOf(role);
+    seen.add(role.metadata.name ?? '');
+    const rules: PolicyRule[] = [];
+    for (const selector of selectors) {
+      let matches;
+      try {
+        matches = labelSelectorFromMetaV1(selector);
+      } catch {
+        continue; // an invalid selector aggregates nothing
+      }
+      for (const other of this.policy.clusterRoles()) {
+        if (seen.has(other.metadata.name ?? '') || !matches.matches(other.metadata.labels))
+          continue;
+        rules.push(...this.clusterRoleRules(other, seen));
+      }
+    }
+    return rules;
+  }
+
+  private roleRules(ref: RoleRef, namespace: string): PolicyRule[] {
+    if (ref.kind === 'ClusterRole') return this.clusterRoleRules(this.policy.clusterRole(ref.name));
+    if (ref.kind === 'Role' && namespace) return rulesOf(this.policy.role(namespace, ref.name));
+    return [];
+  }
+
+  /** Every rule that applies to the user in a namespace ('' for cluster scope) (VisitRulesFor). */
+  *rulesFor(user: UserInfo, namespace: string): Generator<PolicyRule> {
+    for (const binding of this.policy.clusterRoleBindings()) {
+      if (!subjectsOf(binding).some((s) => appliesTo(user, s, ''))) continue;
+      yield* this.roleRules(binding['roleRef'] as RoleRef, '');
+    }
+    if (!namespace) return;
+    for (const binding of this.policy.roleBindings(namespace)) {
+      if (!subjectsOf(binding).some((s) => appliesTo(user, s, namespace))) continue;
+      yield* this.roleRules(binding['roleRef'] as RoleRef, namespace);
+    }
+  }
+
+  authorize(attributes: Attributes): Decision {
+    for (const rule of this.rulesFor(attributes.user, attributes.namespace ?? ''))
+      if (ruleAllows(attributes, rule)) return 'allow';
+    return 'no-opinion';
+  }
+}

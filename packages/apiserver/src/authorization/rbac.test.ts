@@ -1,0 +1,329 @@
+import type { KubeObject, WatchEvent } from '@listwatch/api';
+import { decodeWatchStream } from '@listwatch/codec';
+import { MemoryStorage } from '@listwatch/storage';
+import { TestCa, tempDir } from '@listwatch/testing';
+import fc from 'fast-check';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANONYMOUS } from '../authentication/user.js';
+import { KUBECTL } from '../e2e/e2e.test-helper.js';
+import { startApiServer, type RunningApiServer } from '../server.js';
+import type { Attributes } from './attributes.js';
+import { ruleAllows, type PolicyRule } from './policy-rule.js';
+
+// RBAC as kube-apiserver enforces it (plugin/pkg/auth/authorizer/rbac/rbac.go and
+// pkg/apis/rbac/v1/evaluation_helpers.go), with the real kubectl as the client.
+
+const attrs = (over: Partial<Attributes>): Attributes => ({
+  user: ANONYMOUS,
+  verb: 'get',
+  resourceRequest: true,
+  path: '/api/v1/namespaces/a/pods/x',
+  apiGroup: '',
+  resource: 'pods',
+  namespace: 'a',
+  name: 'x',
+  ...over,
+});
+
+describe('PolicyRule', () => {
+  it('matches verbs, groups, resources, subresources, names and URLs as RuleAllows does', () => {
+    const rule: PolicyRule = { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] };
+    expect(ruleAllows(attrs({}), rule)).toBe(true);
+    expect(ruleAllows(attrs({ verb: 'delete' }), rule)).toBe(false);
+    expect(ruleAllows(attrs({ apiGroup: 'apps' }), rule)).toBe(false);
+    expect(ruleAllows(attrs({ subresource: 'log' }), rule)).toBe(false);
+    expect(ruleAllows(attrs({ subresource: 'log' }), { ...rule, resources: ['pods/log'] })).toBe(
+      true,
+    );
+    expect(ruleAllows(attrs({ subresource: 'scale' }), { ...rule, resources: ['*/scale'] })).toBe(
+      true,
+    );
+    expect(ruleAllows(attrs({}), { ...rule, resourceNames: ['y'] })).toBe(false);
+    expect(ruleAllows(attrs({ name: 'y' }), { ...rule, resourceNames: ['y'] })).toBe(true);
+    const url = attrs({ resourceRequest: false, path: '/apis/apps' });
+    expect(ruleAllows(url, { verbs: ['get'], nonResourceURLs: ['/apis/*'] })).toBe(true);
+    expect(ruleAllows(url, { verbs: ['get'], nonResourceURLs: ['/api'] })).toBe(false);
+    expect(ruleAllows(url, rule)).toBe(false);
+  });
+
+  it('never grants a verb, group or resource that the rule does not name or wildcard (property)', () => {
+    const word = fc.constantFrom('get', 'list', 'pods', 'apps', '', 'configmaps', 'x', '*');
+    fc.assert(
+      fc.property(
+        fc.array(word, { maxLength: 3 }),
+        fc.array(word, { maxLength: 3 }),
+        fc.array(word, { maxLength: 3 }),
+        fc.constantFrom('get', 'list', 'watch'),
+        fc.constantFrom('', 'apps'),
+        fc.constantFrom('pods', 'configmaps'),
+        (verbs, apiGroups, resources, verb, apiGroup, resource) => {
+          const allowed = ruleAllows(attrs({ verb, apiGroup, resource }), {
+            verbs,
+            apiGroups,
+            resources,
+          });
+          const names = (list: string[], value: string) =>
+            list.includes('*') || list.includes(value);
+          return (
+            allowed ===
+            (names(verbs, verb) && names(apiGroups, apiGroup) && names(resources, resource))
+          );
+        },
+      ),
+    );
+  });
+});
+
+describe('an apiserver with --authorization-mode RBAC', () => {
+  let server: RunningApiServer;
+  let dir: { path: string; remove(): void };
+  // TLS: kubectl sends no token over plain HTTP.
+  const ca = new TestCa();
+  const TOKENS = { admin: 'admin-token', alice: 'alice-token', viewer: 'viewer-token' };
+
+  beforeAll(async () => {
+    dir = tempDir('listwatch-rbac-');
+    const tokens = join(dir.path, 'tokens.csv');
+    writeFileSync(
+      tokens,
+      [
+        `${TOKENS.admin},admin,1,"system:masters"`,
+        `${TOKENS.alice},alice,2`,
+        `${TOKENS.viewer},vera,3,"viewers"`,
+        '',
+      ].join('\n'),
+    );
+    server = await startApiServer({
+      storage: new MemoryStorage({ compactionInterval: 0 }),
+      port: 0,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      tokenAuthFile: tokens,
+      authorizationMode: ['RBAC'],
+      ...(({ cert, key }) => ({ tlsCert: cert, tlsKey: key }))(ca.server()),
+    });
+    for (const ns of ['team', 'other'])
+      expect(
+        (await as('admin', 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status,
+      ).toBe(201);
+  });
+  afterAll(async () => {
+    await server.close();
+    dir.remove();
+    ca.remove();
+  });
+
+  /** An HTTPS request as `who` (or anonymous), trusting the test CA. */
+  function send(
+    who: keyof typeof TOKENS | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(`${server.url}${path}`, {
+        method,
+        ca: ca.cert,
+        headers: {
+          'content-type': 'application/json',
+          ...(who ? { authorization: `Bearer ${TOKENS[who]}` } : {}),
+        },
+      });
+      req.on('response', resolve).on('error', reject);
+      req.end(body !== undefined ? JSON.stringify(body) : undefined);
+    });
+  }
+
+  async function as(
+    who: keyof typeof TOKENS | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: KubeObject & { message?: string } }> {
+    const res = await send(who, method, path, body);
+    let text = '';
+    for await (const chunk of res as AsyncIterable<Buffer>) text += chunk.toString();
+    return {
+      status: res.statusCode ?? 0,
+      body: JSON.parse(text) as KubeObject & { message?: string },
+    };
+  }
+
+  function kubectl(who: keyof typeof TOKENS, ...args: string[]) {
+    const config = join(dir.path, `kubeconfig-${who}`);
+    writeFileSync(
+      config,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [{name: c, cluster: {server: "${server.url}", certificate-authority: "${ca.certFile}"}}]`,
+        `users: [{name: u, user: {token: ${TOKENS[who]}}}]`,
+        'contexts: [{name: c, context: {cluster: c, user: u}}]',
+        'current-context: c',
+        '',
+      ].join('\n'),
+    );
+    return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        KUBECTL,
+        args,
+        { env: { PATH: process.env['PATH'] ?? '', HOME: dir.path, KUBECONFIG: config } },
+        (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
+      ),
+    );
+  }
+
+  const podReader = (namespace: string, name: string): KubeObject[] => [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name, namespace },
+      rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['pods'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name, namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+    },
+  ];
+
+  it("a user without bindings is refused with kube's words (kubectl shows them); system:masters may do anything", async () => {
+    const refused = await kubectl('alice', 'get', 'pods', '-n', 'other');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      'Error from server (Forbidden): pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "other"',
+    );
+    const cluster = await as('alice', 'GET', '/apis/apps/v1/deployments');
+    expect(cluster.status).toBe(403);
+    expect(cluster.body.message).toBe(
+      'deployments.apps is forbidden: User "alice" cannot list resource "deployments" in API group "apps" at the cluster scope',
+    );
+    const path = await as('alice', 'GET', '/metrics');
+    expect(path.body.message).toBe('forbidden: User "alice" cannot get path "/metrics"');
+    const admin = await kubectl('admin', 'get', 'namespaces', '-o', 'name');
+    expect(admin.stdout).toContain('namespace/team');
+  });
+
+  it('anonymous requests may read health and version only (system:public-info-viewer)', async () => {
+    expect((await as(undefined, 'GET', '/version')).status).toBe(200);
+    expect((await send(undefined, 'GET', '/healthz')).statusCode).toBe(200);
+    const pods = await as(undefined, 'GET', '/api/v1/pods');
+    expect(pods.status).toBe(403);
+    expect(pods.body.message).toContain('User "system:anonymous" cannot list resource "pods"');
+  });
+
+  it('a RoleBinding grants its Role in its namespace only, from the next request on', async () => {
+    expect((await as('alice', 'GET', '/api/v1/namespaces/team/pods')).status).toBe(403);
+    const [role, binding] = podReader('team', 'pod-reader');
+    expect(
+      (await as('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles', role))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await as(
+          'admin',
+          'POST',
+          '/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings',
+          binding,
+        )
+      ).status,
+    ).toBe(201);
+    await expect
+      .poll(async () => (await as('alice', 'GET', '/api/v1/namespaces/team/pods')).status)
+      .toBe(200);
+    expect((await as('alice', 'GET', '/api/v1/namespaces/other/pods')).status).toBe(403);
+    expect((await as('alice', 'GET', '/api/v1/pods')).status).toBe(403);
+    expect((await as('alice', 'DELETE', '/api/v1/namespaces/team/pods/x')).status).toBe(403);
+    const canI = await kubectl('alice', 'auth', 'can-i', 'list', 'pods', '-n', 'team');
+    expect(canI.stdout.trim()).toBe('yes');
+    const cannot = await kubectl('alice', 'auth', 'can-i', 'delete', 'pods', '-n', 'team');
+    expect(cannot.stdout.trim()).toBe('no');
+    const list = await kubectl('alice', 'auth', 'can-i', '--list', '-n', 'team');
+    expect(list.stdout).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+    const whoami = await kubectl(
+      'alice',
+      'auth',
+      'whoami',
+      '-o',
+      'jsonpath={.status.userInfo.username}',
+    );
+    expect(whoami.stdout).toBe('alice');
+  });
+
+  it('a watch sees only its namespace, and ends when its RoleBinding is deleted; watching again is 403', async () => {
+    const [role, binding] = podReader('team', 'watcher');
+    await as('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles', role);
+    await as(
+      'admin',
+      'POST',
+      '/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings',
+      binding,
+    );
+    await expect
+      .poll(async () => (await as('alice', 'GET', '/api/v1/namespaces/team/pods')).status)
+      .toBe(200);
+    const res = await send('alice', 'GET', '/api/v1/namespaces/team/pods?watch=1');
+    expect(res.statusCode).toBe(200);
+    const events: WatchEvent[] = [];
+    const ended = (async () => {
+      for await (const e of decodeWatchStream(res as AsyncIterable<Uint8Array>, 'json'))
+        events.push(e);
+    })();
+    const pod = (name: string) => ({
+      metadata: { name },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+    });
+    await as('admin', 'POST', '/api/v1/namespaces/other/pods', pod('elsewhere'));
+    await as('admin', 'POST', '/api/v1/namespaces/team/pods', pod('here'));
+    await expect
+      .poll(() => events.map((e) => (e.object as KubeObject).metadata.name))
+      .toEqual(['here']);
+    // Every RoleBinding that grants it goes: the open watch ends at the next policy change.
+    await as(
+      'admin',
+      'DELETE',
+      '/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings/watcher',
+    );
+    await as(
+      'admin',
+      'DELETE',
+      '/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings/pod-reader',
+    );
+    await ended;
+    expect(events.map((e) => (e.object as KubeObject).metadata.name)).toEqual(['here']);
+    expect((await as('alice', 'GET', '/api/v1/namespaces/team/pods?watch=1')).status).toBe(403);
+  });
+
+  it('the aggregated view ClusterRole, bound to a group, reads workloads everywhere but not secrets', async () => {
+    const binding = {
+      metadata: { name: 'viewers' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'viewers' }],
+    };
+    expect(
+      (await as('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding))
+        .status,
+    ).toBe(201);
+    await expect
+      .poll(async () => (await as('viewer', 'GET', '/apis/apps/v1/deployments')).status)
+      .toBe(200);
+    expect((await as('viewer', 'GET', '/api/v1/namespaces/team/configmaps')).status).toBe(200);
+    expect((await as('viewer', 'GET', '/api/v1/secrets')).status).toBe(403);
+    expect(
+      (
+        await as('viewer', 'POST', '/api/v1/namespaces/team/configmaps', {
+          metadata: { name: 'x' },
+        })
+      ).status,
+    ).toBe(403);
+    const roles = await kubectl('admin', 'get', 'clusterroles', '-o', 'name');
+    expect(roles.stdout).toContain('clusterrole.rbac.authorization.k8s.io/cluster-admin');
+  });
+});
