@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeTypedObject, exceedsJsonDepth, goTypes } from './object-decoding.js';
 
@@ -122,6 +123,36 @@ describe('decodeTypedObject', () => {
     const fields = { data: { type: goTypes.map(goTypes.bytes) } };
     expect(decodeTypedObject({ data: { a: 1 } }, 'Secret', fields)?.message).toBe(
       'json: cannot unmarshal number into Go struct field Secret.data of type []uint8',
+    );
+  });
+
+  it("an int32 field takes exactly the integers Go's int32 holds, and names int32 when it refuses", () => {
+    const fields = {
+      spec: {
+        type: goTypes.struct('v1', 'ScaleSpec', { replicas: { type: goTypes.int32 } }),
+      },
+    };
+    const decodeReplicas = (replicas: number) =>
+      decodeTypedObject({ spec: { replicas } }, 'Scale', fields)?.message;
+    expect(decodeReplicas(2 ** 31)).toBe(
+      'json: cannot unmarshal number 2147483648 into Go struct field ScaleSpec.spec.replicas of type int32',
+    );
+    fc.assert(
+      fc.property(fc.integer(), (n) => {
+        expect(decodeReplicas(n)).toBeUndefined();
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.double({ min: 2 ** 31, max: 2 ** 60, noNaN: true }),
+          fc.double({ min: -(2 ** 60), max: -(2 ** 31) - 1, noNaN: true }),
+          fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Number.isInteger(d)),
+        ),
+        (n) => {
+          expect(decodeReplicas(n)).toMatch(/^json: cannot unmarshal number .* of type int32$/);
+        },
+      ),
     );
   });
 });

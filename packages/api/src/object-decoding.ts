@@ -26,7 +26,7 @@ export function exceedsJsonDepth(value: unknown, max = MAX_JSON_NESTING_DEPTH): 
 
 /** A Go type as the decoder sees it; `name` is how error messages print it. */
 export type GoType =
-  | { kind: 'string' | 'int64' | 'bool' | 'bytes' | 'time' | 'raw'; name: string }
+  | { kind: 'string' | 'int32' | 'int64' | 'bool' | 'bytes' | 'time' | 'raw'; name: string }
   | { kind: 'map' | 'slice'; name: string; elem: GoType }
   | GoStruct;
 
@@ -44,14 +44,17 @@ export interface GoField {
   required?: boolean;
 }
 
-const scalar = (kind: 'string' | 'int64' | 'bool' | 'bytes' | 'time' | 'raw', name: string) =>
-  ({ kind, name }) as const;
+const scalar = (
+  kind: 'string' | 'int32' | 'int64' | 'bool' | 'bytes' | 'time' | 'raw',
+  name: string,
+) => ({ kind, name }) as const;
 
 /** Constructors for the Go types objects are decoded into. */
 export const goTypes = {
   string: scalar('string', 'string'),
   /** A named string type (`v1.SecretType`). */
   namedString: (name: string) => scalar('string', name),
+  int32: scalar('int32', 'int32'),
   int64: scalar('int64', 'int64'),
   bool: scalar('bool', 'bool'),
   /** []byte: a base64 string on the wire (the encoding is checked by validation, not here). */
@@ -142,6 +145,7 @@ function zero(type: GoType): unknown {
     case 'string':
     case 'bytes':
       return '';
+    case 'int32':
     case 'int64':
       return 0;
     case 'bool':
@@ -164,11 +168,14 @@ function decodeValue(value: unknown, type: GoType, at: Context): unknown {
     case 'time':
       if (typeof value !== 'string') throw mismatch(jsonKind(value), type, at);
       return value;
-    case 'int64':
+    case 'int32':
+    case 'int64': {
       if (typeof value !== 'number') throw mismatch(jsonKind(value), type, at);
-      if (!Number.isInteger(value) || Math.abs(value) >= 2 ** 63)
+      const bits = type.kind === 'int32' ? 31 : 63;
+      if (!Number.isInteger(value) || value >= 2 ** bits || value < -(2 ** bits))
         throw mismatch(`number ${value}`, type, at);
       return value;
+    }
     case 'bool':
       if (typeof value !== 'boolean') throw mismatch(jsonKind(value), type, at);
       return value;
