@@ -12,6 +12,7 @@ import {
   type ResourceDefinition,
 } from '@listwatch/api';
 import { randomUUID } from 'node:crypto';
+import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
 import { secretStrategy } from './secret-strategy.js';
 
@@ -29,7 +30,10 @@ export interface ResourceStrategy {
   decode?(object: KubeObject): void;
   /** PrepareForCreate, after ObjectMeta validation: server-set fields of a new object. */
   prepareForCreate?(object: KubeObject): void;
-  /** PrepareForUpdate: what an update keeps or sets whatever the client sent. */
+  /**
+   * PrepareForUpdate: what an update keeps or sets whatever the client sent; `next` carries the
+   * current generation, which the strategy bumps if its kind has one.
+   */
   prepareForUpdate?(next: KubeObject, current: KubeObject): void;
   /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
   validate?(object: KubeObject): FieldError[];
@@ -68,33 +72,26 @@ const podStrategy: ResourceStrategy = {
   },
 };
 
-/** The core group's strategies by plural; a resource without one gets the generic steps only. */
-const coreStrategies: Readonly<Record<string, ResourceStrategy>> = {
+/** The strategies by qualified resource; a resource without one gets the generic steps only. */
+const strategies: Readonly<Record<string, ResourceStrategy>> = {
   namespaces: namespaceStrategy,
   pods: podStrategy,
   secrets: secretStrategy,
+  'deployments.apps': deploymentStrategy,
+  'replicasets.apps': replicaSetStrategy,
 };
 
-function strategyOf(definition: ResourceDefinition): ResourceStrategy {
-  return (definition.group === '' && coreStrategies[definition.plural]) || {};
+export function strategyOf(
+  definition: Pick<ResourceDefinition, 'group' | 'plural'>,
+): ResourceStrategy {
+  const qualified = definition.group
+    ? `${definition.plural}.${definition.group}`
+    : definition.plural;
+  return Object.hasOwn(strategies, qualified) ? (strategies[qualified] ?? {}) : {};
 }
-
-/** Fields outside spec that a write may not change through the main resource. */
-const SYSTEM_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
 export function hasStatusSubresource(definition: ResourceDefinition): boolean {
   return definition.subresources.includes('status');
-}
-
-/** Everything but metadata and status: a change here bumps metadata.generation. */
-function specOf(object: KubeObject): Record<string, unknown> {
-  const spec: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(object)) if (!SYSTEM_FIELDS.has(key)) spec[key] = value;
-  return spec;
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function invalid(definition: ResourceDefinition, name: string, errors: FieldError[]): ApiError {
@@ -179,7 +176,8 @@ export function decodeObject(
 
 /**
  * BeforeCreate: type meta, namespace from the URL, generateName, uid, creationTimestamp,
- * generation 1, server-owned fields cleared, then ObjectMeta validation (422).
+ * server-owned fields cleared, then ObjectMeta validation (422). Generation is the strategy's
+ * (rest/create.go leaves it as sent; deployments and replicasets start it at 1).
  */
 export function prepareForCreate(
   definition: ResourceDefinition,
@@ -212,7 +210,6 @@ export function prepareForCreate(
   object.kind = definition.kind;
   meta.uid = randomUUID();
   meta.creationTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  meta.generation = 1;
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
@@ -228,7 +225,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * BeforeUpdate on the main resource or its status: identity fields stay, the status subresource
  * only changes status, the main resource never does (when a status subresource exists), and
- * generation follows spec changes.
+ * generation stays unless the strategy bumps it (rest/update.go BeforeUpdate).
  */
 export function prepareForUpdate(
   definition: ResourceDefinition,
@@ -270,6 +267,8 @@ export function prepareForUpdate(
   meta.name = name;
   if (definition.namespaced) meta.namespace = current.metadata.namespace ?? '';
   else delete meta.namespace;
+  if (current.metadata.generation !== undefined) meta.generation = current.metadata.generation;
+  else delete meta.generation;
   strategy.prepareForUpdate?.(result, current);
   if (current.metadata.uid !== undefined) meta.uid = current.metadata.uid;
   if (current.metadata.creationTimestamp !== undefined)
@@ -277,8 +276,6 @@ export function prepareForUpdate(
   if (current.metadata.deletionTimestamp !== undefined)
     meta.deletionTimestamp = current.metadata.deletionTimestamp;
   else delete meta.deletionTimestamp;
-  meta.generation =
-    (current.metadata.generation ?? 1) + (sameJson(specOf(result), specOf(current)) ? 0 : 1);
   result.apiVersion = apiVersionOf(definition);
   result.kind = definition.kind;
   const { generateName: _generated, ...identity } = meta;
