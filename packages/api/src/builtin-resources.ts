@@ -461,7 +461,7 @@ const replicasets = define({
   shortNames: ['rs'],
   categories: ['all'],
   namespaced: true,
-  subresources: ['status'],
+  subresources: ['status', 'scale'],
   fields: ['status.replicas'],
   columns: [
     NAME,
@@ -486,7 +486,7 @@ const deployments = define({
   shortNames: ['deploy'],
   categories: ['all'],
   namespaced: true,
-  subresources: ['status'],
+  subresources: ['status', 'scale'],
   columns: [
     NAME,
     column(

@@ -60,8 +60,10 @@ describe('@kubernetes/client-node against discovery', () => {
     const appsV1 = await kc.makeApiClient(k8s.AppsV1Api).getAPIResources();
     expect(appsV1.resources.map((r) => r.name)).toEqual([
       'deployments',
+      'deployments/scale',
       'deployments/status',
       'replicasets',
+      'replicasets/scale',
       'replicasets/status',
     ]);
   });

@@ -70,3 +70,15 @@ export function isDryRun(scope: RequestScope): boolean {
   for (const v of values) if (v !== 'All') throw ApiError.badRequest(`Invalid dry run value: ${v}`);
   return values.length > 0;
 }
+
+/**
+ * The 404 of a path no handler serves (an unknown resource or subresource), worded as kube's
+ * for a resource it does not have.
+ */
+export function noSuchResource(): ApiError {
+  return new ApiError({
+    code: 404,
+    reason: 'NotFound',
+    message: 'the server could not find the requested resource',
+  });
+}

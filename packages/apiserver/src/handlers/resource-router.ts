@@ -6,7 +6,8 @@ import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
-import { requestScope } from './request-scope.js';
+import { noSuchResource, requestScope } from './request-scope.js';
+import { serveScale } from './scale.js';
 import { verbOf } from './verb.js';
 import { openWatch } from './watch.js';
 import { createObject, patchObject, updateObject } from './write.js';
@@ -45,13 +46,13 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
         `the server does not allow this method on the requested resource`,
       );
     }
+    // The scale subresource has a kind and storage of its own (ScaleREST).
+    if (info.subresource === 'scale') return serveScale(scope, verb);
     switch (verb) {
       case 'get':
         return scope.info.subresource === undefined || scope.info.subresource === 'status'
           ? getObject(scope, scope.info.name!)
-          : Promise.reject(
-              ApiError.notFound(scope.gr, `${scope.info.name!}/${scope.info.subresource}`),
-            );
+          : Promise.reject(noSuchResource());
       case 'list':
         return listObjects(scope);
       case 'watch': {

@@ -14,7 +14,14 @@ import {
 import { admitNamespace } from '../registry/namespace-lifecycle.js';
 import { decodeObject, prepareForCreate, prepareForUpdate } from '../registry/strategy.js';
 import { decodeBody, readBody } from './body.js';
-import { interpret, isDryRun, objectKey, requireName, type RequestScope } from './request-scope.js';
+import {
+  interpret,
+  isDryRun,
+  noSuchResource,
+  objectKey,
+  requireName,
+  type RequestScope,
+} from './request-scope.js';
 import { writeObject } from './response.js';
 import { addWarnings } from './warnings.js';
 
@@ -32,7 +39,7 @@ function isStackOverflow(err: unknown): boolean {
  * never a 500. A stack overflow is expected (JSON within kube's 10000 levels can still be too
  * deep for recursion here); anything else means a check is missing, so it is logged.
  */
-function fromInput<T>(scope: RequestScope, step: () => T): T {
+export function fromInput<T>(scope: RequestScope, step: () => T): T {
   try {
     return step();
   } catch (err) {
@@ -72,7 +79,7 @@ function subresourceOf(scope: RequestScope): 'status' | undefined {
   const sub = scope.info.subresource;
   if (sub === undefined) return undefined;
   if (sub === 'status' && scope.definition.subresources.includes('status')) return 'status';
-  throw ApiError.notFound(scope.gr, `${scope.info.name ?? ''}/${sub}`);
+  throw noSuchResource();
 }
 
 /** POST a new object (201), after NamespaceLifecycle admission and ObjectMeta validation. */
@@ -117,7 +124,7 @@ class FinalizersEmptied extends Error {
  * Writes `compute(current)` with optimistic concurrency; a stale resourceVersion is 409. An update
  * that removes the last finalizer of an object being deleted deletes it.
  */
-async function updateWith(
+export async function updateWith(
   scope: RequestScope,
   name: string,
   compute: (current: KubeObject) => KubeObject,

@@ -1,8 +1,9 @@
 import type { KubeObject } from '@listwatch/api';
+import { replicasScale } from './scale.js';
 import type { ResourceStrategy } from './strategy.js';
 
 // The apps/v1 workload strategies: k8s.io/kubernetes pkg/registry/apps/deployment/strategy.go and
-// replicaset/strategy.go (PrepareForCreate, PrepareForUpdate).
+// replicaset/strategy.go (PrepareForCreate, PrepareForUpdate) and their ScaleREST.
 
 function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null || value === '') return true;
@@ -32,7 +33,7 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
 
 /**
  * Generation 1 on create, one more for each update that changes the spec (deployments: or the
- * annotations, which their ReplicaSets copy).
+ * annotations, which their ReplicaSets copy). A Scale writes spec.replicas through the same path.
  */
 function workloadStrategy(annotationsBumpGeneration: boolean): ResourceStrategy {
   const changed = (next: KubeObject, current: KubeObject) =>
@@ -46,6 +47,7 @@ function workloadStrategy(annotationsBumpGeneration: boolean): ResourceStrategy 
     prepareForUpdate(next, current) {
       if (changed(next, current)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     },
+    scale: replicasScale,
   };
 }
 

@@ -14,6 +14,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
+import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
@@ -21,7 +22,7 @@ import { secretStrategy } from './secret-strategy.js';
 
 /**
  * What one resource adds to the generic steps below: kube's per-type registry strategy, with the
- * defaulting and conversion its typed decode does.
+ * defaulting and conversion its typed decode does, and its scale subresource.
  */
 export interface ResourceStrategy {
   /** The Go types of the kind's own fields, checked when the object is decoded. */
@@ -37,6 +38,8 @@ export interface ResourceStrategy {
   prepareForUpdate?(next: KubeObject, current: KubeObject): void;
   /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
   validate?(object: KubeObject): FieldError[];
+  /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
+  scale?: ScaleStrategy;
 }
 
 /**
@@ -157,16 +160,19 @@ function jsonOrUndefined(value: unknown): string | undefined {
  * typed decode does: TypeMeta, ObjectMeta and the kind's declared fields must have their Go
  * types (400 for a body, 422 for a patch), nulls become Go zero values, and the kind's
  * defaulting and conversion apply. Every create, update and patch goes through here before
- * the strategy sees the object. `kind` names a body of another kind (pods/binding: Binding).
+ * the strategy sees the object. `kind` names a body of another kind (pods/binding: Binding,
+ * deployments/scale: Scale), `fields` that kind's own fields.
  */
 export function decodeObject(
   definition: ResourceDefinition,
   value: unknown,
   source: DecodeSource,
   kind = definition.kind,
+  fields?: Readonly<Record<string, GoField>>,
 ): KubeObject {
   if (!isRecord(value)) throw ApiError.badRequest('the body of the request must be a JSON object');
-  const strategy = kind === definition.kind ? strategyOf(definition) : {};
+  const strategy: ResourceStrategy =
+    kind === definition.kind ? strategyOf(definition) : fields ? { fields } : {};
   const failure = decodeTypedObject(value, kind, strategy.fields);
   if (failure) throw decodeError({ ...definition, kind }, value, failure, source);
   const object = value as KubeObject;
