@@ -5,6 +5,7 @@ import { resourceRouter } from './handlers/resource-router.js';
 import { accessLog } from './middleware/access-log.js';
 import { authentication } from './middleware/authentication.js';
 import { authorization } from './middleware/authorization.js';
+import { impersonation } from './middleware/impersonation.js';
 import { reviews } from './handlers/reviews.js';
 import { errors } from './middleware/errors.js';
 import { health } from './middleware/health.js';
@@ -21,6 +22,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(errors(server));
   app.use(authentication(server.authenticator));
   app.use(hostFilter(server.hostFilter));
+  app.use(impersonation(server.authorizer));
   app.use(authorization(server.authorizer));
   app.use(health(server));
   app.use(requestBody(server));

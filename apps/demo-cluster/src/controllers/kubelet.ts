@@ -46,8 +46,10 @@ export interface KubeletOptions {
  * A simulated kubelet: registers its Node as Ready, renews its Lease in kube-node-lease, and
  * "runs" every pod bound to it — watching only its own pods (`spec.nodeName=<node>`, the
  * apiserver's indexed node watch) and reporting each Running with a pod IP and ready containers
- * through the status subresource. There is nothing to tear down when a pod is deleted: deletion
- * here is immediate and no container ever ran.
+ * through the status subresource. A pod deleted from its node gets a deletionTimestamp from the
+ * apiserver and stays Terminating until its kubelet has stopped it; this one "stops" it (frees
+ * its IP: no container ever ran) and confirms with a zero-grace delete, as the kubelet's status
+ * manager does (pkg/kubelet/status/status_manager.go).
  */
 export class Kubelet {
   readonly nodeName: string;
@@ -252,6 +254,7 @@ export class Kubelet {
       if (isApiError(err) && err.code === 404) return; // deleted: nothing ran, nothing to stop
       throw err;
     }
+    if (pod.metadata.deletionTimestamp) return this.terminatePod(pod, key);
     if (!isPodActive(pod) || (pod.status?.phase === 'Running' && isPodReady(pod))) return;
     const t = now();
     const podIP = pod.status?.podIP ?? this.allocatePodIP(lister, key);
@@ -290,6 +293,23 @@ export class Kubelet {
         containerStatuses,
       },
     });
+  }
+
+  /**
+   * Stops a pod being deleted and confirms it gone: a delete with grace period 0 for this pod
+   * (its uid, not a namesake created since). Already gone is done.
+   */
+  private async terminatePod(pod: Pod, key: string): Promise<void> {
+    this.podIPs.delete(key);
+    try {
+      await this.pods.namespace(pod.metadata.namespace ?? '').delete(pod.metadata.name ?? '', {
+        gracePeriodSeconds: 0,
+        ...(pod.metadata.uid ? { preconditions: { uid: pod.metadata.uid } } : {}),
+      });
+    } catch (err) {
+      // 404: deleted meanwhile; 409: a namesake with another uid, not ours to delete.
+      if (!isApiError(err) || (err.code !== 404 && err.code !== 409)) throw err;
+    }
   }
 
   /** The lowest free address of the node's pod CIDR. */

@@ -117,6 +117,12 @@ export class ReplicaSetController {
 
   private updatePod(oldPod: Pod, newPod: Pod): void {
     if (oldPod.metadata.resourceVersion === newPod.metadata.resourceVersion) return;
+    // A pod marked for deletion is as good as gone: replace it now, not when its kubelet
+    // confirms (replica_set.go updatePod).
+    if (newPod.metadata.deletionTimestamp) {
+      this.deletePod(newPod);
+      return;
+    }
     const oldKey = this.ownerKey(oldPod);
     const newKey = this.ownerKey(newPod);
     // A changed controller reference: the old owner lost a pod.
@@ -254,7 +260,13 @@ export class ReplicaSetController {
       .list()
       .filter((pod) => {
         const ref = controllerOf(pod);
-        return ref?.kind === 'ReplicaSet' && ref.name === name && ref.uid !== liveUid;
+        // One already terminating needs no second delete.
+        return (
+          !pod.metadata.deletionTimestamp &&
+          ref?.kind === 'ReplicaSet' &&
+          ref.name === name &&
+          ref.uid !== liveUid
+        );
       });
     if (orphans.length === 0) return;
     let ownerUid: string | undefined;

@@ -123,6 +123,7 @@ describe('an apiserver with --authorization-mode RBAC', () => {
     method: string,
     path: string,
     body?: unknown,
+    headers: Record<string, string> = {},
   ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const req = httpsRequest(`${server.url}${path}`, {
@@ -131,6 +132,7 @@ describe('an apiserver with --authorization-mode RBAC', () => {
         headers: {
           'content-type': 'application/json',
           ...(who ? { authorization: `Bearer ${TOKENS[who]}` } : {}),
+          ...headers,
         },
       });
       req.on('response', resolve).on('error', reject);
@@ -299,6 +301,54 @@ describe('an apiserver with --authorization-mode RBAC', () => {
     await ended;
     expect(events.map((e) => (e.object as KubeObject).metadata.name)).toEqual(['here']);
     expect((await as('alice', 'GET', '/api/v1/namespaces/team/pods?watch=1')).status).toBe(403);
+  });
+
+  it('impersonation needs the impersonate verb on the user and groups; the request then runs as them', async () => {
+    const denied = await kubectl('alice', '--as', 'bob', 'get', 'pods', '-n', 'team');
+    expect(denied.stderr).toContain(
+      'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
+    const asAlice = await kubectl('admin', '--as', 'alice', 'get', 'pods', '-n', 'other');
+    expect(asAlice.stderr).toContain('User "alice" cannot list resource "pods"');
+    const role = {
+      metadata: { name: 'impersonate-bob' },
+      rules: [
+        { verbs: ['impersonate'], apiGroups: [''], resources: ['users'], resourceNames: ['bob'] },
+      ],
+    };
+    const binding = {
+      metadata: { name: 'alice-as-bob' },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'impersonate-bob',
+      },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+    };
+    await as('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', role);
+    await as('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding);
+    await expect
+      .poll(
+        async () =>
+          (
+            await kubectl(
+              'alice',
+              '--as',
+              'bob',
+              'auth',
+              'whoami',
+              '-o',
+              'jsonpath={.status.userInfo.username}',
+            )
+          ).stdout,
+      )
+      .toBe('bob');
+    const group = await kubectl('alice', '--as', 'bob', '--as-group', 'admins', 'get', 'pods');
+    expect(group.stderr).toContain('groups "admins" is forbidden');
+    const res = await send('admin', 'GET', '/api/v1/namespaces', undefined, {
+      'impersonate-group': 'x',
+    });
+    expect(res.statusCode).toBe(400);
   });
 
   it('the aggregated view ClusterRole, bound to a group, reads workloads everywhere but not secrets', async () => {

@@ -11,8 +11,8 @@ import {
 } from './e2e.test-helper.js';
 
 // The real kubectl 1.32 (/usr/bin/kubectl) against a real apiserver on loopback, each command
-// run the way a new user runs it, its output and its effects checked. `kubectl scale` is not
-// tried: there is no scale subresource.
+// run the way a new user runs it, its output and its effects checked. `kubectl scale` and
+// `kubectl delete pod` have files of their own (scale.e2e.test.ts, pod-deletion.e2e.test.ts).
 
 let server: RunningApiServer;
 let api: ApiClient;

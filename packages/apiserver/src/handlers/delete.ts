@@ -12,7 +12,9 @@ import {
   type Status,
 } from '@listwatch/api';
 import { isStorageError } from '@listwatch/storage';
+import { beforeDelete, markAsDeleting } from '../registry/graceful-deletion.js';
 import { admitNamespaceDeletion, beginNamespaceDeletion } from '../registry/namespace-lifecycle.js';
+import { strategyOf } from '../registry/strategy.js';
 import { decodeBody, readBody } from './body.js';
 import { interpret, objectKey, requireName, type RequestScope } from './request-scope.js';
 import { listOf, writeList, writeObject } from './response.js';
@@ -79,26 +81,12 @@ function finalizersForDeletion(object: KubeObject, options: DeleteOptions): stri
   return kept;
 }
 
-/** The object marked for deletion, its finalizers pending (store.go markAsDeleting). */
-function markedForDeletion(object: KubeObject, finalizers: string[]): KubeObject {
-  return {
-    ...object,
-    metadata: {
-      ...object.metadata,
-      finalizers,
-      deletionTimestamp:
-        object.metadata.deletionTimestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      deletionGracePeriodSeconds: 0,
-    },
-  };
-}
-
 /**
- * What an immediate delete answers (registry/generic Store.Delete): pods return the deleted
- * object (ReturnDeletedObject), everything else a Success Status naming it.
+ * What an immediate delete answers (registry/generic Store.Delete finalizeDelete): the deleted
+ * object for kinds whose store returns it (pods), else a Success Status naming it.
  */
 function deletedReply(scope: RequestScope, deleted: KubeObject): KubeObject | Status {
-  if (scope.definition.plural === 'pods') return deleted;
+  if (strategyOf(scope.definition).returnDeletedObject) return deleted;
   return successStatus({
     name: deleted.metadata.name ?? '',
     ...(scope.definition.group ? { group: scope.definition.group } : {}),
@@ -108,16 +96,28 @@ function deletedReply(scope: RequestScope, deleted: KubeObject): KubeObject | St
 }
 
 interface Deletion {
-  /** The object as it was last: marked (finalizers pending) or deleted. */
+  /** The object as it was last: marked (graceful or finalizers pending) or deleted. */
   object: KubeObject;
   /** Gone from storage (or would be, in a dry run). */
   deleted: boolean;
 }
 
+/** Leaves the marking update: the object is to be deleted now (store.go errDeleteNow). */
+class DeleteNow extends Error {}
+/** Leaves the marking update: a graceful deletion is already under way (errAlreadyDeleting). */
+class AlreadyDeleting extends Error {}
+
+function sameFinalizers(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((f) => set.has(f));
+}
+
 /**
- * Deletes one object as registry/generic Store.Delete does: preconditions, admission, then either
- * marking it (deletionTimestamp) while finalizers are pending or removing it. A dry run computes
- * the same answer and writes nothing.
+ * Deletes one object as registry/generic Store.Delete does: preconditions, admission, then
+ * BeforeDelete. A graceful delete (pods) or pending finalizers only mark the object
+ * (deletionTimestamp, deletionGracePeriodSeconds) through an update; a graceful delete with no
+ * grace left, or an object with neither, is removed. A dry run computes the same answer and
+ * writes nothing.
  */
 async function deleteOne(
   scope: RequestScope,
@@ -130,6 +130,7 @@ async function deleteOne(
   if (!current) throw ApiError.notFound(scope.gr, name);
   checkPreconditions(scope, name, current, options);
   const dryRun = isDryRunOf(options);
+  const strategy = strategyOf(scope.definition);
   try {
     if (scope.definition.plural === 'namespaces') {
       admitNamespaceDeletion(name);
@@ -141,20 +142,53 @@ async function deleteOne(
       );
       return { object: terminating, deleted: false };
     }
-    const finalizers = finalizersForDeletion(current, options);
-    if (finalizers.length > 0) {
-      if (dryRun) return { object: markedForDeletion(current, finalizers), deleted: false };
-      const marked = await storage.guaranteedUpdate(key, (latest) => {
+    const first = beforeDelete(strategy, current, options, Date.now());
+    // Finalizers cannot change through DeleteOptions once a graceful deletion is pending.
+    if (first.pending) return { object: current, deleted: false };
+    const finalizers = current.metadata.finalizers ?? [];
+    let last = current;
+    if (
+      first.graceful ||
+      finalizers.length > 0 ||
+      !sameFinalizers(finalizersForDeletion(current, options), finalizers)
+    ) {
+      let pendingFinalizers = false;
+      let grace = 0;
+      // updateForGracefulDeletionAndFinalizers: decided again on the state the update reads.
+      const mark = (latest: KubeObject): KubeObject => {
         checkPreconditions(scope, name, latest, options);
-        return markedForDeletion(latest, finalizersForDeletion(latest, options));
-      });
-      return { object: marked, deleted: false };
+        const decided = beforeDelete(strategy, latest, options, Date.now());
+        if (decided.pending) throw new AlreadyDeleting();
+        const kept = finalizersForDeletion(decided.object, options);
+        pendingFinalizers = kept.length > 0;
+        if (!decided.graceful) {
+          if (pendingFinalizers) return markAsDeleting(decided.object, kept, Date.now());
+          throw new DeleteNow();
+        }
+        grace = decided.gracePeriodSeconds;
+        const { finalizers: _old, ...meta } = decided.object.metadata;
+        return { ...decided.object, metadata: kept.length ? { ...meta, finalizers: kept } : meta };
+      };
+      try {
+        last = dryRun ? mark(current) : await storage.guaranteedUpdate(key, mark);
+        if (pendingFinalizers || grace > 0) return { object: last, deleted: false };
+      } catch (err) {
+        if (err instanceof AlreadyDeleting) return { object: current, deleted: false };
+        if (!(err instanceof DeleteNow)) throw err;
+      }
     }
-    if (dryRun) return { object: current, deleted: true };
-    const deleted = await storage.delete(key, {
-      expectedRevision: Number(current.metadata.resourceVersion),
-    });
-    return { object: deleted, deleted: true };
+    if (dryRun) return { object: last, deleted: true };
+    try {
+      const deleted = await storage.delete(key, {
+        expectedRevision: Number(last.metadata.resourceVersion),
+      });
+      return { object: deleted, deleted: true };
+    } catch (err) {
+      // A zero grace period races the kubelet's own confirmation: gone is what was asked.
+      if (last !== current && isStorageError(err, 'KeyNotFound'))
+        return { object: last, deleted: true };
+      throw err;
+    }
   } catch (err) {
     if (isStorageError(err, 'ResourceVersionConflicts')) throw ApiError.conflict(scope.gr, name);
     throw interpret(scope, name, err);
@@ -163,8 +197,9 @@ async function deleteOne(
 
 /**
  * DELETE one object. Objects with finalizers are only marked (deletionTimestamp) and kept until
- * their finalizers are removed; namespaces go through the namespace lifecycle. A marked object
- * is the reply, 202 when the client asked for cascading deletion (orphanDependents: false).
+ * their finalizers are removed, pods bound to a node until their kubelet confirms;
+ * namespaces go through the namespace lifecycle. A marked object is the reply, 202 when the
+ * client asked for cascading deletion (orphanDependents: false).
  */
 export async function deleteObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);

@@ -129,4 +129,18 @@ describe('metadata.generation', () => {
       expect(annotated.body.metadata.generation, kind).toBe(expected);
     }
   });
+
+  it('marking a Deployment for deletion (finalizers pending) bumps its generation once', async () => {
+    const ns = await namespace();
+    const base = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const body = workload('Deployment');
+    await api.post(base, {
+      ...body,
+      metadata: { ...body.metadata, finalizers: ['example.com/x'] },
+    });
+    const marked = await api.delete(`${base}/web`);
+    expect(marked.body.metadata.generation).toBe(2);
+    const again = await api.delete(`${base}/web`);
+    expect(again.body.metadata.generation).toBe(2);
+  });
 });

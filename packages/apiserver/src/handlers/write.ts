@@ -111,13 +111,25 @@ export async function createObject(scope: RequestScope): Promise<void> {
 }
 
 /**
- * Leaves a guaranteedUpdate whose result is deleting with no finalizers left: such an object is
- * deleted, not written (registry/generic/registry/store.go shouldDeleteDuringUpdate).
+ * Leaves a guaranteedUpdate whose result has no finalizers left while the object was being
+ * deleted with no grace period pending: such an object is deleted, not written
+ * (registry/generic/registry/store.go ShouldDeleteDuringUpdate). A pod the kubelet is still
+ * stopping (grace period above 0) is written as usual.
  */
 class FinalizersEmptied extends Error {
   constructor(readonly revision: string | undefined) {
     super('finalizers emptied');
   }
+}
+
+/** Whether an update of `current` to `next` deletes the object instead (ShouldDeleteDuringUpdate). */
+function deletesDuringUpdate(next: KubeObject, current: KubeObject): boolean {
+  const grace = current.metadata.deletionGracePeriodSeconds;
+  return (
+    !next.metadata.finalizers?.length &&
+    current.metadata.deletionTimestamp !== undefined &&
+    (grace === undefined || grace === 0)
+  );
 }
 
 /**
@@ -141,7 +153,7 @@ export async function updateWith(
     ) {
       throw ApiError.conflict(scope.gr, name);
     }
-    if (!dryRun && next.metadata.deletionTimestamp && !next.metadata.finalizers?.length)
+    if (!dryRun && deletesDuringUpdate(next, current))
       throw new FinalizersEmptied(current.metadata.resourceVersion);
     return next;
   };

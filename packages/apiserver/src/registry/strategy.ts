@@ -14,6 +14,8 @@ import {
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
+import type { GracefulDeleteStrategy } from './graceful-deletion.js';
+import { podStrategy } from './pod-strategy.js';
 import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
 
@@ -22,9 +24,9 @@ import { secretStrategy } from './secret-strategy.js';
 
 /**
  * What one resource adds to the generic steps below: kube's per-type registry strategy, with the
- * defaulting and conversion its typed decode does, and its scale subresource.
+ * defaulting and conversion its typed decode does, and its delete and scale behaviour.
  */
-export interface ResourceStrategy {
+export interface ResourceStrategy extends GracefulDeleteStrategy {
   /** The Go types of the kind's own fields, checked when the object is decoded. */
   fields?: Readonly<Record<string, GoField>>;
   /** Defaulting and v1 conversion, on every decoded body and patch result (e.g. stringData). */
@@ -38,6 +40,8 @@ export interface ResourceStrategy {
   prepareForUpdate?(next: KubeObject, current: KubeObject): void;
   /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
   validate?(object: KubeObject): FieldError[];
+  /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
+  returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
   scale?: ScaleStrategy;
 }
@@ -65,13 +69,6 @@ const namespaceStrategy: ResourceStrategy = {
       ...next.metadata.labels,
       [NAMESPACE_NAME_LABEL]: current.metadata.name ?? '',
     };
-  },
-};
-
-const podStrategy: ResourceStrategy = {
-  // A new pod is Pending until a kubelet says otherwise.
-  prepareForCreate(pod) {
-    pod['status'] = { phase: 'Pending', ...(isRecord(pod['status']) ? pod['status'] : {}) };
   },
 };
 
@@ -282,6 +279,10 @@ export function prepareForUpdate(
   if (current.metadata.deletionTimestamp !== undefined)
     meta.deletionTimestamp = current.metadata.deletionTimestamp;
   else delete meta.deletionTimestamp;
+  // Only a delete sets the grace period (ValidateObjectMetaUpdate: immutable).
+  if (current.metadata.deletionGracePeriodSeconds !== undefined)
+    meta.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds;
+  else delete meta.deletionGracePeriodSeconds;
   result.apiVersion = apiVersionOf(definition);
   result.kind = definition.kind;
   const { generateName: _generated, ...identity } = meta;

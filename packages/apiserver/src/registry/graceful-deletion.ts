@@ -1,0 +1,113 @@
+import type { DeleteOptions, KubeObject } from '@listwatch/api';
+
+// The deletion steps of k8s.io/apiserver pkg/registry/rest/delete.go (BeforeDelete) and
+// pkg/registry/generic/registry/store.go (markAsDeleting), on plain objects.
+
+/** A strategy's answer to "how long may this object take to go" (CheckGracefulDelete). */
+export interface GracefulDeleteStrategy {
+  /**
+   * The grace period in seconds this delete gives the object (0: at once, but still through the
+   * update that marks it), or undefined when the kind has no graceful deletion.
+   */
+  checkGracefulDelete?(object: KubeObject, options: DeleteOptions): number | undefined;
+}
+
+export interface BeforeDelete {
+  /** The object is written with a deletionTimestamp `gracePeriodSeconds` ahead, not removed. */
+  graceful: boolean;
+  /** A longer-or-equal graceful deletion is already under way: nothing changes. */
+  pending: boolean;
+  /** The object as it is to be written (deletionTimestamp, deletionGracePeriodSeconds). */
+  object: KubeObject;
+  /** The grace period of a graceful delete. */
+  gracePeriodSeconds: number;
+}
+
+/** metav1.Time on the wire: RFC 3339 in whole seconds. */
+export function formatTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function withMeta(object: KubeObject, meta: Partial<KubeObject['metadata']>): KubeObject {
+  return { ...object, metadata: { ...object.metadata, ...meta } };
+}
+
+/**
+ * BeforeDelete: whether a delete is graceful, already pending, or immediate, and the marked
+ * object. A negative grace period is 1 s. An object already being deleted may only have its
+ * grace period shortened; one whose grace period is 0 (or unset) goes at once.
+ */
+export function beforeDelete(
+  strategy: GracefulDeleteStrategy,
+  current: KubeObject,
+  options: DeleteOptions,
+  now: number,
+): BeforeDelete {
+  const requested =
+    options.gracePeriodSeconds !== undefined && options.gracePeriodSeconds < 0
+      ? 1
+      : options.gracePeriodSeconds;
+  let object = current;
+  const stored = current.metadata.deletionGracePeriodSeconds;
+  if (stored !== undefined && stored < 0)
+    object = withMeta(object, { deletionGracePeriodSeconds: 1 });
+  const immediate: BeforeDelete = {
+    graceful: false,
+    pending: false,
+    object,
+    gracePeriodSeconds: 0,
+  };
+  if (!strategy.checkGracefulDelete) return immediate;
+  const { deletionTimestamp, deletionGracePeriodSeconds: period } = object.metadata;
+  if (deletionTimestamp !== undefined) {
+    if (period === undefined || period === 0) return immediate;
+    if (requested === undefined || requested >= period)
+      return { graceful: false, pending: true, object, gracePeriodSeconds: period };
+    // Shortened: the deadline moves back by the difference.
+    const deadline = Date.parse(deletionTimestamp) + (requested - period) * 1000;
+    return {
+      graceful: true,
+      pending: false,
+      object: withMeta(object, {
+        deletionTimestamp: formatTime(deadline),
+        deletionGracePeriodSeconds: requested,
+      }),
+      gracePeriodSeconds: requested,
+    };
+  }
+  const grace = strategy.checkGracefulDelete(object, {
+    ...options,
+    ...(requested !== undefined ? { gracePeriodSeconds: requested } : {}),
+  });
+  if (grace === undefined) return immediate;
+  const generation = object.metadata.generation;
+  return {
+    graceful: true,
+    pending: false,
+    object: withMeta(object, {
+      deletionTimestamp: formatTime(now + grace * 1000),
+      deletionGracePeriodSeconds: grace,
+      // Controllers see a bumped generation when deletion starts.
+      ...(generation !== undefined && generation > 0 ? { generation: generation + 1 } : {}),
+    }),
+    gracePeriodSeconds: grace,
+  };
+}
+
+/**
+ * markAsDeleting: an object kept by finalizers gets deletionTimestamp now (or keeps an earlier
+ * one) and a grace period of 0; the first mark bumps its generation.
+ */
+export function markAsDeleting(object: KubeObject, finalizers: string[], now: number): KubeObject {
+  const { deletionTimestamp, generation } = object.metadata;
+  const nowText = formatTime(now);
+  const keepEarlier = deletionTimestamp !== undefined && Date.parse(deletionTimestamp) <= now;
+  return withMeta(object, {
+    finalizers,
+    deletionTimestamp: keepEarlier ? deletionTimestamp : nowText,
+    deletionGracePeriodSeconds: 0,
+    ...(deletionTimestamp === undefined && generation !== undefined && generation > 0
+      ? { generation: generation + 1 }
+      : {}),
+  });
+}
