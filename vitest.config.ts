@@ -1,6 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import {
+  backendMatrices,
+  TIER_ENV,
+  tiers,
+  unsuffixed,
+  type Tier,
+} from './packages/testing/src/tiers.ts';
 
 // One vitest run from the root over every package. Workspace packages resolve to their sources
 // through the `@listwatch/source` export condition, so tests never need a build first.
@@ -12,20 +19,56 @@ const workspaces = ['packages', 'apps'].flatMap((root) =>
     .map((dir) => `${root}/${dir}`),
 );
 
+const testing = (file: string) =>
+  fileURLToPath(new URL(`packages/testing/src/${file}`, import.meta.url));
+
+/** The entries of `paths` (from the repository root) that lie in `dir`, relative to it. */
+const within = (dir: string, paths: readonly string[]): string[] =>
+  paths.filter((path) => path.startsWith(`${dir}/`)).map((path) => path.slice(dir.length + 1));
+
+const unsuffixedIn = (tier: Tier) =>
+  Object.keys(unsuffixed).filter((path) => unsuffixed[path] === tier.name);
+
+// One project per package and test tier (packages/testing/src/tiers.ts): `@listwatch/storage`
+// holds its unit tests, `etcd:@listwatch/storage` those against a real etcd, and so on. A
+// tier's global setup makes sure of its prerequisites; vitest runs it only when one of the
+// tier's files is selected, so a unit run never looks for etcd, kubectl or Python.
+function project(dir: string, tier: Tier): TestProjectInlineConfiguration {
+  const name = (JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { name: string }).name;
+  const include = tier.suffix
+    ? [
+        `src/**/*.${tier.suffix}.test.ts`,
+        ...within(dir, unsuffixedIn(tier)),
+        ...(tier.name === 'etcd' ? within(dir, backendMatrices) : []),
+      ]
+    : ['src/**/*.test.ts'];
+  const exclude = tier.suffix
+    ? []
+    : [
+        ...tiers.flatMap((t) => (t.suffix ? [`src/**/*.${t.suffix}.test.ts`] : [])),
+        ...within(dir, Object.keys(unsuffixed)),
+      ];
+  return {
+    extends: true,
+    test: {
+      name: tier.suffix ? `${tier.name}:${name}` : name,
+      root: dir,
+      include,
+      exclude: [...configDefaults.exclude, ...exclude],
+      env: { [TIER_ENV]: tier.name },
+      ...(tier.needs.length > 0
+        ? { globalSetup: [testing('global-setup.ts')], setupFiles: [testing('tier-setup.ts')] }
+        : {}),
+    },
+  };
+}
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
-    globalSetup: [fileURLToPath(new URL('packages/testing/src/global-setup.ts', import.meta.url))],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    projects: workspaces.map((dir) => ({
-      extends: true,
-      test: {
-        name: (JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { name: string }).name,
-        root: dir,
-        include: ['src/**/*.test.ts'],
-      },
-    })),
+    projects: workspaces.flatMap((dir) => tiers.map((tier) => project(dir, tier))),
   },
 });

@@ -4,13 +4,13 @@
 import type { KubeObject } from '@listwatch/api';
 import { samplePod } from '@listwatch/codec';
 import { MemoryStorage, type Storage } from '@listwatch/storage';
+import { silentLogger } from '@listwatch/testing';
 import { Agent, createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startApiServer } from '../src/index.js';
 
 const WATCHERS = Number(process.env['WATCHERS'] ?? 1000);
 const EVENTS = Number(process.env['EVENTS'] ?? 100);
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The naive server: one storage watch, JSON.stringify per event per watcher. */
 async function naiveServer(storage: Storage): Promise<{ url: string; close(): Promise<void> }> {
@@ -109,7 +109,7 @@ const results = [];
 }
 {
   const storage = new MemoryStorage({ compactionInterval: 0 });
-  const server = await startApiServer({ storage, port: 0, logger: quiet });
+  const server = await startApiServer({ storage, port: 0, logger: silentLogger });
   process.stderr.write(`listwatch apiserver: ${WATCHERS} watchers × ${EVENTS} pods…\n`);
   results.push(
     await measure(

@@ -1,52 +1,13 @@
 import type { KubeObject, Status } from '@listwatch/api';
-import { Etcd3Storage, MemoryStorage } from '@listwatch/storage';
-import { EtcdCluster, tempDir } from '@listwatch/testing';
+import { MemoryStorage } from '@listwatch/storage';
 import fc from 'fast-check';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, get as httpGet } from 'node:http';
 import { connect } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs } from './cli.js';
 import type { RunningApiServer } from './server.js';
 import { client, cm, openWatch, testServer } from './testing/test-server.js';
-
-describe('two apiservers on one etcd', () => {
-  let etcd: EtcdCluster;
-  beforeAll(async () => {
-    etcd = await EtcdCluster.start();
-  });
-  afterAll(() => etcd.destroy());
-
-  it('a write through one is seen by a watch on the other', async () => {
-    const storage = () => new Etcd3Storage({ endpoints: etcd.endpoints, compactionInterval: 0 });
-    const a = await testServer(storage());
-    const b = await testServer(storage());
-    try {
-      const watch = openWatch(
-        b.url,
-        '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0',
-      );
-      await new Promise((r) => setTimeout(r, 200));
-      expect(
-        (await client(a.url).post('/api/v1/namespaces/default/configmaps', cm('shared'))).status,
-      ).toBe(201);
-      const [event] = await watch.take(1, 10_000);
-      expect(event?.type).toBe('ADDED');
-      expect((event?.object as KubeObject).metadata.name).toBe('shared');
-      // A consistent read on the other server sees it too (read-your-writes across servers).
-      const list = await client(b.url).get<{ items: KubeObject[] }>(
-        '/api/v1/namespaces/default/configmaps',
-      );
-      expect(list.body.items.map((o) => o.metadata.name)).toContain('shared');
-      await watch.close();
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
-});
 
 /** Memory storage whose create of a `held` object waits until released: a write in progress. */
 class HeldWriteStorage extends MemoryStorage {
@@ -282,65 +243,5 @@ describe('pnpm apiserver', () => {
     });
     expect(parseArgs(['--', '--help']).help).toBe(true);
     expect(() => parseArgs(['--port=0', '--', '--help'])).toThrow(/unknown flag: --$/);
-  });
-
-  it('prints its URL once ready; on SIGTERM it ends watches cleanly, keeps every acknowledged write and exits 0', async () => {
-    const dir = tempDir('listwatch-sigterm-');
-    const pkg = fileURLToPath(new URL('..', import.meta.url));
-    const start = () => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--conditions=@listwatch/source',
-          '--import',
-          'tsx',
-          'src/main.ts',
-          '--port=0',
-          `--data-dir=${dir.path}`,
-          '--log-level=warn',
-        ],
-        { cwd: pkg, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-      return { child, output: () => out };
-    };
-    try {
-      const first = start();
-      await expect
-        .poll(first.output, { timeout: 30_000 })
-        .toMatch(/serving on http:\/\/127\.0\.0\.1:\d+/);
-      const url = /serving on (\S+)/.exec(first.output())![1]!;
-      const api = client(url);
-      const watch = openWatch(
-        url,
-        '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0',
-      );
-      const writes = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          api.post(`/api/v1/namespaces/default/configmaps`, cm(`c${i}`)),
-        ),
-      );
-      expect(writes.every((w) => w.status === 201)).toBe(true);
-      await watch.take(20);
-      const exited = once(first.child, 'exit');
-      first.child.kill('SIGTERM');
-      const [code] = (await exited) as [number];
-      expect(code).toBe(0);
-      await expect.poll(() => watch.ended).toBe(true);
-      await watch.close();
-      const second = start();
-      await expect.poll(second.output, { timeout: 30_000 }).toMatch(/serving on (\S+)/);
-      const url2 = /serving on (\S+)/.exec(second.output())![1]!;
-      const list = await client(url2).get<{ items: unknown[] }>(
-        '/api/v1/namespaces/default/configmaps',
-      );
-      expect(list.body.items).toHaveLength(20);
-      second.child.kill('SIGTERM');
-      await once(second.child, 'exit');
-    } finally {
-      dir.remove();
-    }
   });
 });

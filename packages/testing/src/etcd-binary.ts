@@ -1,24 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { ensureDebianPackage } from './debian-package.js';
+import { findOnPath } from './programs.js';
 
 const INSTALL_HINT =
   'etcd is required by the tests. Install it with: sudo apt-get update && sudo apt-get install -y etcd-server';
-
-function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 /**
  * The path of the `etcd` binary, Debian's `etcd-server` installed first when missing (see

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { ensureEtcdBinary } from './etcd-binary.js';
 import { freePort } from './ports.js';
 import { tempDir } from './temp-dir.js';
+import { currentTier } from './tiers.js';
 
 export interface EtcdMemberOptions {
   name: string;
@@ -116,6 +117,13 @@ export class EtcdCluster {
   ) {}
 
   static async start(size = 1): Promise<EtcdCluster> {
+    const tier = currentTier();
+    if (tier !== undefined && tier !== 'etcd')
+      throw new Error(
+        `EtcdCluster.start() in a ${tier} test: only the etcd tier has etcd. Name the file ` +
+          '*.etcd.test.ts, or list it in backendMatrices (packages/testing/src/tiers.ts) when ' +
+          'it runs storageBackends().',
+      );
     const dir = tempDir('listwatch-etcd-');
     const ports = [];
     for (let i = 0; i < size; i++) ports.push({ client: await freePort(), peer: await freePort() });

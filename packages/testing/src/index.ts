@@ -1,7 +1,32 @@
 export { ensureDebianPackage, ensurePythonKubernetes, PYTHON } from './debian-package.js';
 export { ensureEtcdBinary } from './etcd-binary.js';
 export { EtcdCluster, EtcdMember, startEtcd, type EtcdMemberOptions } from './etcd-server.js';
+export { eventually } from './eventually.js';
+export { silentLogger } from './logger.js';
 export { freePort } from './ports.js';
+export {
+  ensurePrerequisites,
+  needsMessage,
+  prerequisites,
+  type Prerequisite,
+  type PrerequisiteName,
+} from './prerequisites.js';
+export { findOnPath, KUBECTL } from './programs.js';
+export {
+  storageBackends,
+  type StorageBackend,
+  type StorageBackendName,
+  type StorageFactories,
+} from './storage-backends.js';
 export { tempDir } from './temp-dir.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { TestCa, type IssueOptions, type IssuedCertificate } from './pki.js';
+export {
+  backendMatrices,
+  currentTier,
+  TIER_ENV,
+  tiers,
+  unsuffixed,
+  type Tier,
+  type TierName,
+} from './tiers.js';

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { builtinResources, type ResourceDefinition } from '@listwatch/api';
-import { tempDir } from '@listwatch/testing';
+import { KUBECTL, tempDir } from '@listwatch/testing';
 import Koa from 'koa';
 import { discoveryMiddleware } from './discovery-router.js';
 
@@ -61,8 +61,6 @@ export interface KubectlResult {
   stdout: string;
   stderr: string;
 }
-
-export const KUBECTL = '/usr/bin/kubectl';
 
 /**
  * Runs the real kubectl against `server` with an empty kubeconfig, a fresh HOME and a fresh

@@ -1,6 +1,6 @@
 import type { KubeObject } from '@listwatch/api';
 import { MemoryStorage } from '@listwatch/storage';
-import { tempDir } from '@listwatch/testing';
+import { eventually, KUBECTL, silentLogger, tempDir } from '@listwatch/testing';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,14 +9,14 @@ import { startApiServer, type ApiServerOptions, type RunningApiServer } from '..
 // Shared by the end-to-end tests: a real apiserver on loopback, and real clients (kubectl 1.32,
 // curl) run as a new user would run them — a kubeconfig, a HOME and a discovery cache of their own.
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+export { eventually, KUBECTL };
 
-/** One apiserver per test file: in-memory storage, a random loopback port, quiet logs. */
+/** One apiserver per test file: in-memory storage, a random loopback port, silent logs. */
 export function startE2eServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   return startApiServer({
     storage: new MemoryStorage({ compactionInterval: 0 }),
     port: 0,
-    logger: quiet,
+    logger: silentLogger,
     ...options,
   });
 }
@@ -55,22 +55,6 @@ function run(
       },
     );
   });
-}
-
-/** Polls `check` until it returns a value other than undefined (or the safety deadline passes). */
-export async function eventually<T>(
-  check: () => T | undefined | Promise<T | undefined>,
-  what: string | (() => string),
-  deadlineMs = 20_000,
-): Promise<T> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until)
-      throw new Error(`gave up waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** A long-running child (kubectl get -w, kubectl proxy): its output so far, and a way to stop it. */
@@ -136,8 +120,6 @@ export class RunningProcess {
     return this.exitCode;
   }
 }
-
-export const KUBECTL = '/usr/bin/kubectl';
 
 /**
  * kubectl as a new user runs it: a kubeconfig whose current context points at the server (TLS

@@ -1,69 +1,34 @@
 import type { KubeObject, Status, WatchEvent } from '@listwatch/api';
 import { decodeWatchStream } from '@listwatch/codec';
 import { Etcd3Storage, MemoryStorage, SqliteStorage, type Storage } from '@listwatch/storage';
-import { EtcdCluster, tempDir } from '@listwatch/testing';
+import { silentLogger, storageBackends, type StorageBackend } from '@listwatch/testing';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../server.js';
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-
 /** A storage backend the HTTP tests run against, and how to set it up and tear it down. */
-export interface Backend {
-  name: 'memory' | 'sqlite' | 'etcd3';
+export interface Backend extends StorageBackend<Storage> {
+  /** A storage on fresh data of its own. */
   make(): Promise<Storage>;
-  setup(): Promise<void>;
-  teardown(): Promise<void>;
 }
 
-/** memory, sqlite (temp file) and a real etcd started by the harness. */
+/**
+ * The storage-backend matrix of @listwatch/testing on the apiserver's storage: memory and sqlite
+ * in the unit tier, etcd3 (a real etcd started by the harness) in the etcd tier.
+ */
 export function backends(): Backend[] {
-  let etcd: EtcdCluster | undefined;
-  let dir: { path: string; remove(): void } | undefined;
   let n = 0;
-  return [
-    {
-      name: 'memory',
-      make: () => Promise.resolve(new MemoryStorage({ compactionInterval: 0 })),
-      setup: async () => {},
-      teardown: async () => {},
-    },
-    {
-      name: 'sqlite',
-      make: () =>
-        Promise.resolve(
-          new SqliteStorage({ file: `${dir!.path}/s${n++}.db`, compactionInterval: 0 }),
-        ),
-      setup: () => {
-        dir = tempDir('listwatch-api-');
-        return Promise.resolve();
-      },
-      teardown: () => Promise.resolve(dir?.remove()),
-    },
-    {
-      name: 'etcd3',
-      make: () =>
-        Promise.resolve(
-          new Etcd3Storage({
-            endpoints: etcd!.endpoints,
-            prefix: `/api-test-${n++}`,
-            compactionInterval: 0,
-          }),
-        ),
-      setup: async () => {
-        etcd = await EtcdCluster.start();
-      },
-      teardown: async () => {
-        await etcd?.destroy();
-      },
-    },
-  ];
+  return storageBackends<Storage>({
+    memory: () => new MemoryStorage({ compactionInterval: 0 }),
+    sqlite: (file) => new SqliteStorage({ file, compactionInterval: 0 }),
+    etcd3: (endpoints, prefix) => new Etcd3Storage({ endpoints, prefix, compactionInterval: 0 }),
+  }).map((backend) => ({ ...backend, make: () => Promise.resolve(backend.open(`s${n++}`)) }));
 }
 
-/** A real apiserver on a random loopback port, quiet logs. */
+/** A real apiserver on a random loopback port, silent logs. */
 export async function testServer(
   storage: Storage,
   options: ApiServerOptions = {},
 ): Promise<RunningApiServer> {
-  return startApiServer({ storage, port: 0, logger: quiet, ...options });
+  return startApiServer({ storage, port: 0, logger: silentLogger, ...options });
 }
 
 /** A thin JSON client over fetch, returning status and parsed body. */

@@ -1,9 +1,5 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { tempDir } from '@listwatch/testing';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,42 +55,6 @@ describe('sqlite: the file', () => {
     }
     const again = reopen(first);
     await again.close();
-  });
-
-  it('loses nothing a process acknowledged when that process is killed with SIGKILL mid-stream', async () => {
-    const file = nextFile();
-    const writer = fileURLToPath(new URL('./testdata/crash-writer.ts', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@listwatch/source', '--import', 'tsx', writer, file],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    const acked: { name: string; revision: number }[] = [];
-    const exited = once(child, 'exit');
-    for await (const line of createInterface({ input: child.stdout })) {
-      const [name, revision] = line.split(' ');
-      acked.push({ name: name!, revision: Number(revision) });
-      if (acked.length === 50) child.kill('SIGKILL');
-    }
-    await exited;
-    expect(acked.length).toBeGreaterThanOrEqual(50);
-    const storage = new SqliteStorage({ file, compactionInterval: 0 });
-    try {
-      for (const { name, revision } of acked) {
-        const object = await storage.get(`/registry/configmaps/ns/${name}`);
-        expect(object?.metadata.resourceVersion).toBe(String(revision));
-      }
-      const last = acked.at(-1)!.revision;
-      expect(await storage.currentRevision()).toBeGreaterThanOrEqual(last);
-      const next = await storage.create('/registry/configmaps/ns/after-crash', {
-        metadata: { name: 'after-crash', namespace: 'ns' },
-      });
-      expect(Number(next.metadata.resourceVersion)).toBeGreaterThan(last);
-    } finally {
-      await storage.close();
-    }
   });
 });
 

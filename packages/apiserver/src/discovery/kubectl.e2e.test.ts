@@ -6,7 +6,8 @@ import {
   type DiscoveryServer,
 } from './discovery-server.test-helper.js';
 
-// The real kubectl 1.32 (/usr/bin/kubectl) against a server that mounts only discovery.
+// The real kubectl 1.32 (KUBECTL from @listwatch/testing) against a server that mounts only
+// discovery.
 
 let server: DiscoveryServer;
 
