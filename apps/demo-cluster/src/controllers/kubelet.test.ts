@@ -113,8 +113,39 @@ it('a pod bound after the kubelet started is run too, and a deleted pod frees it
     .poll(async () => (await pods.get('first')).status?.podIP, { timeout: 20_000, interval: 100 })
     .toBe('10.244.2.2');
   await pods.delete('first');
+  // Terminating until the kubelet has stopped it: its IP is free once it is gone.
+  await expect
+    .poll(async () => (await pods.list()).items.map((p) => p.metadata.name), {
+      timeout: 20_000,
+      interval: 100,
+    })
+    .toEqual([]);
   await pods.create(pod('second', 'kubelet-b'));
   await expect
     .poll(async () => (await pods.get('second')).status?.podIP, { timeout: 20_000, interval: 100 })
     .toBe('10.244.2.2');
+});
+
+it('a pod deleted from its node is Terminating until the kubelet stops it and confirms with a zero-grace delete', async () => {
+  await startKubelet('kubelet-c', 3);
+  const ns = await api.namespace();
+  const pods = api.client.resource<Pod>(resources.pods).namespace(ns);
+  await pods.create(pod('web', 'kubelet-c'));
+  await pods.create(pod('orphan', 'no-kubelet-here'));
+  await expect
+    .poll(async () => (await pods.get('web')).status?.phase, { timeout: 20_000, interval: 100 })
+    .toBe('Running');
+  const marked = (await pods.delete('web')) as Pod;
+  expect(marked.metadata.deletionTimestamp).toBeTruthy();
+  expect(marked.metadata.deletionGracePeriodSeconds).toBe(30);
+  await expect
+    .poll(async () => (await pods.list()).items.map((p) => p.metadata.name), {
+      timeout: 20_000,
+      interval: 100,
+    })
+    .toEqual(['orphan']);
+  // No kubelet runs the other node: its pod stays Terminating, as on a cluster.
+  await pods.delete('orphan');
+  await new Promise((r) => setTimeout(r, 300));
+  expect((await pods.get('orphan')).metadata.deletionTimestamp).toBeTruthy();
 });
