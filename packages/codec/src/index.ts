@@ -30,4 +30,4 @@ export {
 export * from './framing/decoder.js';
 export * from './framing/encoder.js';
 export * from './framing/websocket.js';
-export { samplePod, samplePods } from './testing/pods.js';
+export { samplePod, samplePods } from './sample-pods.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { samplePod, samplePods } from './pods.js';
+import { samplePod, samplePods } from './sample-pods.js';
 
 describe('samplePod', () => {
   it('pods are realistic: 4–5 KB of JSON each', () => {
