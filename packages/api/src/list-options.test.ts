@@ -238,7 +238,7 @@ describe('parseListOptions', () => {
   });
 });
 
-// server.md §1: the LIST table.
+// "Semantics for get and list" (Kubernetes API concepts): the LIST table.
 describe('classifyList', () => {
   it.each([
     ['', { mode: 'consistent' }],
@@ -282,7 +282,7 @@ describe('classifyList', () => {
   });
 });
 
-// server.md §2 and KEP-3157: the WATCH table.
+// "Semantics for watch" (Kubernetes API concepts) and KEP-3157: the WATCH table.
 describe('classifyWatch', () => {
   it.each([
     [

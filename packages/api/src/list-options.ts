@@ -295,8 +295,10 @@ export function classifyRead(resourceVersion: string | undefined): CacheableRead
 }
 
 /**
- * What a LIST asks for (server.md §1). A continued list also carries where to start
- * (`continueFrom`) and reads at the token's revision, or at the latest after a compaction.
+ * What a LIST asks for, as kube-apiserver serves it ("Semantics for get and list" in the Kubernetes
+ * API concepts; k8s.io/apiserver pkg/storage/cacher/cacher.go GetList). A continued list also
+ * carries where to start (`continueFrom`) and reads at the token's revision, or at the latest
+ * after a compaction.
  */
 export type ListSemantics = ConsistentRead | AnyRead | NotOlderThanRead | ExactRead | ContinuedList;
 
@@ -344,7 +346,7 @@ export interface AfterRevision {
   resourceVersion: number;
 }
 
-/** What a WATCH asks for (server.md §2, KEP-3157). */
+/** What a WATCH asks for ("Semantics for watch" in the Kubernetes API concepts, KEP-3157). */
 export type WatchSemantics =
   | {
       /** A synthetic ADDED for every object, sorted by key, then changes. */

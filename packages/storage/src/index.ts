@@ -1,4 +1,4 @@
-// The watch cache (added by the lead; storage backends add their exports below).
+// The watch cache.
 export * from './cacher/index.js';
 export * from './logger.js';
 

@@ -11,8 +11,10 @@ import {
   watchEvents,
 } from '../testing/test-server.js';
 
-// HTTP semantics of kube-apiserver (k8s.io/apiserver pkg/endpoints/handlers, registry/rest,
-// /work/shared/reference/server.md §1–2), over real HTTP on every storage backend.
+// HTTP semantics of kube-apiserver (k8s.io/apiserver pkg/endpoints/handlers, registry/rest; LIST
+// and WATCH as "Semantics for get and list" and "Semantics for watch" in the Kubernetes API
+// concepts), over real HTTP on each storage backend: memory and sqlite in the unit tier, etcd3 in
+// the etcd tier (backendMatrices in @listwatch/testing).
 
 describe.each(backends())('the apiserver on $name storage', (backend) => {
   let server: RunningApiServer;

@@ -11,8 +11,9 @@ import WebSocket from 'ws';
 import type { RunningApiServer } from '../server.js';
 import { client, cm, testServer } from '../testing/test-server.js';
 
-// Watch transports of kube-apiserver (server.md §4): HTTP/1.1 chunked, HTTP/2 (TLS ALPN and h2c
-// prior knowledge), WebSocket (Origin required; JSON text frames, CBOR binary frames).
+// Watch transports of kube-apiserver (k8s.io/apiserver pkg/endpoints/handlers/watch.go): HTTP/1.1
+// chunked, HTTP/2 (TLS ALPN and h2c prior knowledge), WebSocket (Origin required; JSON text
+// frames, CBOR binary frames).
 
 const WATCH = '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0';
 

@@ -59,9 +59,10 @@ export function webSocketWatch(
       return plain ?? [...protocols][0] ?? false;
     },
   });
-  // Keys that are not RFC 6455 nonces (the seed's curl sends `Sec-WebSocket-Key: xxx`): kube's
-  // golang.org/x/net/websocket only requires a non-empty key, while ws refuses them. Such a key is
-  // swapped for a valid one for ws, and the accept header is computed from the original.
+  // Keys that are not RFC 6455 nonces (a curl upgrade typed by hand sends `Sec-WebSocket-Key: xxx`,
+  // e2e/curl.e2e.test.ts): kube's golang.org/x/net/websocket only requires a non-empty key, while
+  // ws refuses them. Such a key is swapped for a valid one for ws, and the accept header is
+  // computed from the original.
   const originalKeys = new WeakMap<IncomingMessage, string>();
   wss.on('headers', (headers: string[], req: IncomingMessage) => {
     const key = originalKeys.get(req);

@@ -16,10 +16,10 @@ import {
   type RunningProcess,
 } from './e2e.test-helper.js';
 
-// The seed's three curl commands (/work/shared/seeds/000_9c86f7b60ff706bb.txt): a watch of every
-// pod over HTTP/1.1 chunked transfer, over HTTP/2, and over a WebSocket upgrade with an Origin —
-// against the apiserver serving TLS with a throwaway certificate, and through `kubectl proxy`.
-// The seed's client certificate flags are left out: the server does not authenticate. `-N` keeps
+// Three curl commands of the kind people type to watch the API by hand: a watch of every pod over
+// HTTP/1.1 chunked transfer, over HTTP/2, and over a hand-written WebSocket upgrade with an
+// Origin — against the apiserver serving TLS with a throwaway certificate, and through
+// `kubectl proxy`. No client certificate: these servers do not authenticate. `-N` keeps
 // curl from buffering its output in a pipe, so events can be seen as they arrive; --max-time is a
 // safety net, each watch is stopped once its events are seen.
 
@@ -63,7 +63,7 @@ const pod = (name: string): KubeObject => ({
 
 /** A namespace with one pod in it already; returns the namespace and a way to add pods. */
 async function podsToWatch(): Promise<{ existing: string; add: () => Promise<string> }> {
-  const ns = await api.namespace('seed');
+  const ns = await api.namespace('curl');
   const existing = uniqueName('before');
   expect((await api.post(`/api/v1/namespaces/${ns}/pods`, pod(existing))).status).toBe(201);
   return {
@@ -102,7 +102,7 @@ async function watchSeesPods(watch: RunningProcess): Promise<string> {
 
 const WATCH_PODS = '/api/v1/pods?watch=true';
 
-/** The seed's WebSocket headers, `Sec-WebSocket-Key: xxx` and the trailing space in Host included. */
+/** Hand-typed WebSocket headers: `Sec-WebSocket-Key: xxx` and a trailing space in Host included. */
 const WEBSOCKET_HEADERS = [
   '--header',
   'Connection:Upgrade',
@@ -123,7 +123,7 @@ function acceptFor(key: string): string {
   return createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
 }
 
-describe('the seed curl commands against the apiserver over TLS', () => {
+describe('curl watch commands against the apiserver over TLS', () => {
   it('curl -ik --http1.1 …/api/v1/pods?watch=true streams events with chunked transfer encoding', async () => {
     const out = await watchSeesPods(
       spawnCurl(['-ik', '--http1.1', '-N', '--max-time', '30', `${server.url}${WATCH_PODS}`]),
@@ -235,7 +235,7 @@ describe('curl --http2 against the plain-HTTP port', () => {
   });
 });
 
-describe('the seed curl commands through kubectl proxy', () => {
+describe('curl watch commands through kubectl proxy', () => {
   it('curl -i --http1.1 …/api/v1/pods?watch=true streams events with chunked transfer encoding', async () => {
     const out = await watchSeesPods(
       spawnCurl(['-i', '--http1.1', '-N', '--max-time', '30', `${proxyUrl}${WATCH_PODS}`]),
