@@ -13,14 +13,16 @@ import {
 // through the `@listwatch/source` export condition, so tests never need a build first.
 const conditions = ['@listwatch/source', 'node', 'import', 'default'];
 
+// Paths from the repository root; package scripts run vitest from their own directory.
+const repo = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 const workspaces = ['packages', 'apps'].flatMap((root) =>
-  readdirSync(root)
-    .filter((dir) => existsSync(`${root}/${dir}/package.json`))
+  readdirSync(repo(root))
+    .filter((dir) => existsSync(repo(`${root}/${dir}/package.json`)))
     .map((dir) => `${root}/${dir}`),
 );
 
-const testing = (file: string) =>
-  fileURLToPath(new URL(`packages/testing/src/${file}`, import.meta.url));
+const testing = (file: string) => repo(`packages/testing/src/${file}`);
 
 /** The entries of `paths` (from the repository root) that lie in `dir`, relative to it. */
 const within = (dir: string, paths: readonly string[]): string[] =>
@@ -34,7 +36,8 @@ const unsuffixedIn = (tier: Tier) =>
 // tier's global setup makes sure of its prerequisites; vitest runs it only when one of the
 // tier's files is selected, so a unit run never looks for etcd, kubectl or Python.
 function project(dir: string, tier: Tier): TestProjectInlineConfiguration {
-  const name = (JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { name: string }).name;
+  const manifest = readFileSync(repo(`${dir}/package.json`), 'utf8');
+  const { name } = JSON.parse(manifest) as { name: string };
   const include = tier.suffix
     ? [
         `src/**/*.${tier.suffix}.test.ts`,
@@ -52,7 +55,7 @@ function project(dir: string, tier: Tier): TestProjectInlineConfiguration {
     extends: true,
     test: {
       name: tier.suffix ? `${tier.name}:${name}` : name,
-      root: dir,
+      root: repo(dir),
       include,
       exclude: [...configDefaults.exclude, ...exclude],
       env: { [TIER_ENV]: tier.name },
