@@ -104,6 +104,7 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
   add({ group: '', version: 'v1', kind: 'Binding' });
   add({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
   add({ group: 'policy', version: 'v1', kind: 'Eviction' });
+  add({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' });
   // metav1 kinds, tagged as kube-apiserver's OpenAPI tags them: in the core group, and
   // DeleteOptions also in meta.k8s.io (the apiserver adds the groups it serves).
   for (const kind of ['Status', 'APIResourceList', 'DeleteOptions']) {

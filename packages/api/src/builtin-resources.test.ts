@@ -22,6 +22,7 @@ describe('built-in resource definitions', () => {
       'pods',
       'configmaps',
       'secrets',
+      'serviceaccounts',
       'nodes',
       'services',
       'events',
@@ -96,6 +97,16 @@ describe('built-in resource definitions', () => {
       binaryData: { c: 'AA==' },
     };
     expect(cells('configmaps', cm)['Data']).toBe(3);
+  });
+
+  it('a serviceaccount row is NAME, SECRETS (how many it lists) and AGE, as printServiceAccount', () => {
+    const sa: KubeObject = {
+      metadata: { name: 'default', namespace: 'ns', creationTimestamp: '2026-01-01T00:00:00Z' },
+      secrets: [{ name: 'a' }, { name: 'b' }],
+    };
+    expect(cells('sa', sa)).toEqual({ Name: 'default', Secrets: 2, Age: '60m' });
+    expect(cells('serviceaccounts', { metadata: { name: 'x' } })['Secrets']).toBe(0);
+    expect(findBuiltinResource('sa')?.subresources).toEqual(['token']);
   });
 
   it('a node row says Ready,SchedulingDisabled for a cordoned ready node and lists its roles', () => {

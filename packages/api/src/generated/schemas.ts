@@ -13,6 +13,8 @@ export const schemaSource: SchemaSource = {
     {"group":"","version":"v1","kind":"ConfigMapList","type":"io.k8s.api.core.v1.ConfigMapList"},
     {"group":"","version":"v1","kind":"Secret","type":"io.k8s.api.core.v1.Secret"},
     {"group":"","version":"v1","kind":"SecretList","type":"io.k8s.api.core.v1.SecretList"},
+    {"group":"","version":"v1","kind":"ServiceAccount","type":"io.k8s.api.core.v1.ServiceAccount"},
+    {"group":"","version":"v1","kind":"ServiceAccountList","type":"io.k8s.api.core.v1.ServiceAccountList"},
     {"group":"","version":"v1","kind":"Node","type":"io.k8s.api.core.v1.Node"},
     {"group":"","version":"v1","kind":"NodeList","type":"io.k8s.api.core.v1.NodeList"},
     {"group":"","version":"v1","kind":"Service","type":"io.k8s.api.core.v1.Service"},
@@ -36,6 +38,7 @@ export const schemaSource: SchemaSource = {
     {"group":"","version":"v1","kind":"Binding","type":"io.k8s.api.core.v1.Binding"},
     {"group":"autoscaling","version":"v1","kind":"Scale","type":"io.k8s.api.autoscaling.v1.Scale"},
     {"group":"policy","version":"v1","kind":"Eviction","type":"io.k8s.api.policy.v1.Eviction"},
+    {"group":"authentication.k8s.io","version":"v1","kind":"TokenRequest","type":"io.k8s.api.authentication.v1.TokenRequest"},
     {"group":"","version":"v1","kind":"Status","type":"io.k8s.apimachinery.pkg.apis.meta.v1.Status"},
     {"group":"","version":"v1","kind":"APIResourceList","type":"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"},
     {"group":"","version":"v1","kind":"DeleteOptions","type":"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"},
@@ -118,6 +121,30 @@ export const schemaSource: SchemaSource = {
     "io.k8s.api.apps.v1.RollingUpdateDeployment": {"description": "Spec to control the desired behavior of rolling update.", "fields": [
       {"name":"maxUnavailable","number":1,"type":"io.k8s.apimachinery.pkg.util.intstr.IntOrString","description":"The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new ReplicaSet, ensuring that the total number of pods available at all times during the update is at least 70% of desired pods.","optional":true},
       {"name":"maxSurge","number":2,"type":"io.k8s.apimachinery.pkg.util.intstr.IntOrString","description":"The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up. Defaults to 25%. Example: when this is set to 30%, the new ReplicaSet can be scaled up immediately when the rolling update starts, such that the total number of old and new pods do not exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet can be scaled up further, ensuring that total number of pods running at any time during the update is at most 130% of desired pods.","optional":true}
+    ]},
+    "io.k8s.api.authentication.v1.AttestationValue": {"description": "AttestationValue masks the value so protobuf can generate", "json": "items", "fields": [
+      {"name":"items","number":1,"type":"[]string"}
+    ]},
+    "io.k8s.api.authentication.v1.BoundObjectReference": {"description": "BoundObjectReference is a reference to an object that a token is bound to.", "fields": [
+      {"name":"kind","number":1,"type":"string","description":"kind of the referent. Valid kinds are 'Pod', 'Secret', 'Node', 'ValidatingWebhookConfiguration', and 'MutatingWebhookConfiguration'.","optional":true},
+      {"name":"apiVersion","number":2,"type":"string","description":"apiVersion is API version of the referent.","optional":true},
+      {"name":"name","number":3,"type":"string","description":"name of the referent.","optional":true},
+      {"name":"uid","number":4,"type":"string","protoName":"uID","description":"uid of the referent.","optional":true}
+    ]},
+    "io.k8s.api.authentication.v1.TokenRequest": {"description": "TokenRequest requests a token for a given service account.", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"spec","number":2,"type":"io.k8s.api.authentication.v1.TokenRequestSpec","description":"spec holds information about the request being evaluated","optional":true},
+      {"name":"status","number":3,"type":"io.k8s.api.authentication.v1.TokenRequestStatus","description":"status is filled in by the server and indicates whether the token can be authenticated.","optional":true}
+    ]},
+    "io.k8s.api.authentication.v1.TokenRequestSpec": {"description": "TokenRequestSpec contains client provided parameters of a token request.", "fields": [
+      {"name":"audiences","number":1,"type":"[]string","description":"audiences are the intendend audiences of the token. A recipient of a token must identify themself with an identifier in the list of audiences of the token, and otherwise should reject the token. A token issued for multiple audiences may be used to authenticate against any of the audiences listed but implies a high degree of trust between the target audiences.","optional":true,"listType":"atomic"},
+      {"name":"expirationSeconds","number":4,"type":"int64","description":"expirationSeconds is the requested duration of validity of the request. The token issuer may return a token with a different validity duration so a client needs to check the 'expiration' field in a response.","optional":true},
+      {"name":"boundObjectRef","number":3,"type":"io.k8s.api.authentication.v1.BoundObjectReference","description":"boundObjectRef is a reference to an object that the token will be bound to. The token will only be valid for as long as the bound object exists. NOTE: The API server's TokenReview endpoint will validate the BoundObjectRef, but other audiences may not. Keep ExpirationSeconds small if you want prompt revocation.","optional":true},
+      {"name":"attestations","number":5,"type":"map[string]io.k8s.api.authentication.v1.AttestationValue","description":"attestations is a map of well-known keys to string-slice values. The values for each key have a specific semantic meaning, which is documented on the key definition. Requesters of tokens may ask the Kubernetes API Server to attest to certain claims. The API Server may perform authorization checks depending on the key of this map.","optional":true}
+    ]},
+    "io.k8s.api.authentication.v1.TokenRequestStatus": {"description": "TokenRequestStatus is the result of a token request.", "fields": [
+      {"name":"token","number":1,"type":"string","description":"token is the opaque bearer token.","optional":true},
+      {"name":"expirationTimestamp","number":2,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.Time","description":"expirationTimestamp is the time of expiration of the returned token.","optional":true}
     ]},
     "io.k8s.api.autoscaling.v1.Scale": {"description": "Scale represents a scaling request for a resource.", "fields": [
       {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.","optional":true},
@@ -1091,6 +1118,16 @@ export const schemaSource: SchemaSource = {
       {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
       {"name":"spec","number":2,"type":"io.k8s.api.core.v1.ServiceSpec","description":"Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status","optional":true},
       {"name":"status","number":3,"type":"io.k8s.api.core.v1.ServiceStatus","description":"Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status","optional":true}
+    ]},
+    "io.k8s.api.core.v1.ServiceAccount": {"description": "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"secrets","number":2,"type":"[]io.k8s.api.core.v1.ObjectReference","description":"Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret","optional":true,"patchMergeKey":"name","patchStrategy":"merge","listType":"map","listMapKeys":["name"]},
+      {"name":"imagePullSecrets","number":3,"type":"[]io.k8s.api.core.v1.LocalObjectReference","description":"ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod","optional":true,"listType":"atomic"},
+      {"name":"automountServiceAccountToken","number":4,"type":"bool","description":"AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level.","optional":true}
+    ]},
+    "io.k8s.api.core.v1.ServiceAccountList": {"description": "ServiceAccountList is a list of ServiceAccount objects", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta","description":"Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds","optional":true},
+      {"name":"items","number":2,"type":"[]io.k8s.api.core.v1.ServiceAccount","description":"List of ServiceAccounts. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/"}
     ]},
     "io.k8s.api.core.v1.ServiceAccountTokenProjection": {"description": "ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise).", "fields": [
       {"name":"audience","number":1,"type":"string","description":"audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver.","optional":true},

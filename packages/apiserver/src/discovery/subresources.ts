@@ -46,6 +46,14 @@ export function subresourceInfo(def: ResourceDefinition, name: string): Subresou
         verbs: STATUS_VERBS,
         shape: 'object',
       };
+    case 'token':
+      // serviceaccounts/token: TokenREST takes and returns an authentication/v1 TokenRequest.
+      return {
+        name,
+        kind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+        verbs: ['create'],
+        shape: 'object',
+      };
     case 'finalize':
       return { name, kind: own, verbs: ['update'], shape: 'object' };
     case 'log':
