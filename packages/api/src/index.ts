@@ -7,6 +7,7 @@ export * from './api-error.js';
 export * from './status-error.js';
 export * from './resource-definition.js';
 export * from './human-duration.js';
+export * from './duration.js';
 export * from './builtin-resources.js';
 export * from './names.js';
 export * from './label-selector.js';

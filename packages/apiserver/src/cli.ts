@@ -1,5 +1,5 @@
-import { tryParseBool } from '@listwatch/api';
-import { parseDuration, STORAGE_BACKENDS, type StorageBackend } from '@listwatch/storage';
+import { parseDuration, tryParseBool } from '@listwatch/api';
+import { STORAGE_BACKENDS, type StorageBackend } from '@listwatch/storage';
 import { AUTHORIZATION_MODES, type AuthorizationMode } from './authorization/authorizer.js';
 import type { ApiServerOptions } from './server.js';
 

@@ -36,12 +36,13 @@ export {
 } from './etcd3/etcd3-storage.js';
 export { DEFAULT_PROGRESS_NOTIFY_INTERVAL, type LogStorageOptions } from './log-storage.js';
 export { Compactor, DEFAULT_COMPACTION_INTERVAL, type CompactorOptions } from './compactor.js';
+// Go durations are an api fact now; re-exported for compatibility.
 export {
   formatDuration,
   formatDurationNanos,
   parseDuration,
   parseDurationNanos,
-} from './duration.js';
+} from '@listwatch/api';
 export {
   DEFAULT_PREFIX,
   compareKeys,

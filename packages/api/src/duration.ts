@@ -1,4 +1,4 @@
-import { ApiError } from '@listwatch/api';
+import { ApiError } from './api-error.js';
 
 // Go's time.ParseDuration and Duration.String, which kube-apiserver flags such as
 // --etcd-compaction-interval use: `300ms`, `2s`, `5m`, `1h30m`, `1.5h`, `-2s`, `0`.

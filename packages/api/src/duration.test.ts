@@ -1,4 +1,4 @@
-import { isApiError } from '@listwatch/api';
+import { isApiError } from './api-error.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
