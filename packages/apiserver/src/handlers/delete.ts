@@ -13,7 +13,6 @@ import {
 } from '@listwatch/api';
 import { isStorageError } from '@listwatch/storage';
 import { beforeDelete, markAsDeleting } from '../registry/graceful-deletion.js';
-import { admitNamespaceDeletion, beginNamespaceDeletion } from '../registry/namespace-lifecycle.js';
 import { strategyOf } from '../registry/strategy.js';
 import { decodeBody, readBody } from './body.js';
 import { interpret, objectKey, requireName, type RequestScope } from './request-scope.js';
@@ -132,15 +131,10 @@ async function deleteOne(
   const dryRun = isDryRunOf(options);
   const strategy = strategyOf(scope.definition);
   try {
-    if (scope.definition.plural === 'namespaces') {
-      admitNamespaceDeletion(name);
-      if (dryRun) return { object: current, deleted: false };
-      const terminating = await beginNamespaceDeletion(
-        scope.server.registry,
-        name,
-        scope.server.logger,
-      );
-      return { object: terminating, deleted: false };
+    if (strategy.delete) {
+      const { registry, logger } = scope.server;
+      const object = await strategy.delete({ registry, logger, name, current, dryRun });
+      return { object, deleted: false };
     }
     const first = beforeDelete(strategy, current, options, Date.now());
     // Finalizers cannot change through DeleteOptions once a graceful deletion is pending.
@@ -197,8 +191,8 @@ async function deleteOne(
 
 /**
  * DELETE one object. Objects with finalizers are only marked (deletionTimestamp) and kept until
- * their finalizers are removed, pods bound to a node until their kubelet confirms;
- * namespaces go through the namespace lifecycle. A marked object is the reply, 202 when the
+ * their finalizers are removed, pods bound to a node until their kubelet confirms; a
+ * kind whose strategy deletes its own way (namespaces) does so. A marked object is the reply, 202 when the
  * client asked for cascading deletion (orphanDependents: false).
  */
 export async function deleteObject(scope: RequestScope): Promise<void> {

@@ -12,7 +12,13 @@ import {
   type WriteOptionsKind,
 } from '../registry/field-validation.js';
 import { admitNamespace } from '../registry/namespace-lifecycle.js';
-import { decodeObject, prepareForCreate, prepareForUpdate } from '../registry/strategy.js';
+import {
+  decodeObject,
+  prepareForCreate,
+  prepareForUpdate,
+  subresourceStrategyOf,
+  type SubresourceStrategy,
+} from '../registry/strategy.js';
 import { decodeBody, readBody } from './body.js';
 import {
   interpret,
@@ -86,8 +92,8 @@ function subresourceOf(scope: RequestScope): 'status' | undefined {
 export async function createObject(scope: RequestScope): Promise<void> {
   const { definition, server } = scope;
   if (scope.info.name !== undefined) {
-    if (scope.info.subresource === 'binding' && definition.plural === 'pods')
-      return bindPod(scope, scope.info.name);
+    const subresource = subresourceStrategyOf(definition, scope.info.subresource);
+    if (subresource) return createSubresource(scope, scope.info.name, subresource);
     throw ApiError.methodNotAllowed(
       'the server does not allow this method on the requested resource',
     );
@@ -239,45 +245,27 @@ export async function patchObject(scope: RequestScope): Promise<void> {
 }
 
 /**
- * POST pods/{name}/binding: the scheduler's way to assign a node (pod storage's BindingREST):
- * only once, only to a pod not being deleted.
+ * POST {resource}/{name}/{subresource} (pods/binding): the body, decoded as the subresource's
+ * kind, changes the parent through its update path; the answer is a 201 Success Status, as
+ * BindingREST.Create gives.
  */
-async function bindPod(scope: RequestScope, name: string): Promise<void> {
+async function createSubresource(
+  scope: RequestScope,
+  name: string,
+  subresource: SubresourceStrategy,
+): Promise<void> {
   const raw = await body(scope);
-  const binding = fromInput(scope, () =>
+  const decoded = fromInput(scope, () =>
     decodeObject(
       scope.definition,
       decodeBody(raw, scope.ctx.get('content-type')),
       'body',
-      'Binding',
+      subresource.kind,
+      subresource.fields,
     ),
   );
-  const target = binding['target'] as { name?: unknown } | undefined;
-  const node = typeof target?.name === 'string' ? target.name : '';
-  if (!node) {
-    throw ApiError.invalid({ kind: 'Binding' }, name, [
-      { type: 'FieldValueRequired', field: 'target.name', detail: '' },
-    ]);
-  }
-  if (binding.metadata.name !== undefined && binding.metadata.name !== name) {
-    throw ApiError.badRequest(
-      `the name of the object (${binding.metadata.name}) does not match the name on the URL (${name})`,
-    );
-  }
-  await updateWith(scope, name, (current) => {
-    if (current.metadata.deletionTimestamp) {
-      throw ApiError.conflict(scope.gr, name, 'pod is being deleted, cannot be assigned to a host');
-    }
-    const spec = (current['spec'] ?? {}) as { nodeName?: string };
-    if (spec.nodeName) {
-      throw ApiError.conflict(
-        scope.gr,
-        name,
-        `pod ${name} is already assigned to node "${spec.nodeName}"`,
-      );
-    }
-    return { ...current, spec: { ...spec, nodeName: node } };
-  });
+  subresource.validate(decoded, name);
+  await updateWith(scope, name, (current) => subresource.apply(current, decoded, scope.gr));
   writeObject(scope.ctx, 201, {
     kind: 'Status',
     apiVersion: 'v1',

@@ -1,4 +1,5 @@
 import type { DeleteOptions, KubeObject } from '@listwatch/api';
+import { podBinding } from './binding.js';
 import type { ResourceStrategy } from './strategy.js';
 
 // The Pod's registry strategy: k8s.io/kubernetes pkg/registry/core/pod/strategy.go (v1.32: no
@@ -37,4 +38,5 @@ export const podStrategy: ResourceStrategy = {
   checkGracefulDelete: podGracePeriod,
   // pod storage's ReturnDeletedObject: a delete answers with the pod, not a Status.
   returnDeletedObject: true,
+  subresources: { binding: podBinding },
 };

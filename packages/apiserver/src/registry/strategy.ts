@@ -8,14 +8,18 @@ import {
   type DecodeFailure,
   type FieldError,
   type GoField,
+  type GroupResource,
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
+import type { Logger } from '@listwatch/storage';
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
+import { namespaceStrategy } from './namespace-strategy.js';
 import { podStrategy } from './pod-strategy.js';
+import type { ResourceRegistry } from './resource-registry.js';
 import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
 
@@ -44,33 +48,37 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
   scale?: ScaleStrategy;
+  /** Subresources a POST creates, by name (pods/binding). */
+  subresources?: Readonly<Record<string, SubresourceStrategy>>;
+  /**
+   * A delete of the kind's own REST storage instead of the store's (namespaces: REST.Delete in
+   * pkg/registry/core/namespace/storage); answers the object as left, still stored.
+   */
+  delete?(request: DeleteRequest): Promise<KubeObject>;
+}
+
+/** What a strategy's own delete is given: the object as read, after preconditions. */
+export interface DeleteRequest {
+  registry: ResourceRegistry;
+  logger: Logger;
+  name: string;
+  current: KubeObject;
+  dryRun: boolean;
 }
 
 /**
- * Every namespace carries its name as this label, so selectors can pick namespaces by name
- * (namespace strategy Canonicalize, on create and update).
+ * A subresource a POST creates whose body changes its parent (a rest.Creater on a subresource,
+ * such as pods/binding's BindingREST): the reply is a Success Status.
  */
-const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-
-const namespaceStrategy: ResourceStrategy = {
-  prepareForCreate(namespace) {
-    namespace.metadata.labels = {
-      ...namespace.metadata.labels,
-      [NAMESPACE_NAME_LABEL]: namespace.metadata.name ?? '',
-    };
-    namespace['spec'] = {
-      finalizers: ['kubernetes'],
-      ...(isRecord(namespace['spec']) ? namespace['spec'] : {}),
-    };
-    namespace['status'] = { phase: 'Active' };
-  },
-  prepareForUpdate(next, current) {
-    next.metadata.labels = {
-      ...next.metadata.labels,
-      [NAMESPACE_NAME_LABEL]: current.metadata.name ?? '',
-    };
-  },
-};
+export interface SubresourceStrategy {
+  /** The kind of the body (Binding) and the Go types of its own fields. */
+  kind: string;
+  fields?: Readonly<Record<string, GoField>>;
+  /** Checks the decoded body against the parent's name before anything is read (400, 422). */
+  validate(body: KubeObject, name: string): void;
+  /** The parent as the body leaves it; a 409 on `gr` when the parent cannot take it. */
+  apply(parent: KubeObject, body: KubeObject, gr: GroupResource): KubeObject;
+}
 
 /** The strategies by qualified resource; a resource without one gets the generic steps only. */
 const strategies: Readonly<Record<string, ResourceStrategy>> = {
@@ -88,6 +96,16 @@ export function strategyOf(
     ? `${definition.plural}.${definition.group}`
     : definition.plural;
   return Object.hasOwn(strategies, qualified) ? (strategies[qualified] ?? {}) : {};
+}
+
+/** The strategy of a subresource the definition lists and a POST creates, if any. */
+export function subresourceStrategyOf(
+  definition: ResourceDefinition,
+  subresource: string | undefined,
+): SubresourceStrategy | undefined {
+  if (subresource === undefined || !definition.subresources.includes(subresource)) return undefined;
+  const own = strategyOf(definition).subresources;
+  return own && Object.hasOwn(own, subresource) ? own[subresource] : undefined;
 }
 
 export function hasStatusSubresource(definition: ResourceDefinition): boolean {
