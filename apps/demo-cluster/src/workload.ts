@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import { MERGE_PATCH_TYPE, type KubeObject } from '@listwatch/api';
 
 /**
  * A steady stream of writes through the HTTP API, as controllers and kubectl users make them:
@@ -53,7 +53,7 @@ export class Workload {
           'PATCH',
           `${base}/${name}`,
           { data: { step: String(n) } },
-          'application/merge-patch+json',
+          MERGE_PATCH_TYPE,
         );
         break;
       default:

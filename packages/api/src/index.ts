@@ -18,5 +18,6 @@ export * from './query-bool.js';
 export * from './continue-token.js';
 export * from './list-options.js';
 export * from './delete-options.js';
+export * from './patch-type.js';
 export * from './schema-types.js';
 export * from './schema.js';

@@ -12,15 +12,14 @@ export {
 export { parseRequestInfo, type RequestInfo } from './registry/request-info.js';
 export { SYSTEM_NAMESPACES } from './registry/namespace-lifecycle.js';
 export type { ServerContext } from './server-context.js';
+export { applyPatch, supportedPatchTypes, patchMediaType } from './patch/apply-patch.js';
+// The patch media types are @listwatch/api's (types.PatchType); re-exported for compatibility.
 export {
-  applyPatch,
-  supportedPatchTypes,
-  patchMediaType,
   JSON_PATCH_TYPE,
   MERGE_PATCH_TYPE,
   STRATEGIC_MERGE_PATCH_TYPE,
   APPLY_PATCH_TYPE,
-} from './patch/apply-patch.js';
+} from '@listwatch/api';
 export { mergePatch, createMergePatch } from './patch/merge-patch.js';
 export {
   applyJsonPatch,

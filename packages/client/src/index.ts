@@ -109,8 +109,9 @@ export {
 export type { RestClientOptions, RestConfig, RetryOptions, TlsConfig } from './rest/config.js';
 export type { HttpMethod, RequestOptions } from './rest/request.js';
 export { RestClient } from './rest/client.js';
+// The patch media types are @listwatch/api's; re-exported for compatibility.
+export { PATCH_CONTENT_TYPES } from '@listwatch/api';
 export {
-  PATCH_CONTENT_TYPES,
   ResourceClient,
   type DeleteOptions,
   type GetOptions,

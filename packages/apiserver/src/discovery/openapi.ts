@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from '@listwatch/api';
+import { PATCH_CONTENT_TYPES, type ResourceDefinition } from '@listwatch/api';
 import type { ApiGroupVersion } from './api-groups.js';
 import {
   kindSchema,
@@ -161,13 +161,8 @@ const DELETE_PARAMS: Parameter[] = [
 const WRITE_PARAMS: Parameter[] = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION];
 const PATCH_PARAMS: Parameter[] = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE];
 
-/** The media types kube-apiserver accepts for PATCH (handlers/patch.go). */
-export const PATCH_CONTENT_TYPES = [
-  'application/apply-patch+yaml',
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-] as const;
+/** The media types kube-apiserver accepts for PATCH, in name order as its OpenAPI lists them. */
+const PATCH_CONSUMES: readonly string[] = Object.values(PATCH_CONTENT_TYPES).sort();
 const RESPONSE_TYPES = ['application/json', 'application/yaml'] as const;
 
 const STATUS = `${META}.Status`;
@@ -488,7 +483,7 @@ function v3Operation(op: Operation): Schema {
     ...(op.body
       ? {
           requestBody: {
-            content: v3Content(op.patch ? PATCH_CONTENT_TYPES : ['*/*'], op.body),
+            content: v3Content(op.patch ? PATCH_CONSUMES : ['*/*'], op.body),
             required: true,
           },
         }
@@ -603,7 +598,7 @@ function v2Operation(op: Operation): Schema {
   const params = [...body, ...op.params.map(v2Parameter)];
   return {
     description: op.description,
-    consumes: op.patch ? [...PATCH_CONTENT_TYPES] : ['*/*'],
+    consumes: op.patch ? [...PATCH_CONSUMES] : ['*/*'],
     produces: [...RESPONSE_TYPES],
     schemes: ['https'],
     tags: [op.tag],

@@ -1,15 +1,13 @@
-import { ApiError } from '@listwatch/api';
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
 import {
   APPLY_PATCH_TYPE,
-  applyPatch,
+  ApiError,
   JSON_PATCH_TYPE,
   MERGE_PATCH_TYPE,
-  patchMediaType,
   STRATEGIC_MERGE_PATCH_TYPE,
-  supportedPatchTypes,
-} from './apply-patch.js';
+} from '@listwatch/api';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { applyPatch, patchMediaType, supportedPatchTypes } from './apply-patch.js';
 import { PATCH_REJECTED_MESSAGE } from './patch-error.js';
 import type { JsonObject } from './json-value.js';
 

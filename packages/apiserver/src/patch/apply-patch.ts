@@ -1,4 +1,11 @@
-import { ApiError, exceedsJsonDepth, fieldErrors } from '@listwatch/api';
+import {
+  ApiError,
+  exceedsJsonDepth,
+  fieldErrors,
+  JSON_PATCH_TYPE,
+  MERGE_PATCH_TYPE,
+  STRATEGIC_MERGE_PATCH_TYPE,
+} from '@listwatch/api';
 import { applyJsonPatch } from './json-patch.js';
 import { mergePatch } from './merge-patch.js';
 import { badPatch, unsupportedPatchType } from './patch-error.js';
@@ -10,11 +17,7 @@ import { isJsonObject, jsonKindName, type JsonObject, type JsonValue } from './j
 // PatchResource and applyJSPatch/strategicPatchObject), minus HTTP and storage: the caller
 // reads the body, checks preconditions (resourceVersion, uid) and stores the result.
 
-export const JSON_PATCH_TYPE = 'application/json-patch+json';
-export const MERGE_PATCH_TYPE = 'application/merge-patch+json';
-export const STRATEGIC_MERGE_PATCH_TYPE = 'application/strategic-merge-patch+json';
-/** Server-side apply: recognised so it can be refused with a 415, not implemented. */
-export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
+// Server-side apply (APPLY_PATCH_TYPE) is recognised so it can be refused with a 415.
 
 /**
  * The patch types a kind accepts, in kube's order: strategic merge patch needs struct tags, so

@@ -1,6 +1,7 @@
 import {
   ApiError,
   isValidPathSegmentName,
+  PATCH_CONTENT_TYPES,
   type KubeList,
   type KubeObject,
   type ResourceDefinition,
@@ -36,14 +37,7 @@ export interface DeleteOptions {
   signal?: AbortSignal;
 }
 
-/** The Content-Types of the three patch flavours (and server-side apply). */
-export const PATCH_CONTENT_TYPES = {
-  merge: 'application/merge-patch+json',
-  json: 'application/json-patch+json',
-  strategic: 'application/strategic-merge-patch+json',
-  apply: 'application/apply-patch+yaml',
-} as const;
-
+/** The patch flavours patch() sends (and server-side apply), by short name. */
 export type PatchType = keyof typeof PATCH_CONTENT_TYPES;
 
 function writeQuery(options: WriteOptions | undefined): URLSearchParams | undefined {
