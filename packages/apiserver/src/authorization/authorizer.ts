@@ -1,3 +1,4 @@
+import type { KubeObject } from '@listwatch/api';
 import type { UserInfo } from '../authentication/user.js';
 import type { Attributes } from './attributes.js';
 import type { PolicyRule } from './policy-rule.js';
@@ -5,10 +6,18 @@ import type { PolicyRule } from './policy-rule.js';
 /** An authorizer's answer (k8s.io/apiserver authorizer.Decision). */
 export type Decision = 'allow' | 'deny' | 'no-opinion';
 
+/** A decision and why; audit logs record the reason (authorization.k8s.io/reason). */
+export interface Authorization {
+  decision: Decision;
+  reason: string;
+}
+
 export interface Authorizer {
-  authorize(attributes: Attributes): Decision;
+  authorize(attributes: Attributes): Authorization;
   /** The rules a user holds in a namespace, for SelfSubjectRulesReview (RuleResolver). */
   rulesFor?(user: UserInfo, namespace: string): Iterable<PolicyRule>;
+  /** The rules a Role or ClusterRole grants, an aggregated ClusterRole's resolved. */
+  roleRules?(role: KubeObject): PolicyRule[];
 }
 
 const EVERYTHING: readonly PolicyRule[] = [
@@ -19,24 +28,38 @@ const EVERYTHING: readonly PolicyRule[] = [
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
-export const alwaysAllow: Authorizer = { authorize: () => 'allow', rulesFor: () => EVERYTHING };
-export const alwaysDeny: Authorizer = { authorize: () => 'deny' };
+export const alwaysAllow: Authorizer = {
+  authorize: () => ({ decision: 'allow', reason: '' }),
+  rulesFor: () => EVERYTHING,
+};
+// authorizerfactory's alwaysDenyAuthorizer gives this reason.
+export const alwaysDeny: Authorizer = {
+  authorize: () => ({ decision: 'deny', reason: 'Everything is forbidden.' }),
+};
 
 /**
  * `--authorization-mode A,B`: each authorizer in turn; the first that allows or denies decides,
- * no opinion from all of them is a denial (authorizer/union).
+ * no opinion from all of them is a denial with their reasons (authorizer/union).
  */
 export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer {
   return {
     authorize(attributes) {
+      const reasons: string[] = [];
       for (const authorizer of authorizers) {
-        const decision = authorizer.authorize(attributes);
-        if (decision !== 'no-opinion') return decision;
+        const result = authorizer.authorize(attributes);
+        if (result.decision !== 'no-opinion') return result;
+        if (result.reason) reasons.push(result.reason);
       }
-      return 'deny';
+      return { decision: 'deny', reason: reasons.join('\n') };
     },
     *rulesFor(user, namespace) {
       for (const authorizer of authorizers) yield* authorizer.rulesFor?.(user, namespace) ?? [];
+    },
+    roleRules(role) {
+      for (const authorizer of authorizers)
+        if (authorizer.roleRules) return authorizer.roleRules(role);
+      const rules = role['rules'];
+      return Array.isArray(rules) ? (rules as PolicyRule[]) : [];
     },
   };
 }
@@ -44,7 +67,9 @@ export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer 
 /** system:masters may do anything, whatever RBAC says (the privileged-group authorizer). */
 export const SYSTEM_MASTERS = 'system:masters';
 export const privilegedGroups: Authorizer = {
-  authorize: (attributes) =>
-    attributes.user.groups.includes(SYSTEM_MASTERS) ? 'allow' : 'no-opinion',
+  authorize: (attributes) => ({
+    decision: attributes.user.groups.includes(SYSTEM_MASTERS) ? 'allow' : 'no-opinion',
+    reason: '',
+  }),
   rulesFor: (user) => (user.groups.includes(SYSTEM_MASTERS) ? EVERYTHING : []),
 };

@@ -1,7 +1,7 @@
 import { labelSelectorFromMetaV1, type KubeObject, type MetaLabelSelector } from '@listwatch/api';
 import type { UserInfo } from '../authentication/user.js';
 import type { Attributes } from './attributes.js';
-import type { Authorizer, Decision } from './authorizer.js';
+import type { Authorization, Authorizer } from './authorizer.js';
 import { ruleAllows, type PolicyRule } from './policy-rule.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -17,6 +17,12 @@ interface RoleRef {
   /** Role or ClusterRole. */
   kind: string;
   name: string;
+}
+
+/** A rule and the binding that grants it, described as RBAC reasons name it. */
+export interface SourcedRule {
+  rule: PolicyRule;
+  source: () => string;
 }
 
 /** The RBAC objects an authorizer reads, kept current by whoever watches them. */
@@ -89,28 +95,62 @@ export class RbacAuthorizer implements Authorizer {
     return rules;
   }
 
-  private roleRules(ref: RoleRef, namespace: string): PolicyRule[] {
+  /** The rules a Role or ClusterRole grants (GetRoleReferenceRules on the object). */
+  roleRules(role: KubeObject): PolicyRule[] {
+    return role.kind === 'ClusterRole' ? this.clusterRoleRules(role) : rulesOf(role);
+  }
+
+  private refRules(ref: RoleRef, namespace: string): PolicyRule[] {
     if (ref.kind === 'ClusterRole') return this.clusterRoleRules(this.policy.clusterRole(ref.name));
     if (ref.kind === 'Role' && namespace) return rulesOf(this.policy.role(namespace, ref.name));
     return [];
   }
 
-  /** Every rule that applies to the user in a namespace ('' for cluster scope) (VisitRulesFor). */
-  *rulesFor(user: UserInfo, namespace: string): Generator<PolicyRule> {
-    for (const binding of this.policy.clusterRoleBindings()) {
-      if (!subjectsOf(binding).some((s) => appliesTo(user, s, ''))) continue;
-      yield* this.roleRules(binding['roleRef'] as RoleRef, '');
-    }
-    if (!namespace) return;
-    for (const binding of this.policy.roleBindings(namespace)) {
-      if (!subjectsOf(binding).some((s) => appliesTo(user, s, namespace))) continue;
-      yield* this.roleRules(binding['roleRef'] as RoleRef, namespace);
+  /**
+   * Every rule that applies to the user in a namespace ('' for cluster scope), with its source
+   * (VisitRulesFor): ClusterRoleBindings, then the namespace's RoleBindings.
+   */
+  *visitRulesFor(user: UserInfo, namespace: string): Generator<SourcedRule> {
+    const scopes: [string, Iterable<KubeObject>][] = [['', this.policy.clusterRoleBindings()]];
+    if (namespace) scopes.push([namespace, this.policy.roleBindings(namespace)]);
+    for (const [scope, bindings] of scopes) {
+      for (const binding of bindings) {
+        const subject = subjectsOf(binding).find((s) => appliesTo(user, s, scope));
+        if (!subject) continue;
+        const ref = binding['roleRef'] as RoleRef;
+        const source = () => describeBinding(binding, ref, subject, scope);
+        for (const rule of this.refRules(ref, scope)) yield { rule, source };
+      }
     }
   }
 
-  authorize(attributes: Attributes): Decision {
-    for (const rule of this.rulesFor(attributes.user, attributes.namespace ?? ''))
-      if (ruleAllows(attributes, rule)) return 'allow';
-    return 'no-opinion';
+  /** Every rule that applies to the user in a namespace ('' for cluster scope). */
+  *rulesFor(user: UserInfo, namespace: string): Generator<PolicyRule> {
+    for (const { rule } of this.visitRulesFor(user, namespace)) yield rule;
   }
+
+  /** Allowed by the first rule that allows it; the reason names its binding (rbac.go). */
+  authorize(attributes: Attributes): Authorization {
+    for (const { rule, source } of this.visitRulesFor(attributes.user, attributes.namespace ?? ''))
+      if (ruleAllows(attributes, rule))
+        return { decision: 'allow', reason: `RBAC: allowed by ${source()}` };
+    return { decision: 'no-opinion', reason: '' };
+  }
+}
+
+/** rule.go's describers: `ClusterRoleBinding "b" of ClusterRole "r" to User "alice"`. */
+function describeBinding(
+  binding: KubeObject,
+  ref: RoleRef,
+  subject: Subject,
+  namespace: string,
+): string {
+  const name = binding.metadata.name ?? '';
+  const who =
+    subject.kind === 'ServiceAccount'
+      ? `${subject.kind} ${JSON.stringify(`${subject.name}/${subject.namespace || namespace}`)}`
+      : `${subject.kind} ${JSON.stringify(subject.name)}`;
+  const kind = namespace ? 'RoleBinding' : 'ClusterRoleBinding';
+  const id = namespace ? `${name}/${namespace}` : name;
+  return `${kind} ${JSON.stringify(id)} of ${ref.kind} ${JSON.stringify(ref.name)} to ${who}`;
 }

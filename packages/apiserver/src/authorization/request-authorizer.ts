@@ -1,7 +1,7 @@
-import { ApiError } from '@listwatch/api';
+import { ApiError, type KubeObject } from '@listwatch/api';
 import { forbiddenMessage, type Attributes } from './attributes.js';
 import type { UserInfo } from '../authentication/user.js';
-import type { Authorizer } from './authorizer.js';
+import type { Authorization, Authorizer } from './authorizer.js';
 import type { PolicyRule } from './policy-rule.js';
 
 interface TrackedWatch {
@@ -24,26 +24,35 @@ export class RequestAuthorizer {
     onPolicyChange?.(() => this.recheck());
   }
 
-  allowed(attributes: Attributes): boolean {
-    return this.authorizer.authorize(attributes) === 'allow';
+  /** The decision and its reason, without refusing anything. */
+  decide(attributes: Attributes): Authorization {
+    return this.authorizer.authorize(attributes);
   }
 
-  /** 403 Forbidden, worded as kube-apiserver (responsewriters.Forbidden), unless allowed. */
-  authorize(attributes: Attributes): void {
-    if (this.allowed(attributes)) return;
-    const why = forbiddenMessage(attributes);
-    if (!attributes.resourceRequest)
-      throw new ApiError({
-        code: 403,
-        reason: 'Forbidden',
-        message: `forbidden: ${why}`,
-        details: {},
-      });
-    throw ApiError.forbidden(
-      { group: attributes.apiGroup, resource: attributes.resource ?? '' },
-      attributes.name ?? '',
-      why,
-    );
+  allowed(attributes: Attributes): boolean {
+    return this.decide(attributes).decision === 'allow';
+  }
+
+  /** The rules a user holds in a namespace ('' for cluster scope): RulesFor of the resolvers. */
+  rulesFor(user: UserInfo, namespace: string): PolicyRule[] {
+    return [...(this.authorizer.rulesFor?.(user, namespace) ?? [])];
+  }
+
+  /** The rules a stored Role or ClusterRole grants, an aggregated ClusterRole's resolved. */
+  roleRules(role: KubeObject): PolicyRule[] {
+    if (this.authorizer.roleRules) return this.authorizer.roleRules(role);
+    const rules = role['rules'];
+    return Array.isArray(rules) ? (rules as PolicyRule[]) : [];
+  }
+
+  /**
+   * 403 Forbidden, worded as kube-apiserver (responsewriters.Forbidden), unless allowed. Returns
+   * the decision, for the audit annotations.
+   */
+  authorize(attributes: Attributes): Authorization {
+    const result = this.decide(attributes);
+    if (result.decision === 'allow') return result;
+    throw forbidden(attributes, result.reason);
   }
 
   /** SelfSubjectRulesReview's status: the rules a user holds in a namespace. */
@@ -78,4 +87,21 @@ export class RequestAuthorizer {
       watch.end();
     }
   }
+}
+
+/** The 403 of a refused request; the authorizer's reason, when it gives one, follows. */
+export function forbidden(attributes: Attributes, reason: string): ApiError {
+  const why = forbiddenMessage(attributes) + (reason ? `: ${reason}` : '');
+  if (!attributes.resourceRequest)
+    return new ApiError({
+      code: 403,
+      reason: 'Forbidden',
+      message: `forbidden: ${why}`,
+      details: {},
+    });
+  return ApiError.forbidden(
+    { group: attributes.apiGroup, resource: attributes.resource ?? '' },
+    attributes.name ?? '',
+    why,
+  );
 }

@@ -11,6 +11,7 @@ import {
   unknownFieldMessages,
   type WriteOptionsKind,
 } from '../registry/field-validation.js';
+import { admit } from '../registry/admission.js';
 import { admitNamespace } from '../registry/namespace-lifecycle.js';
 import {
   decodeObject,
@@ -104,6 +105,7 @@ export async function createObject(scope: RequestScope): Promise<void> {
     );
   }
   const decoded = await decodeWriteBody(scope, 'CreateOptions');
+  await admit(scope, 'CREATE', decoded);
   const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
   const name = object.metadata.name ?? '';
   if (scope.namespace !== undefined) await admitNamespace(server.storage, scope.namespace);
@@ -145,12 +147,12 @@ function deletesDuringUpdate(next: KubeObject, current: KubeObject): boolean {
 export async function updateWith(
   scope: RequestScope,
   name: string,
-  compute: (current: KubeObject) => KubeObject,
+  compute: (current: KubeObject) => KubeObject | Promise<KubeObject>,
 ): Promise<KubeObject> {
   const key = objectKey(scope, name);
   const dryRun = isDryRun(scope);
-  const tryUpdate = (current: KubeObject): KubeObject => {
-    const next = compute(current);
+  const tryUpdate = async (current: KubeObject): Promise<KubeObject> => {
+    const next = await compute(current);
     const expected = next.metadata.resourceVersion;
     if (
       expected !== undefined &&
@@ -168,7 +170,7 @@ export async function updateWith(
       const current = await scope.server.storage.get(key);
       if (!current) throw ApiError.notFound(scope.gr, name);
       // Nothing is written: the answer carries the stored resourceVersion (kubectl diff shows it).
-      const next = tryUpdate(current);
+      const next = await tryUpdate(current);
       next.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
       return next;
     }
@@ -191,8 +193,8 @@ export async function updateObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
   const subresource = subresourceOf(scope);
   const incoming = await decodeWriteBody(scope, 'UpdateOptions');
-  const updated = await updateWith(scope, name, (current) =>
-    fromInput(scope, () => {
+  const updated = await updateWith(scope, name, async (current) => {
+    const next = fromInput(scope, () => {
       // A retry starts from the body as sent: the strategy changes what it is given.
       const next = prepareForUpdate(
         scope.definition,
@@ -203,8 +205,10 @@ export async function updateObject(scope: RequestScope): Promise<void> {
       next.metadata.resourceVersion = incoming.metadata.resourceVersion ?? '';
       if (next.metadata.resourceVersion === '') delete next.metadata.resourceVersion;
       return next;
-    }),
-  );
+    });
+    await admit(scope, 'UPDATE', next, current);
+    return next;
+  });
   writeObject(scope.ctx, 200, updated, scope.definition);
 }
 
@@ -220,8 +224,8 @@ export async function patchObject(scope: RequestScope): Promise<void> {
   const accepted = supportedPatchTypes({ group: definition.group, kind: definition.kind });
   if (!accepted.includes(patchMediaType(contentType))) throw unsupportedPatchType(accepted);
   let unknown: string[] = [];
-  const updated = await updateWith(scope, name, (current) =>
-    fromInput(scope, () => {
+  const updated = await updateWith(scope, name, async (current) => {
+    const next = fromInput(scope, () => {
       const result = applyPatch(contentType, current as unknown as JsonObject, patch, {
         group: definition.group,
         kind: definition.kind,
@@ -238,8 +242,10 @@ export async function patchObject(scope: RequestScope): Promise<void> {
         next.metadata.resourceVersion = requested;
       else delete next.metadata.resourceVersion;
       return next;
-    }),
-  );
+    });
+    await admit(scope, 'UPDATE', next, current);
+    return next;
+  });
   if (validation === 'Warn') addWarnings(scope.ctx, unknownFieldMessages(unknown));
   writeObject(scope.ctx, 200, updated, definition);
 }

@@ -2,10 +2,11 @@ import { ApiError } from '@listwatch/api';
 import { isZero, readFields, type WireField } from './protobuf-reader.js';
 
 // Request bodies in application/vnd.kubernetes.protobuf. kubectl's typed clients send them:
-// `kubectl create namespace|configmap|secret` POST protobuf, with no JSON fallback. The body is
-// the `k8s\0` magic and a runtime.Unknown (k8s.io/apimachinery runtime/serializer/protobuf)
-// whose `raw` is the object, as k8s.io/api's generated.proto numbers its fields. Only the kinds
-// those commands create are described; the result is the object as its JSON would read.
+// `kubectl create namespace|configmap|secret|role|rolebinding` POST protobuf, with no JSON
+// fallback. The body is the `k8s\0` magic and a runtime.Unknown (k8s.io/apimachinery
+// runtime/serializer/protobuf) whose `raw` is the object, as k8s.io/api's generated.proto numbers
+// its fields. Only the kinds those commands create are described; the result is the object as
+// its JSON would read.
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
@@ -83,6 +84,34 @@ const ACCESS_REVIEW_STATUS: Field = {
   },
 };
 
+// rbac/v1, as `kubectl create role|clusterrole|rolebinding|clusterrolebinding` send them.
+const strings = (name: string): Field => ({ name, type: 'string', repeated: true });
+const POLICY_RULE: Message = {
+  1: strings('verbs'),
+  2: strings('apiGroups'),
+  3: strings('resources'),
+  4: strings('resourceNames'),
+  5: strings('nonResourceURLs'),
+};
+const rules: Field = { name: 'rules', type: { message: POLICY_RULE }, repeated: true };
+const LABEL_SELECTOR: Message = {
+  1: { name: 'matchLabels', type: { map: 'string' } },
+  2: {
+    name: 'matchExpressions',
+    type: { message: { 1: s('key'), 2: s('operator'), 3: strings('values') } },
+    repeated: true,
+  },
+};
+const BINDING: Message = {
+  1: metadata,
+  2: {
+    name: 'subjects',
+    type: { message: { 1: s('kind'), 2: s('apiGroup'), 3: s('name'), 4: s('namespace') } },
+    repeated: true,
+  },
+  3: { name: 'roleRef', type: { message: { 1: s('apiGroup'), 2: s('kind'), 3: s('name') } } },
+};
+
 /** The kinds decoded, by `apiVersion/kind`. */
 const KINDS: Readonly<Record<string, Message>> = {
   'v1/Namespace': {
@@ -149,6 +178,21 @@ const KINDS: Readonly<Record<string, Message>> = {
       },
     },
   },
+  'rbac.authorization.k8s.io/v1/Role': { 1: metadata, 2: rules },
+  'rbac.authorization.k8s.io/v1/ClusterRole': {
+    1: metadata,
+    2: rules,
+    3: {
+      name: 'aggregationRule',
+      type: {
+        message: {
+          1: { name: 'clusterRoleSelectors', type: { message: LABEL_SELECTOR }, repeated: true },
+        },
+      },
+    },
+  },
+  'rbac.authorization.k8s.io/v1/RoleBinding': BINDING,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': BINDING,
   'v1/Secret': {
     1: metadata,
     2: { name: 'data', type: { map: 'bytes' } },
@@ -278,7 +322,7 @@ export function decodeKubeProtobuf(body: Uint8Array): Record<string, unknown> {
     throw new ApiError({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: `the server decodes protobuf bodies of Namespace, ConfigMap, Secret and the access reviews only, not ${kind || 'this kind'}: send it as application/json`,
+      message: `the server decodes protobuf bodies of Namespace, ConfigMap, Secret, the RBAC kinds and the access reviews only, not ${kind || 'this kind'}: send it as application/json`,
       details: { causes: [{ reason: 'UnexpectedServerResponse', message: PROTOBUF_MEDIA_TYPE }] },
     });
   }

@@ -17,11 +17,14 @@ import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
+import type { AdmissionRequest } from './admission.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { podStrategy } from './pod-strategy.js';
 import type { ResourceRegistry } from './resource-registry.js';
+import { roleStrategies } from './rbac-strategy.js';
 import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
+import { serviceAccountStrategy } from './service-account-strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
@@ -55,6 +58,11 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * pkg/registry/core/namespace/storage); answers the object as left, still stored.
    */
   delete?(request: DeleteRequest): Promise<KubeObject>;
+  /**
+   * A check with the request's user, on create (before ObjectMeta and field validation, as kube's
+   * policy-based storages) and in every attempt of an update: RBAC escalation prevention.
+   */
+  admit?(request: AdmissionRequest): void | Promise<void>;
 }
 
 /** What a strategy's own delete is given: the object as read, after preconditions. */
@@ -85,8 +93,10 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   namespaces: namespaceStrategy,
   pods: podStrategy,
   secrets: secretStrategy,
+  serviceaccounts: serviceAccountStrategy,
   'deployments.apps': deploymentStrategy,
   'replicasets.apps': replicaSetStrategy,
+  ...roleStrategies,
 };
 
 export function strategyOf(
