@@ -64,13 +64,16 @@ describe('parseAccept', () => {
     expect(parseAccept('application/json;q=high')[0]!.q).toBe(0);
   });
 
+  it('keeps a q-value as read, out of range too, like goautoneg', () => {
+    expect(parseAccept('text/plain;q=-1, application/json;q=2').map((r) => r.q)).toEqual([2, -1]);
+  });
+
   it('never throws and drops what is not a media range', () => {
     fc.assert(
       fc.property(fc.string(), (header) => {
         for (const range of parseAccept(header)) {
           expect(range.type.length).toBeGreaterThan(0);
-          expect(range.q).toBeGreaterThanOrEqual(0);
-          expect(range.q).toBeLessThanOrEqual(1);
+          expect(Number.isNaN(range.q)).toBe(false);
         }
       }),
     );
@@ -101,6 +104,87 @@ describe('parseAccept', () => {
         kind: 'APIGroupDiscoveryList',
       }),
     ).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+  });
+});
+
+// Moved from the apiserver's discovery negotiation, which parsed Accept headers on its own.
+describe('parseAccept, as discovery reads it', () => {
+  const token = fc.stringMatching(/^[a-z0-9][a-z0-9.+-]{0,10}$/);
+  const paramValue = fc.stringMatching(/^[A-Za-z0-9.]{1,10}$/);
+  // `type/subtype`, `type/*` or `*/*`: the ranges RFC 9110 allows.
+  const mediaRange = fc
+    .record({
+      type: fc.oneof(token, fc.constant('*')),
+      subtype: fc.oneof(token, fc.constant('*')),
+      params: fc.dictionary(
+        token.filter((k) => k !== 'q'),
+        paramValue,
+        { maxKeys: 3 },
+      ),
+      q: fc.option(
+        fc.integer({ min: 1, max: 1000 }).map((n) => n / 1000),
+        { nil: undefined },
+      ),
+    })
+    .map((r) => (r.type === '*' ? { ...r, subtype: '*' } : r));
+  type Range = typeof mediaRange extends fc.Arbitrary<infer R> ? R : never;
+
+  function print(range: Range): string {
+    const params = Object.entries(range.params).map(([k, v]) => `;${k}=${v}`);
+    const q = range.q === undefined ? '' : `;q=${range.q}`;
+    return `${range.type}/${range.subtype}${params.join('')}${q}`;
+  }
+
+  it('reads back every range it is given, with its parameters and quality', () => {
+    fc.assert(
+      fc.property(fc.array(mediaRange, { minLength: 1, maxLength: 5 }), (ranges) => {
+        const parsed = parseAccept(ranges.map(print).join(', '));
+        expect(parsed).toHaveLength(ranges.length);
+        for (const range of ranges) {
+          expect(parsed).toContainEqual({
+            type: range.type,
+            subtype: range.subtype,
+            params: range.params,
+            q: range.q ?? 1,
+          });
+        }
+      }),
+    );
+  });
+
+  it('orders by quality, then specificity, then the order given', () => {
+    fc.assert(
+      fc.property(fc.array(mediaRange, { maxLength: 6 }), (ranges) => {
+        const parsed = parseAccept(ranges.map(print).join(','));
+        for (let i = 1; i < parsed.length; i++)
+          expect(parsed[i - 1]!.q).toBeGreaterThanOrEqual(parsed[i]!.q);
+      }),
+    );
+    expect(
+      parseAccept('*/*, text/*, application/json;q=0.5, text/plain').map(
+        (r) => `${r.type}/${r.subtype}`,
+      ),
+    ).toEqual(['text/plain', 'text/*', '*/*', 'application/json']);
+  });
+
+  it('keeps refused (q=0) ranges last, drops malformed ones, and reads an empty header as none', () => {
+    expect(
+      parseAccept('application/json;q=0, nonsense, a/b/c, text/plain;q=x').map(
+        (r) => `${r.type}/${r.subtype};q=${r.q}`,
+      ),
+    ).toEqual(['application/json;q=0', 'text/plain;q=0']);
+    expect(parseAccept(undefined)).toEqual([]);
+    expect(parseAccept('  ')).toEqual([]);
+  });
+
+  it('keeps commas and semicolons inside quoted parameter values', () => {
+    expect(parseAccept('application/json;profile="a,b;c";v=v1')).toEqual([
+      { type: 'application', subtype: 'json', params: { profile: 'a,b;c', v: 'v1' }, q: 1 },
+    ]);
+  });
+
+  it('never throws', () => {
+    fc.assert(fc.property(fc.string(), (header) => void parseAccept(header)));
   });
 });
 

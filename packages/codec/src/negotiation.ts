@@ -12,7 +12,8 @@ import type { MetaVersion } from './partial-object-metadata.js';
 
 // Content negotiation as kube-apiserver does it: apiserver pkg/endpoints/handlers/negotiation/
 // negotiate.go (NegotiateMediaTypeOptions, acceptMediaTypeOptions, rejectedMediaTypes) over
-// goautoneg's Accept parsing, with the resource endpoints' AllowsMediaTypeTransform rules.
+// goautoneg's Accept parsing, with the resource endpoints' AllowsMediaTypeTransform rules. The
+// one Accept parser of the repository: the apiserver's discovery negotiates with it too.
 
 /** One clause of an Accept header (or a Content-Type): `type/subtype;param=value;q=0.5`. */
 export interface MediaRange {
@@ -21,7 +22,7 @@ export interface MediaRange {
   readonly subtype: string;
   /** Parameters other than q: names lower-cased, values unquoted. */
   readonly params: Readonly<Record<string, string>>;
-  /** Quality in [0, 1]; 1 when absent. */
+  /** Quality as sent (RFC 9110 allows 0 to 1); 1 when absent, 0 when unreadable. */
   readonly q: number;
 }
 
@@ -78,9 +79,9 @@ export function parseMediaType(text: string): MediaRange | undefined {
     const value = unquote(raw.slice(eq + 1).trim());
     if (!name) continue;
     if (name === 'q') {
-      // Like Go's strconv.ParseFloat in goautoneg: an unreadable q is 0.
+      // Like Go's strconv.ParseFloat in goautoneg: an unreadable q is 0, any other kept as read.
       const parsed = Number(value);
-      q = Number.isFinite(parsed) && value !== '' ? Math.min(1, Math.max(0, parsed)) : 0;
+      q = Number.isFinite(parsed) && value !== '' ? parsed : 0;
     } else {
       params[name] = value;
     }
@@ -97,8 +98,11 @@ export function mediaRangeSpecificity(range: MediaRange, type: string, subtype: 
 }
 
 /**
- * Parses an Accept header into media ranges in preference order: by q, then more specific first,
- * otherwise in header order. Unparseable clauses are dropped, so this never throws.
+ * Parses an Accept header into media ranges in preference order, as goautoneg's ParseAccept: by
+ * q, then more specific first, otherwise in header order. Clauses that are not a media range
+ * (`*\/json` included: nothing can match it) are dropped, so this never throws; refused ones
+ * (q=0) are kept for the caller to honour. An empty header has no ranges: what it gets is the
+ * caller's default (NegotiateMediaTypeOptions: the first offer).
  */
 export function parseAccept(header: string | null | undefined): MediaRange[] {
   if (!header) return [];

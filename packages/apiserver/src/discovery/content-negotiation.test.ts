@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { acceptsJson, negotiateDiscovery, parseAccept } from './content-negotiation.js';
+import { acceptsJson, negotiateDiscovery } from './content-negotiation.js';
 
 const KUBECTL_ACCEPT =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
@@ -27,56 +27,6 @@ function print(range: Range): string {
   const q = range.q === undefined ? '' : `;q=${range.q}`;
   return `${range.type}/${range.subtype}${params.join('')}${q}`;
 }
-
-describe('Accept parsing', () => {
-  it('reads back every range it is given, with its parameters and quality', () => {
-    fc.assert(
-      fc.property(fc.array(mediaRange, { minLength: 1, maxLength: 5 }), (ranges) => {
-        const parsed = parseAccept(ranges.map(print).join(', '));
-        expect(parsed).toHaveLength(ranges.length);
-        for (const range of ranges) {
-          expect(parsed).toContainEqual({
-            type: range.type,
-            subtype: range.subtype,
-            params: range.params,
-            q: range.q ?? 1,
-          });
-        }
-      }),
-    );
-  });
-
-  it('orders by quality, then specificity, then the order given', () => {
-    fc.assert(
-      fc.property(fc.array(mediaRange, { maxLength: 6 }), (ranges) => {
-        const parsed = parseAccept(ranges.map(print).join(','));
-        for (let i = 1; i < parsed.length; i++)
-          expect(parsed[i - 1]!.q).toBeGreaterThanOrEqual(parsed[i]!.q);
-      }),
-    );
-    expect(
-      parseAccept('*/*, text/*, application/json;q=0.5, text/plain').map(
-        (r) => `${r.type}/${r.subtype}`,
-      ),
-    ).toEqual(['text/plain', 'text/*', '*/*', 'application/json']);
-  });
-
-  it('drops refused (q=0) and malformed ranges, and reads an empty header as */*', () => {
-    expect(parseAccept('application/json;q=0, nonsense, a/b/c, text/plain;q=x')).toEqual([]);
-    expect(parseAccept(undefined)).toEqual([{ type: '*', subtype: '*', params: {}, q: 1 }]);
-    expect(parseAccept('  ')).toEqual([{ type: '*', subtype: '*', params: {}, q: 1 }]);
-  });
-
-  it('keeps commas and semicolons inside quoted parameter values', () => {
-    expect(parseAccept('application/json;profile="a,b;c";v=v1')).toEqual([
-      { type: 'application', subtype: 'json', params: { profile: 'a,b;c', v: 'v1' }, q: 1 },
-    ]);
-  });
-
-  it('never throws', () => {
-    fc.assert(fc.property(fc.string(), (header) => void parseAccept(header)));
-  });
-});
 
 describe('discovery negotiation', () => {
   it('gives kubectl 1.32 aggregated discovery v2 on /api and /apis, legacy elsewhere', () => {
@@ -110,6 +60,18 @@ describe('discovery negotiation', () => {
         aggregated: false,
       }),
     ).toEqual({ form: 'legacy' });
+  });
+
+  it('serves an empty Accept the legacy form, and matches ranges as NegotiateMediaTypeOptions: exact, type/* or */*, never refused (q=0)', () => {
+    for (const empty of [undefined, '', '  ']) {
+      expect(negotiateDiscovery(empty, { aggregated: true })).toEqual({ form: 'legacy' });
+      expect(acceptsJson(empty)).toBe(true);
+    }
+    expect(negotiateDiscovery('application/*', { aggregated: true })).toEqual({ form: 'legacy' });
+    for (const refused of ['application/json;q=0', '*/json', 'application/json;q=x']) {
+      expect(negotiateDiscovery(refused, { aggregated: false })).toBeUndefined();
+      expect(acceptsJson(refused)).toBe(false);
+    }
   });
 
   it('answers any request whose Accept allows application/json with a form', () => {
