@@ -80,6 +80,27 @@ export const FLAGS: readonly Flag[] = [
     apply: (o, v) => (o.anonymousAuth = flagBool('anonymous-auth', v)),
   },
   {
+    name: 'service-account-issuer',
+    help: 'The "iss" of issued service-account tokens. Repeatable: the first signs, tokens from any are accepted. Enables service-account tokens.',
+    apply: (o, v) => (o.serviceAccountIssuers = [...(o.serviceAccountIssuers ?? []), v]),
+  },
+  {
+    name: 'service-account-key-file',
+    help: 'PEM file of RSA or ECDSA keys (public, private or certificates) that verify service-account tokens. Repeatable. Default: the signing key, else --tls-private-key-file.',
+    apply: (o, v) => (o.serviceAccountKeyFiles = [...(o.serviceAccountKeyFiles ?? []), v]),
+  },
+  {
+    name: 'service-account-signing-key-file',
+    help: 'PEM private key (RSA: RS256; ECDSA P-256/384/521: ES256/384/512) that signs the tokens of serviceaccounts/token (kubectl create token).',
+    apply: (o, v) => (o.serviceAccountSigningKeyFile = v),
+  },
+  {
+    name: 'api-audiences',
+    help: 'Comma-separated audiences a service-account token must name one of, and that a TokenRequest gets by default. Default: the issuers.',
+    apply: (o, v) =>
+      (o.apiAudiences = [...(o.apiAudiences ?? []), ...v.split(',').filter(Boolean)]),
+  },
+  {
     name: 'authorization-mode',
     default: 'AlwaysAllow',
     help: `Comma-separated authorizers asked in turn: ${AUTHORIZATION_MODES.join(', ')}. RBAC enforces rbac.authorization.k8s.io/v1 roles and bindings.`,

@@ -1,6 +1,7 @@
 import type { Encoding, ItemEncodings } from '@listwatch/codec';
 import type { Logger, Storage } from '@listwatch/storage';
 import type { RequestAuthenticator } from './authentication/request-authenticator.js';
+import type { ServiceAccountTokens } from './authentication/service-account-options.js';
 import type { RequestAuthorizer } from './authorization/request-authorizer.js';
 import type { ApiServerMetrics } from './metrics.js';
 import type { HostFilter } from './middleware/host-filter.js';
@@ -25,6 +26,8 @@ export interface ServerContext {
   listEncodings: Record<Encoding, ItemEncodings> | undefined;
   /** Who a request is: client certificate, bearer token, or anonymous. */
   authenticator: RequestAuthenticator;
+  /** Service-account tokens (`--service-account-issuer`): checked, and issued when signable. */
+  serviceAccountTokens: ServiceAccountTokens | undefined;
   /** Whether a request is allowed (`--authorization-mode`), and open watches while they last. */
   authorizer: RequestAuthorizer;
   /** Which Host and Origin headers anonymous requests may carry (loopback and --accept-hosts). */

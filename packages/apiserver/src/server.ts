@@ -24,6 +24,11 @@ import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
 import { jsonLogger } from './logger.js';
 import { RequestAuthenticator } from './authentication/request-authenticator.js';
+import {
+  serviceAccountTokensOf,
+  type ServiceAccountTokens,
+} from './authentication/service-account-options.js';
+import type { ObjectGetter } from './authentication/service-account-token.js';
 import { TokenFile } from './authentication/token-file.js';
 import {
   alwaysAllow,
@@ -40,6 +45,7 @@ import { ApiServerMetrics } from './metrics.js';
 import { HostFilter } from './middleware/host-filter.js';
 import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
 import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-registry.js';
+import { ServiceAccountsController } from './registry/service-accounts-controller.js';
 import type { ServerContext } from './server-context.js';
 import { isWebSocketUpgrade, serveIgnoringUpgrade } from './transports/ignored-upgrade.js';
 import { webSocketWatch } from './transports/websocket-watch.js';
@@ -94,6 +100,21 @@ export interface ApiServerOptions {
   /** `--anonymous-auth` (default true): requests without credentials are system:anonymous. */
   anonymousAuth?: boolean;
   /**
+   * `--service-account-issuer` (repeatable): the `iss` of issued service-account tokens (the
+   * first) and the issuers whose tokens are accepted (all). Without it there are no such tokens.
+   */
+  serviceAccountIssuers?: string[];
+  /**
+   * `--service-account-key-file` (repeatable): PEM files of RSA or ECDSA keys (public, private or
+   * certificates) that verify service-account tokens. Default: the signing key's public half,
+   * else the TLS serving key.
+   */
+  serviceAccountKeyFiles?: string[];
+  /** `--service-account-signing-key-file`: the PEM private key that signs TokenRequest tokens. */
+  serviceAccountSigningKeyFile?: string;
+  /** `--api-audiences`: what a service-account token must be for (default: the issuers). */
+  apiAudiences?: string[];
+  /**
    * `--authorization-mode` (default AlwaysAllow): the authorizers asked in turn; `RBAC` serves and
    * enforces rbac.authorization.k8s.io/v1 with kube's default roles. system:masters may always.
    */
@@ -146,15 +167,35 @@ function isLoopback(address: string): boolean {
 }
 
 /**
- * The authenticators the options configure. Tokens sent in the clear would be anyone's on the
- * network, so a token file needs TLS unless the server only listens on loopback.
+ * Reads what service-account tokens name (the validator's getter): the watch cache first, then
+ * storage when the cache has not seen it (kube's lister, then a live GET).
  */
-function authenticatorOf(options: ApiServerOptions): RequestAuthenticator {
+function objectGetter(registry: ResourceRegistry): ObjectGetter {
+  return async (resource, namespace, name) => {
+    const source = registry.lookup('', 'v1', resource)?.source;
+    if (!source) return undefined;
+    const scope = namespace !== undefined ? { namespace } : {};
+    return (
+      (await source.get({ ...scope, name, resourceVersion: '0' })) ??
+      (await source.get({ ...scope, name }))
+    );
+  };
+}
+
+/**
+ * The authenticators the options configure. Tokens sent in the clear would be anyone's on the
+ * network, so a token file or service-account tokens need TLS unless the server only listens on
+ * loopback.
+ */
+function authenticatorOf(
+  options: ApiServerOptions,
+  serviceAccounts: ServiceAccountTokens | undefined,
+): RequestAuthenticator {
   const tls = options.tlsCert !== undefined && options.tlsKey !== undefined;
   if (options.clientCA !== undefined && !tls)
     throw new Error('--client-ca-file needs --tls-cert-file and --tls-private-key-file');
   if (
-    options.tokenAuthFile !== undefined &&
+    (options.tokenAuthFile !== undefined || serviceAccounts !== undefined) &&
     !tls &&
     !isLoopback(options.bindAddress ?? '127.0.0.1')
   )
@@ -162,6 +203,7 @@ function authenticatorOf(options: ApiServerOptions): RequestAuthenticator {
       'bearer tokens over plain HTTP would be readable on the network: serve TLS (--tls-cert-file) or bind to loopback',
     );
   return new RequestAuthenticator({
+    ...(serviceAccounts ? { serviceAccountTokens: serviceAccounts.authenticator } : {}),
     ...(options.tokenAuthFile !== undefined
       ? {
           tokens: TokenFile.parse(
@@ -202,6 +244,18 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     metrics: metrics.cacher,
     ...(options.bookmarkIntervalMs ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
   });
+  const serviceAccounts = serviceAccountTokensOf(
+    {
+      ...(options.serviceAccountIssuers ? { issuers: options.serviceAccountIssuers } : {}),
+      ...(options.serviceAccountKeyFiles ? { keyFiles: options.serviceAccountKeyFiles } : {}),
+      ...(options.serviceAccountSigningKeyFile !== undefined
+        ? { signingKeyFile: options.serviceAccountSigningKeyFile }
+        : {}),
+      ...(options.apiAudiences ? { apiAudiences: options.apiAudiences } : {}),
+      ...(options.tlsKey !== undefined ? { tlsKey: options.tlsKey } : {}),
+    },
+    objectGetter(registry),
+  );
   const context: ServerContext = {
     registry,
     storage,
@@ -210,7 +264,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
     requestTimeoutMs: options.requestTimeout ?? 60_000,
-    authenticator: authenticatorOf(options),
+    authenticator: authenticatorOf(options, serviceAccounts),
+    serviceAccountTokens: serviceAccounts,
     hostFilter: HostFilter.parse(options.acceptHosts ?? []),
     authorizer: new RequestAuthorizer(alwaysAllow),
     listEncodings:
@@ -220,6 +275,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     shuttingDown: false,
   };
   await ensureSystemNamespaces(storage);
+  // Every namespace's `default` ServiceAccount, as kube-controller-manager keeps them.
+  const serviceAccountsController = ServiceAccountsController.of(registry, logger);
+  await serviceAccountsController?.start();
   const modes = options.authorizationMode ?? ['AlwaysAllow'];
   let policy: RbacPolicyStore | undefined;
   if (modes.includes('RBAC')) {
@@ -352,6 +410,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       listener.close();
       // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
       policy?.stop();
+      serviceAccountsController?.stop();
       await registry.stop();
       http1.close(); // stops its connection checks and closes idle keep-alive connections
       if (active > 0) {

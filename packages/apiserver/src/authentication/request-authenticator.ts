@@ -2,6 +2,7 @@ import { ApiError } from '@listwatch/api';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
+import type { ServiceAccountTokenAuthenticator } from './service-account-token.js';
 import type { TokenFile } from './token-file.js';
 import { ANONYMOUS, authenticated, type UserInfo } from './user.js';
 
@@ -14,6 +15,8 @@ const CLIENT_AUTH_USAGE = '1.3.6.1.5.5.7.3.2';
 export interface AuthenticationOptions {
   /** `--token-auth-file`, parsed. */
   tokens?: TokenFile;
+  /** `--service-account-issuer` and its keys: bound service-account tokens (JWTs). */
+  serviceAccountTokens?: ServiceAccountTokenAuthenticator;
   /** Whether `--client-ca-file` asked TLS clients for certificates. */
   clientCertificates?: boolean;
   /** `--anonymous-auth` (default true): requests without credentials are system:anonymous. */
@@ -68,27 +71,36 @@ function certificateUser(req: Request): UserInfo | undefined {
 }
 
 /**
- * kube-apiserver's authentication chain: a client certificate, then a bearer token (header or
- * WebSocket subprotocol); a credential that fails is 401, never a fall-through to anonymous
- * (union.NewFailOnError); no credential at all is system:anonymous when allowed, else 401.
+ * kube-apiserver's authentication chain (pkg/kubeapiserver/authenticator/config.go): a client
+ * certificate, then a bearer token (header or WebSocket subprotocol) asked of the token file and
+ * then of the service-account token authenticator; a credential that fails is 401, never a
+ * fall-through to anonymous (union.NewFailOnError); no credential at all is system:anonymous
+ * when allowed, else 401.
  */
 export class RequestAuthenticator {
   constructor(private readonly options: AuthenticationOptions = {}) {}
 
   /** Whether any credential is configured (else every request is anonymous). */
   get configured(): boolean {
-    return this.options.tokens !== undefined || this.options.clientCertificates === true;
+    return (
+      this.options.tokens !== undefined ||
+      this.options.serviceAccountTokens !== undefined ||
+      this.options.clientCertificates === true
+    );
   }
 
-  authenticate(req: Request): UserInfo {
+  async authenticate(req: Request): Promise<UserInfo> {
     if (this.options.clientCertificates) {
       const user = certificateUser(req);
       if (user) return authenticated(user);
     }
     // Without a token authenticator a token is ignored, as kube-apiserver ignores it.
-    const token = this.options.tokens ? (bearerToken(req) ?? protocolToken(req)) : undefined;
+    const { tokens, serviceAccountTokens } = this.options;
+    const token =
+      tokens || serviceAccountTokens ? (bearerToken(req) ?? protocolToken(req)) : undefined;
     if (token !== undefined) {
-      const user = this.options.tokens?.authenticate(token);
+      // Each token authenticator in turn (tokenunion): the first that knows the token wins.
+      const user = tokens?.authenticate(token) ?? (await serviceAccountTokens?.authenticate(token));
       if (!user) throw unauthorized();
       return authenticated(user);
     }

@@ -3,6 +3,8 @@ export interface UserInfo {
   name: string;
   uid?: string;
   groups: readonly string[];
+  /** What else the authenticator knows (a service-account token's pod, node, credential ID). */
+  extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const ALL_AUTHENTICATED = 'system:authenticated';

@@ -84,7 +84,12 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly KubeObject[] = [
   clusterRole(
     'system:aggregate-to-edit',
     [
-      rule([...READ, ...WRITE], [''], [...CORE_WORKLOADS, 'secrets', 'pods/exec', 'pods/eviction']),
+      rule(
+        [...READ, ...WRITE],
+        [''],
+        [...CORE_WORKLOADS, 'secrets', 'serviceaccounts', 'pods/exec', 'pods/eviction'],
+      ),
+      rule(['create'], [''], ['serviceaccounts/token']),
       rule(
         [...READ, ...WRITE],
         ['apps'],

@@ -8,6 +8,7 @@ import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
 import { noSuchResource, requestScope } from './request-scope.js';
 import { serveScale } from './scale.js';
+import { serveTokenRequest } from './token-request.js';
 import { verbOf } from './verb.js';
 import { openWatch } from './watch.js';
 import { createObject, patchObject, updateObject } from './write.js';
@@ -48,6 +49,8 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
     }
     // The scale subresource has a kind and storage of its own (ScaleREST).
     if (info.subresource === 'scale') return serveScale(scope, verb);
+    // So does serviceaccounts/token, which stores nothing (TokenREST).
+    if (info.subresource === 'token') return serveTokenRequest(scope, verb);
     switch (verb) {
       case 'get':
         return scope.info.subresource === undefined || scope.info.subresource === 'status'

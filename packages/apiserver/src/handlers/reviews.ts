@@ -85,6 +85,7 @@ export function reviews(server: ServerContext): Koa.Middleware {
             username: user.name,
             ...(user.uid ? { uid: user.uid } : {}),
             groups: user.groups,
+            ...(user.extra ? { extra: user.extra } : {}),
           },
         };
         break;

@@ -4,7 +4,7 @@ import type { RequestAuthenticator } from '../authentication/request-authenticat
 /** Who each request is, as `ctx.state.user`; a credential that fails is 401 here. */
 export function authentication(authenticator: RequestAuthenticator): Koa.Middleware {
   return async (ctx, next) => {
-    ctx.state['user'] = authenticator.authenticate(ctx.req);
+    ctx.state['user'] = await authenticator.authenticate(ctx.req);
     await next();
   };
 }

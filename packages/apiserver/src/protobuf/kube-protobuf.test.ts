@@ -215,6 +215,54 @@ describe('decodeKubeProtobuf', () => {
     });
   });
 
+  it('decodes the ServiceAccount `kubectl create serviceaccount pb` sends', () => {
+    const body = Buffer.from(
+      '6b3873000a140a027631120e536572766963654163636f756e7412140a120a02706212001a0022002a0032003800' +
+        '42001a002200',
+      'hex',
+    );
+    expect(decodeKubeProtobuf(body)).toEqual({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'pb' },
+    });
+  });
+
+  it('decodes the TokenRequests `kubectl create token` sends, expirationSeconds only when given', () => {
+    const prefix =
+      '6b3873000a280a1861757468656e7469636174696f6e2e6b38732e696f2f7631120c546f6b656e52657175657374';
+    // kubectl create token default
+    const plain = Buffer.from(
+      `${prefix}121a0a100a0012001a0022002a0032003800420012001a040a0012001a002200`,
+      'hex',
+    );
+    expect(decodeKubeProtobuf(plain)).toEqual({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      metadata: {},
+      spec: {},
+      status: {},
+    });
+    // kubectl create token default --duration=20m --audience a --audience b
+    //   --bound-object-kind Secret --bound-object-name s
+    const bound = Buffer.from(
+      `${prefix}12360a100a0012001a0022002a00320038004200121c0a01610a01621a110a065365637265741202` +
+        '76311a0173220020b0091a040a0012001a002200',
+      'hex',
+    );
+    expect(decodeKubeProtobuf(bound)).toEqual({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      metadata: {},
+      spec: {
+        audiences: ['a', 'b'],
+        boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 's' },
+        expirationSeconds: 1200,
+      },
+      status: {},
+    });
+  });
+
   it('ignores fields it does not know while they hold their zero value, and refuses them with 415 once set', () => {
     fc.assert(
       fc.property(

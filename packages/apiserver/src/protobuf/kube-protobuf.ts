@@ -2,7 +2,7 @@ import { ApiError } from '@listwatch/api';
 import { isZero, readFields, type WireField } from './protobuf-reader.js';
 
 // Request bodies in application/vnd.kubernetes.protobuf. kubectl's typed clients send them:
-// `kubectl create namespace|configmap|secret|role|rolebinding` POST protobuf, with no JSON
+// `kubectl create namespace|configmap|secret|role|rolebinding|serviceaccount|token` POST protobuf, with no JSON
 // fallback. The body is the `k8s\0` magic and a runtime.Unknown (k8s.io/apimachinery
 // runtime/serializer/protobuf) whose `raw` is the object, as k8s.io/api's generated.proto numbers
 // its fields. Only the kinds those commands create are described; the result is the object as
@@ -54,6 +54,16 @@ const OBJECT_META: Message = {
 };
 
 const metadata: Field = { name: 'metadata', type: { message: OBJECT_META } };
+
+const OBJECT_REFERENCE: Message = {
+  1: s('kind'),
+  2: s('namespace'),
+  3: s('name'),
+  4: s('uid'),
+  5: s('apiVersion'),
+  6: s('resourceVersion'),
+  7: s('fieldPath'),
+};
 
 // The access reviews `kubectl auth can-i` and `auth whoami` send (authorization/v1 and
 // authentication/v1 generated.proto); only their specs matter, the status is the server's.
@@ -200,6 +210,33 @@ const KINDS: Readonly<Record<string, Message>> = {
     4: { name: 'stringData', type: { map: 'string' } },
     5: { name: 'immutable', type: 'bool', pointer: true },
   },
+  // `kubectl create serviceaccount` and `kubectl create token` (core/v1, authentication/v1).
+  'v1/ServiceAccount': {
+    1: metadata,
+    2: { name: 'secrets', type: { message: OBJECT_REFERENCE }, repeated: true },
+    3: { name: 'imagePullSecrets', type: { message: { 1: s('name') } }, repeated: true },
+    4: { name: 'automountServiceAccountToken', type: 'bool', pointer: true },
+  },
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: metadata,
+    2: {
+      name: 'spec',
+      type: {
+        message: {
+          1: { name: 'audiences', type: 'string', repeated: true },
+          3: {
+            name: 'boundObjectRef',
+            type: { message: { 1: s('kind'), 2: s('apiVersion'), 3: s('name'), 4: s('uid') } },
+          },
+          4: { name: 'expirationSeconds', type: 'int', pointer: true },
+        },
+      },
+    },
+    3: {
+      name: 'status',
+      type: { message: { 1: s('token'), 2: { name: 'expirationTimestamp', type: 'time' } } },
+    },
+  },
 };
 
 const TYPE_META: Message = { 1: s('apiVersion'), 2: s('kind') };
@@ -322,7 +359,7 @@ export function decodeKubeProtobuf(body: Uint8Array): Record<string, unknown> {
     throw new ApiError({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: `the server decodes protobuf bodies of Namespace, ConfigMap, Secret, the RBAC kinds and the access reviews only, not ${kind || 'this kind'}: send it as application/json`,
+      message: `the server decodes protobuf bodies of Namespace, ConfigMap, Secret, ServiceAccount, TokenRequest, the RBAC kinds and the access reviews only, not ${kind || 'this kind'}: send it as application/json`,
       details: { causes: [{ reason: 'UnexpectedServerResponse', message: PROTOBUF_MEDIA_TYPE }] },
     });
   }

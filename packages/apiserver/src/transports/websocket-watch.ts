@@ -93,7 +93,7 @@ export function webSocketWatch(
             '',
             'an Origin header is required for WebSocket watches',
           );
-        const user = server.authenticator.authenticate(req);
+        const user = await server.authenticator.authenticate(req);
         if (isAnonymous(user)) server.hostFilter.check(req.headers);
         const url = new URL(req.url ?? '/', 'http://localhost');
         if (!url.searchParams.has('watch')) url.searchParams.set('watch', 'true');
