@@ -251,6 +251,16 @@ describe('a token does not authenticate', () => {
     expect(await old.authenticator.authenticate(token)).toBeUndefined();
   });
 
+  it('when its account cannot be looked up (storage failing): 401, not an error', async () => {
+    const failing = new ServiceAccountTokenAuthenticator({
+      issuers: [ISSUER],
+      keys: [key.publicKey],
+      audiences: [ISSUER],
+      getter: () => Promise.reject(new Error('etcd is down')),
+    });
+    expect(await failing.authenticate(await forge(key.key, 'ES256'))).toBeUndefined();
+  });
+
   it('whatever garbled or random text it is, never throwing (property)', async () => {
     const valid = await forge(key.key, 'ES256');
     expect(await authenticator.authenticate(valid)).toBeDefined();

@@ -162,7 +162,7 @@ export class ServiceAccountTokenAuthenticator {
    * hasCorrectIssuer: whether the token is a compact JWT claiming one of our issuers (read
    * before the signature is checked, so only to decide whose token it is).
    */
-  claims(token: string): boolean {
+  hasCorrectIssuer(token: string): boolean {
     if (token.trim().startsWith('{')) return false;
     try {
       const { iss } = decodeJwt(token);
@@ -197,7 +197,7 @@ export class ServiceAccountTokenAuthenticator {
 
   /** The service account's user, or undefined when the token does not authenticate. */
   async authenticate(token: string): Promise<UserInfo | undefined> {
-    if (!this.claims(token)) return undefined;
+    if (!this.hasCorrectIssuer(token)) return undefined;
     const payload = await this.verified(token);
     if (!payload || typeof payload.iss !== 'string' || !this.issuers.has(payload.iss))
       return undefined;
@@ -214,7 +214,9 @@ export class ServiceAccountTokenAuthenticator {
     const claims = privateClaims(payload);
     if (!claims) return undefined;
     const { namespace, serviceAccount, bound } = claims;
-    const { getter } = this.options;
+    // A lookup that fails leaves the token unauthenticated (401), as the validator's error does.
+    const getter: ObjectGetter = (resource, namespace, name) =>
+      this.options.getter(resource, namespace, name).catch(() => undefined);
     // Objects deleted more than the leeway ago no longer back a token.
     const gone = (object: KubeObject | undefined, uid: string): boolean => {
       if (!object || object.metadata.uid !== uid) return true;
