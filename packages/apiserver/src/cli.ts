@@ -115,6 +115,12 @@ export const FLAGS: readonly Flag[] = [
     },
   },
   {
+    name: 'max-watches-per-user',
+    default: '1000',
+    help: 'Watches one user may hold open at once (HTTP and WebSocket); past it a watch is 429 with Retry-After. 0: no limit. Not a kube-apiserver flag.',
+    apply: (o, v) => (o.maxWatchesPerUser = int('max-watches-per-user', v)),
+  },
+  {
     name: 'storage-backend',
     default: 'sqlite',
     help: `Storage: ${STORAGE_BACKENDS.join(', ')}. sqlite is durable and embedded; etcd3 needs --etcd-servers.`,

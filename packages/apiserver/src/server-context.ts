@@ -5,6 +5,7 @@ import type { ServiceAccountTokens } from './authentication/service-account-opti
 import type { RequestAuthorizer } from './authorization/request-authorizer.js';
 import type { ApiServerMetrics } from './metrics.js';
 import type { HostFilter } from './middleware/host-filter.js';
+import type { WatchLimiter } from './middleware/limits.js';
 import type { ResourceRegistry } from './registry/resource-registry.js';
 
 /** What every handler needs: the registry, storage, settings, logging and metrics. */
@@ -32,6 +33,8 @@ export interface ServerContext {
   authorizer: RequestAuthorizer;
   /** Which Host and Origin headers anonymous requests may carry (loopback and --accept-hosts). */
   hostFilter: HostFilter;
+  /** `--max-watches-per-user`: each user's open watches, counted (HTTP and WebSocket). */
+  watchLimiter: WatchLimiter;
   /** Set once SIGTERM is received: no new watches, writes finish. */
   shuttingDown: boolean;
 }

@@ -43,6 +43,7 @@ import { RbacPolicyStore } from './authorization/rbac-policy-store.js';
 import { RequestAuthorizer } from './authorization/request-authorizer.js';
 import { ApiServerMetrics } from './metrics.js';
 import { HostFilter } from './middleware/host-filter.js';
+import { WatchLimiter } from './middleware/limits.js';
 import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
 import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-registry.js';
 import { ServiceAccountsController } from './registry/service-accounts-controller.js';
@@ -77,6 +78,11 @@ export interface ApiServerOptions {
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
   maxRequestBodyBytes?: number;
+  /**
+   * `--max-watches-per-user` (default 1000; 0: no limit): watches one user may hold open, past
+   * which a watch is 429 with Retry-After. Not a kube-apiserver flag.
+   */
+  maxWatchesPerUser?: number;
   /**
    * `--request-timeout` (ms, default 1 min): a request's body must have arrived within this, or it
    * is answered 408 and its connection closed. Watches are long-running and not bound by it.
@@ -138,8 +144,18 @@ export interface RunningApiServer {
 /** The HTTP/2 connection preface: a client speaking h2c with prior knowledge. */
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 
+/**
+ * Request line and headers may take 1 MiB, as kube-apiserver's MaxHeaderBytes (secure_serving.go);
+ * beyond it HTTP/1.1 is answered 431 (Node's default is 16 KiB, too little for long selectors).
+ */
+const MAX_HEADER_BYTES = 1024 * 1024;
+
 // Flow-control windows raised so HTTP/2 watches are not throttled (nodejs/node#50972).
-const H2_SETTINGS = { initialWindowSize: 4 * 1024 * 1024, maxConcurrentStreams: 250 };
+const H2_SETTINGS = {
+  initialWindowSize: 4 * 1024 * 1024,
+  maxConcurrentStreams: 250,
+  maxHeaderListSize: MAX_HEADER_BYTES,
+};
 const H2_SESSION_WINDOW = 16 * 1024 * 1024;
 
 /** How long shutdown waits for in-flight requests before closing connections. */
@@ -272,6 +288,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       options.watchCacheListEncodings === false
         ? undefined
         : { json: new WeakMap(), cbor: new WeakMap() },
+    watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? 1000),
     shuttingDown: false,
   };
   await ensureSystemNamespaces(storage);
@@ -328,6 +345,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   // connectionsCheckingInterval (default 30 s); a second keeps them close to what they say.
   const headersTimeout = options.requestHeaderTimeout ?? 32_000;
   const timeouts = {
+    maxHeaderSize: MAX_HEADER_BYTES,
     headersTimeout,
     // A backstop for bodies no handler reads; the request-body middleware answers 408 first.
     requestTimeout: context.requestTimeoutMs + headersTimeout,

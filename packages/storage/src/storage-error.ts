@@ -117,6 +117,17 @@ export class StorageError extends ApiError {
         return ApiError.alreadyExists(gr, name);
       case 'ResourceVersionConflicts':
         return ApiError.conflict(gr, name);
+      case 'TooLarge':
+        // etcd's words, which clients look for (kubernetes#74600); a 413, not kube's 500
+        // (kubernetes#112152): the client sent too much.
+        return new ApiError(
+          {
+            code: 413,
+            reason: 'RequestEntityTooLarge',
+            message: 'etcdserver: request is too large',
+          },
+          { cause: this },
+        );
       default:
         return this;
     }

@@ -1,5 +1,6 @@
 import { ApiError, queryBool } from '@listwatch/api';
 import type Koa from 'koa';
+import type { UserInfo } from '../authentication/user.js';
 import type { ServerContext } from '../server-context.js';
 
 export interface InflightLimits {
@@ -9,20 +10,69 @@ export interface InflightLimits {
   mutating: number;
 }
 
-function isLongRunning(ctx: Koa.Context): boolean {
+/** Watches: long-running requests, which the in-flight limits do not count. */
+export function isLongRunning(ctx: Koa.Context): boolean {
   if (ctx.method !== 'GET') return false;
   return ctx.path.includes('/watch/') || queryBool(ctx.query['watch']);
 }
 
 /**
+ * The watches each user has open, at most `perUser` (`--max-watches-per-user`, 0: no limit).
+ * Not a kube-apiserver limit (its flow control counts watches only while they start): here one
+ * credential cannot hold every watch the server can serve.
+ */
+export class WatchLimiter {
+  private readonly open = new Map<string, number>();
+
+  constructor(readonly perUser: number) {}
+
+  /** Counts a watch of `user`, or 429 with Retry-After past the limit; returns its release. */
+  acquire(user: string): () => void {
+    const count = this.open.get(user) ?? 0;
+    if (this.perUser > 0 && count >= this.perUser)
+      throw ApiError.tooManyRequests(
+        `too many watches open for user ${JSON.stringify(user)}: the limit is ${this.perUser} (--max-watches-per-user)`,
+        1,
+      );
+    this.open.set(user, count + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.open.get(user) ?? 1) - 1;
+      if (left > 0) this.open.set(user, left);
+      else this.open.delete(user);
+    };
+  }
+
+  /** Open watches of a user (metrics, tests). */
+  count(user: string): number {
+    return this.open.get(user) ?? 0;
+  }
+}
+
+/** Whose watch a request is: the authenticated requester, not whom it impersonates. */
+export function watchOwner(state: Record<string, unknown>): string {
+  const impersonatedBy = state['impersonatedBy'];
+  if (typeof impersonatedBy === 'string') return impersonatedBy;
+  return (state['user'] as UserInfo | undefined)?.name ?? '';
+}
+
+/**
  * kube-apiserver's max-in-flight filter: past the limit a request is 429 with Retry-After, so
- * clients back off instead of piling up. Watches are long-running and never counted.
+ * clients back off instead of piling up. Watches are long-running and never counted there; they
+ * count against their user's watch limit for as long as they stay open.
  */
 export function inflightLimits(server: ServerContext, limits: InflightLimits): Koa.Middleware {
   const counts = { readOnly: 0, mutating: 0 };
   return async (ctx, next): Promise<void> => {
     if (isLongRunning(ctx)) {
-      await next();
+      const release = server.watchLimiter.acquire(watchOwner(ctx.state));
+      try {
+        await next();
+      } finally {
+        release();
+      }
       return;
     }
     const kind = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'readOnly' : 'mutating';

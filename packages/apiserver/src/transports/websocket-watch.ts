@@ -86,6 +86,7 @@ export function webSocketWatch(
       let watch: OpenWatch;
       let resource: string;
       let attributes: Attributes;
+      let release: (() => void) | undefined;
       try {
         if (!req.headers.origin)
           throw ApiError.forbidden(
@@ -112,11 +113,14 @@ export function webSocketWatch(
           throw ApiError.serviceUnavailable('the apiserver is shutting down');
         const query = url.searchParams;
         if (!info.legacyWatch && query.get('watch') === null) query.set('watch', 'true');
+        release = server.watchLimiter.acquire(user.name);
         watch = await openWatch(server, info, entry, query, req.headers.accept);
       } catch (err) {
+        release?.();
         reject(socket, toApiError(err));
         return;
       }
+      socket.once('close', () => release?.());
       wss.handleUpgrade(req, socket, head, (ws) => {
         server.metrics.watches.inc({ resource, transport: 'websocket' });
         const untrack = server.authorizer.track(attributes, () => watch.watcher.end('closed'));
