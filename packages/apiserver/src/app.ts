@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { discoveryMiddleware } from './discovery/discovery-router.js';
 import { resourceRouter } from './handlers/resource-router.js';
 import { accessLog } from './middleware/access-log.js';
+import { audit, auditInit } from './middleware/audit.js';
 import { authentication } from './middleware/authentication.js';
 import { authorization } from './middleware/authorization.js';
 import { impersonation } from './middleware/impersonation.js';
@@ -14,13 +15,15 @@ import { inflightLimits, type InflightLimits } from './middleware/limits.js';
 import { requestBody } from './middleware/request-body.js';
 import type { ServerContext } from './server-context.js';
 
-/** The koa application: logging, Status errors, limits, health, discovery, resources. */
+/** The koa application: logging, Status errors, auditing, limits, health, discovery, resources. */
 export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(accessLog(server));
   app.use(errors(server));
+  app.use(auditInit(server));
   app.use(authentication(server.authenticator));
+  app.use(audit(server));
   app.use(hostFilter(server.hostFilter));
   app.use(impersonation(server.authorizer));
   app.use(authorization(server.authorizer));

@@ -121,6 +121,11 @@ export const FLAGS: readonly Flag[] = [
     apply: (o, v) => (o.maxWatchesPerUser = int('max-watches-per-user', v)),
   },
   {
+    name: 'audit-log-path',
+    help: "Write audit.k8s.io/v1 Events here, one JSON line per request stage (RequestReceived, ResponseStarted for watches, ResponseComplete, Panic) at level Metadata: who, what, the answer's status, no bodies. - is standard output. There is no --audit-policy-file: every request is logged.",
+    apply: (o, v) => (o.auditLogPath = v),
+  },
+  {
     name: 'storage-backend',
     default: 'sqlite',
     help: `Storage: ${STORAGE_BACKENDS.join(', ')}. sqlite is durable and embedded; etcd3 needs --etcd-servers.`,

@@ -1,5 +1,6 @@
 import type { Encoding, ItemEncodings } from '@listwatch/codec';
 import type { Logger, Storage } from '@listwatch/storage';
+import type { AuditSink } from './audit/audit-log.js';
 import type { RequestAuthenticator } from './authentication/request-authenticator.js';
 import type { ServiceAccountTokens } from './authentication/service-account-options.js';
 import type { RequestAuthorizer } from './authorization/request-authorizer.js';
@@ -35,6 +36,8 @@ export interface ServerContext {
   hostFilter: HostFilter;
   /** `--max-watches-per-user`: each user's open watches, counted (HTTP and WebSocket). */
   watchLimiter: WatchLimiter;
+  /** `--audit-log-path`: where audit events go; undefined when auditing is off. */
+  audit: AuditSink | undefined;
   /** Set once SIGTERM is received: no new watches, writes finish. */
   shuttingDown: boolean;
 }

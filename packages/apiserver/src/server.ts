@@ -22,6 +22,7 @@ import {
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
+import { FileAuditLog } from './audit/audit-log.js';
 import { jsonLogger } from './logger.js';
 import { RequestAuthenticator } from './authentication/request-authenticator.js';
 import {
@@ -83,6 +84,11 @@ export interface ApiServerOptions {
    * which a watch is 429 with Retry-After. Not a kube-apiserver flag.
    */
   maxWatchesPerUser?: number;
+  /**
+   * `--audit-log-path`: audit.k8s.io/v1 Events, one JSON line per request stage at level
+   * Metadata (no bodies), for every request; `-` is standard output. No policy file.
+   */
+  auditLogPath?: string;
   /**
    * `--request-timeout` (ms, default 1 min): a request's body must have arrived within this, or it
    * is answered 408 and its connection closed. Watches are long-running and not bound by it.
@@ -289,6 +295,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         ? undefined
         : { json: new WeakMap(), cbor: new WeakMap() },
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? 1000),
+    audit:
+      options.auditLogPath !== undefined
+        ? new FileAuditLog(options.auditLogPath, (error) =>
+            logger.error('audit event not stored', { error: String(error) }),
+          )
+        : undefined,
     shuttingDown: false,
   };
   await ensureSystemNamespaces(storage);
@@ -440,6 +452,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       for (const socket of sockets) socket.destroy();
       h2c?.close();
       await storage.close();
+      context.audit?.close();
       logger.info('apiserver stopped', { url });
     })());
   logger.info('apiserver serving', {

@@ -5,7 +5,16 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BEARER_PROTOCOL_PREFIX } from '../authentication/request-authenticator.js';
 import { isAnonymous } from '../authentication/user.js';
+import { AUDIT_ID_HEADER, auditStatus, nowMicros } from '../audit/audit-event.js';
+import { RequestAudit } from '../audit/request-audit.js';
 import { requestAttributes, type Attributes } from '../authorization/attributes.js';
+import { forbidden } from '../authorization/request-authorizer.js';
+import {
+  annotateAuthorization,
+  auditedRequest,
+  auditIdOf,
+  authMethods,
+} from '../middleware/audit.js';
 import { openWatch, type OpenWatch } from '../handlers/watch.js';
 import { parseRequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
@@ -35,12 +44,15 @@ function checkHandshake(req: IncomingMessage): void {
 }
 
 /** Answers a failed upgrade with a plain HTTP Status response (kube does the same). */
-function reject(socket: Duplex, error: ApiError): void {
+function reject(socket: Duplex, error: ApiError, auditID: string, audit?: RequestAudit): void {
   const body = JSON.stringify(error.status);
   const reason = error.status.reason || 'Error';
+  audit?.respond(auditStatus(error.status));
+  audit?.responseStarted(error.code);
   socket.end(
-    `HTTP/1.1 ${error.code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${error.code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${AUDIT_ID_HEADER}: ${auditID}\r\nConnection: close\r\n\r\n${body}`,
   );
+  audit?.complete(auditStatus(error.status), true);
 }
 
 /**
@@ -64,17 +76,26 @@ export function webSocketWatch(
   // ws refuses them. Such a key is swapped for a valid one for ws, and the accept header is
   // computed from the original.
   const originalKeys = new WeakMap<IncomingMessage, string>();
+  // The Audit-Id of each upgrade, echoed in its 101 (audit_init.go), and its audit event.
+  const audits = new WeakMap<IncomingMessage, { id: string; audit?: RequestAudit }>();
   wss.on('headers', (headers: string[], req: IncomingMessage) => {
+    const audited = audits.get(req);
+    if (audited) {
+      headers.push(`${AUDIT_ID_HEADER}: ${audited.id}`);
+      audited.audit?.responseStarted(101);
+    }
     const key = originalKeys.get(req);
     if (key === undefined) return;
     const i = headers.findIndex((h) => h.toLowerCase().startsWith('sec-websocket-accept:'));
     if (i >= 0) headers[i] = `Sec-WebSocket-Accept: ${acceptKey(key)}`;
   });
   return (req, socket, head) => {
+    const auditID = auditIdOf(req);
+    const receivedAt = nowMicros();
     try {
       checkHandshake(req);
     } catch (err) {
-      reject(socket, toApiError(err));
+      reject(socket, toApiError(err), auditID);
       return;
     }
     const key = req.headers['sec-websocket-key'];
@@ -87,6 +108,7 @@ export function webSocketWatch(
       let resource: string;
       let attributes: Attributes;
       let release: (() => void) | undefined;
+      let audit: RequestAudit | undefined;
       try {
         if (!req.headers.origin)
           throw ApiError.forbidden(
@@ -95,11 +117,22 @@ export function webSocketWatch(
             'an Origin header is required for WebSocket watches',
           );
         const user = await server.authenticator.authenticate(req);
+        if (server.audit) {
+          audit = new RequestAudit(server.audit, auditedRequest(req, auditID, receivedAt, user));
+          if (!audit.received())
+            throw new ApiError({
+              code: 500,
+              reason: 'InternalError',
+              message: 'failed to store audit event',
+            });
+        }
         if (isAnonymous(user)) server.hostFilter.check(req.headers);
         const url = new URL(req.url ?? '/', 'http://localhost');
         if (!url.searchParams.has('watch')) url.searchParams.set('watch', 'true');
         attributes = requestAttributes(user, 'GET', url.pathname, url.searchParams);
-        server.authorizer.authorize(attributes);
+        const decision = server.authorizer.decide(attributes);
+        if (audit) annotateAuthorization({ audit }, decision);
+        if (decision.decision !== 'allow') throw forbidden(attributes, decision.reason);
         const info = parseRequestInfo(url.pathname);
         const entry = info && server.registry.lookup(info.group, info.version, info.resource);
         if (!info || !entry)
@@ -117,10 +150,20 @@ export function webSocketWatch(
         watch = await openWatch(server, info, entry, query, req.headers.accept);
       } catch (err) {
         release?.();
-        reject(socket, toApiError(err));
+        const error = toApiError(err);
+        if (server.audit && !audit && error.code === 401)
+          new RequestAudit(
+            server.audit,
+            auditedRequest(req, auditID, receivedAt, undefined),
+          ).failedAuthentication(authMethods(req), error.code);
+        reject(socket, error, auditID, audit);
         return;
       }
-      socket.once('close', () => release?.());
+      audits.set(req, { id: auditID, ...(audit ? { audit } : {}) });
+      socket.once('close', () => {
+        release?.();
+        audit?.complete(auditStatus({ code: 101 }), true);
+      });
       wss.handleUpgrade(req, socket, head, (ws) => {
         server.metrics.watches.inc({ resource, transport: 'websocket' });
         const untrack = server.authorizer.track(attributes, () => watch.watcher.end('closed'));
