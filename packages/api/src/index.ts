@@ -8,6 +8,7 @@ export * from './status-error.js';
 export * from './resource-definition.js';
 export * from './human-duration.js';
 export * from './duration.js';
+export * from './logger.js';
 export * from './builtin-resources.js';
 export * from './names.js';
 export * from './label-selector.js';

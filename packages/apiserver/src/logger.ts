@@ -1,29 +1,14 @@
-import type { Logger } from '@listwatch/storage';
+import { jsonLineLogger, type Logger, type LogLevel } from '@listwatch/api';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+export type { LogLevel } from '@listwatch/api';
 
-/** Field names whose values never reach a log line. */
-const SECRET = /authorization|token|password|secret|key|cert/i;
-
-function redact(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = SECRET.test(k) ? '[redacted]' : v;
-  return out;
-}
-
-/** Structured JSON lines on stderr: `{"ts","level","msg",...fields}`. */
+/**
+ * The apiserver's log: @listwatch/api's JSON lines (`{"ts","level","msg",...fields}`, redacted)
+ * at or above `level`, each handed to `write` with its newline (stderr by default).
+ */
 export function jsonLogger(
   level: LogLevel = 'info',
   write: (line: string) => void = (l) => process.stderr.write(l),
 ): Logger {
-  const at =
-    (lvl: LogLevel) =>
-    (message: string, fields: Record<string, unknown> = {}) => {
-      if (ORDER[lvl] < ORDER[level]) return;
-      write(
-        `${JSON.stringify({ ts: new Date().toISOString(), level: lvl, msg: message, ...redact(fields) })}\n`,
-      );
-    };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return jsonLineLogger({ level, write: (line) => write(`${line}\n`) });
 }

@@ -1,5 +1,6 @@
 import type { Encoding, ItemEncodings } from '@listwatch/codec';
-import type { Logger, Storage } from '@listwatch/storage';
+import type { Logger } from '@listwatch/api';
+import type { Storage } from '@listwatch/storage';
 import type { AuditSink } from './audit/audit-log.js';
 import type { RequestAuthenticator } from './authentication/request-authenticator.js';
 import type { ServiceAccountTokens } from './authentication/service-account-options.js';

@@ -1,5 +1,5 @@
-import { builtinResources, type ResourceDefinition } from '@listwatch/api';
-import { createStorage, type Logger, type Storage, type StorageBackend } from '@listwatch/storage';
+import { builtinResources, type Logger, type ResourceDefinition } from '@listwatch/api';
+import { createStorage, type Storage, type StorageBackend } from '@listwatch/storage';
 import {
   createServer as createHttpServer,
   type IncomingMessage,

@@ -55,7 +55,8 @@ export {
   type RateLimiter,
 } from './workqueue/rate-limiters.js';
 
-export { jsonLineLogger, silentLogger, type Logger, type LogLevel } from './util/logger.js';
+// Logging is @listwatch/api's (one Logger, one redaction rule); re-exported for compatibility.
+export { jsonLineLogger, silentLogger, type Logger, type LogLevel } from '@listwatch/api';
 export { sleep } from './util/sleep.js';
 export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './util/backoff.js';
 export {

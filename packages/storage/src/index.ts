@@ -1,6 +1,7 @@
 // The watch cache.
 export * from './cacher/index.js';
-export * from './logger.js';
+// Logging is @listwatch/api's (one Logger, one redaction rule); re-exported for compatibility.
+export { silentLogger, type Logger } from '@listwatch/api';
 
 // Storage: the interface, its errors, the backends and their helpers.
 export type {

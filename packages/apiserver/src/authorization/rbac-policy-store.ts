@@ -1,5 +1,5 @@
-import type { KubeObject } from '@listwatch/api';
-import type { Logger, Storage, StorageWatch } from '@listwatch/storage';
+import type { KubeObject, Logger } from '@listwatch/api';
+import type { Storage, StorageWatch } from '@listwatch/storage';
 import type { RbacPolicy } from './rbac-authorizer.js';
 
 /** The four RBAC resources, as their storage prefixes name them. */

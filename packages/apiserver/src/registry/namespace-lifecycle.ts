@@ -1,5 +1,5 @@
-import { ApiError, type KubeObject } from '@listwatch/api';
-import { isStorageError, type Logger, type Storage } from '@listwatch/storage';
+import { ApiError, type KubeObject, type Logger } from '@listwatch/api';
+import { isStorageError, type Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from './resource-registry.js';
 
 /** The namespaces a fresh Kubernetes cluster has. */

@@ -1,10 +1,9 @@
-import { apiVersionOf, type ResourceDefinition } from '@listwatch/api';
+import { apiVersionOf, type Logger, type ResourceDefinition } from '@listwatch/api';
 import {
   Cacher,
   UncachedSource,
   type CacherMetrics,
   type ListWatchSource,
-  type Logger,
   type Storage,
 } from '@listwatch/storage';
 

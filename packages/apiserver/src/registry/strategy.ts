@@ -10,9 +10,9 @@ import {
   type GoField,
   type GroupResource,
   type KubeObject,
+  type Logger,
   type ResourceDefinition,
 } from '@listwatch/api';
-import type { Logger } from '@listwatch/storage';
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { cannotBeHandled } from './field-validation.js';

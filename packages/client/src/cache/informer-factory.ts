@@ -1,8 +1,7 @@
-import { toApiError, type KubeObject } from '@listwatch/api';
+import { toApiError, type KubeObject, type Logger } from '@listwatch/api';
 import type { BackoffOptions } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import type { ListParams, TweakListOptions } from '../rest/list-params.js';
-import type { Logger } from '../util/logger.js';
 import type { RestClient } from '../rest/client.js';
 import type { ResourceRef } from '../rest/resource-client.js';
 import type { WatchStreamOptions } from '../rest/watch-stream.js';

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
-import { findBuiltinResource, type KubeObject } from '@listwatch/api';
+import { findBuiltinResource, jsonLineLogger, silentLogger, type KubeObject } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { SqliteStorage } from '@listwatch/storage';
 import { tempDir } from '@listwatch/testing';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonLineLogger, silentLogger } from '../util/logger.js';
 import { RestClient } from '../rest/client.js';
 import { eventually } from '../testing/eventually.js';
 import { PausableProxy } from '../testing/pausable-proxy.js';

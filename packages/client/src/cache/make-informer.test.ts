@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findBuiltinResource, type ApiError, type KubeObject } from '@listwatch/api';
+import { findBuiltinResource, silentLogger, type ApiError, type KubeObject } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { MemoryStorage } from '@listwatch/storage';
 import { tempDir } from '@listwatch/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '../clientcmd/kubeconfig.js';
-import { silentLogger } from '../util/logger.js';
 import { makeInformer } from './make-informer.js';
 import { RestClient } from '../rest/client.js';
 import { eventually } from '../testing/eventually.js';

@@ -1,4 +1,10 @@
-import { ApiError, findBuiltinResource, objectKey, type KubeObject } from '@listwatch/api';
+import {
+  ApiError,
+  findBuiltinResource,
+  objectKey,
+  type KubeObject,
+  type Logger,
+} from '@listwatch/api';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { isDeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { splitMetaNamespaceKey } from './key-func.js';
@@ -6,7 +12,6 @@ import type { ListerWatcher } from './lister-watcher.js';
 import { SharedIndexInformer } from './shared-informer.js';
 import type { KubeConfig } from '../clientcmd/kubeconfig.js';
 import type { ListParams } from '../rest/list-params.js';
-import type { Logger } from '../util/logger.js';
 import { RestClient } from '../rest/client.js';
 import type { RestClientOptions, RestConfig } from '../rest/config.js';
 import type { ResourceRef } from '../rest/resource-client.js';

@@ -1,6 +1,5 @@
-import type { KubeObject } from '@listwatch/api';
+import { errorField, silentLogger, type KubeObject, type Logger } from '@listwatch/api';
 import { Deque } from '../util/deque.js';
-import { errorField, silentLogger, type Logger } from '../util/logger.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-func.js';
 

@@ -1,9 +1,12 @@
 import {
   ApiError,
+  errorField,
   errorFromStatus,
   INITIAL_EVENTS_END_ANNOTATION,
+  silentLogger,
   toApiError,
   type KubeObject,
+  type Logger,
   type WatchEvent,
 } from '@listwatch/api';
 import { Backoff, type BackoffOptions } from '../util/backoff.js';
@@ -17,7 +20,6 @@ import {
 import { realClock, type Clock } from '../util/clock.js';
 import { DEFAULT_PAGE_SIZE, ListPager } from '../pager/list-pager.js';
 import type { ListParams } from '../rest/list-params.js';
-import { errorField, silentLogger, type Logger } from '../util/logger.js';
 import { sleep } from '../util/sleep.js';
 import type { WatchStream } from '../rest/watch-stream.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-func.js';

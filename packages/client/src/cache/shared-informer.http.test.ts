@@ -1,7 +1,13 @@
-import { ApiError, findBuiltinResource, type KubeObject } from '@listwatch/api';
+import {
+  ApiError,
+  findBuiltinResource,
+  jsonLineLogger,
+  silentLogger,
+  type KubeObject,
+  type Logger,
+} from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { jsonLineLogger, silentLogger, type Logger } from '../util/logger.js';
 import { RestClient } from '../rest/client.js';
 import type { ResourceClient } from '../rest/resource-client.js';
 import { backends } from '../testing/backends.js';

@@ -1,7 +1,14 @@
-import { toApiError, type ApiError, type GroupResource, type KubeObject } from '@listwatch/api';
+import {
+  errorField,
+  silentLogger,
+  toApiError,
+  type ApiError,
+  type GroupResource,
+  type KubeObject,
+  type Logger,
+} from '@listwatch/api';
 import type { BackoffOptions } from '../util/backoff.js';
 import { realClock, type Clock } from '../util/clock.js';
-import { errorField, silentLogger, type Logger } from '../util/logger.js';
 import { sleep } from '../util/sleep.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { DeltaFIFO } from './delta-fifo.js';

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { ApiError } from '@listwatch/api';
+import { ApiError, errorField, silentLogger, type Logger } from '@listwatch/api';
 import { realClock, type Clock } from '../util/clock.js';
-import { errorField, silentLogger, type Logger } from '../util/logger.js';
 
 /** What authenticates one request: a header and/or a TLS client certificate (PEM). */
 export interface Credentials {

@@ -1,12 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiError, findBuiltinResource } from '@listwatch/api';
+import { ApiError, findBuiltinResource, jsonLineLogger } from '@listwatch/api';
 import { tempDir } from '@listwatch/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExecCredentialProvider, type ExecConfig } from './exec-credential.js';
 import { FakeClock } from '../util/fake-clock.js';
 import { KubeConfig } from './kubeconfig.js';
-import { jsonLineLogger } from '../util/logger.js';
 import { RestClient } from '../rest/client.js';
 import { json, statusBody, TestServer } from '../testing/test-server.js';
 import { makeTestPki, type TestPki } from '../testing/tls.js';

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { ApiError } from '@listwatch/api';
+import { ApiError, silentLogger, type Logger } from '@listwatch/api';
 import { realClock, type Clock } from '../util/clock.js';
 import type { CredentialProvider, Credentials } from './credentials.js';
-import { silentLogger, type Logger } from '../util/logger.js';
 
 export const EXEC_API_VERSIONS = [
   'client.authentication.k8s.io/v1',

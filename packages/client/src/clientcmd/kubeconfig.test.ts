@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiError, findBuiltinResource } from '@listwatch/api';
+import { ApiError, findBuiltinResource, jsonLineLogger } from '@listwatch/api';
 import { tempDir } from '@listwatch/testing';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,6 @@ import {
   mergeKubeConfigs,
   type KubeConfigData,
 } from './kubeconfig.js';
-import { jsonLineLogger } from '../util/logger.js';
 import { RestClient } from '../rest/client.js';
 import { json, TestServer } from '../testing/test-server.js';
 import { makeTestPki } from '../testing/tls.js';

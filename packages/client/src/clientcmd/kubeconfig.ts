@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { ApiError } from '@listwatch/api';
+import { ApiError, type Logger } from '@listwatch/api';
 import { parse as parseYaml } from 'yaml';
 import type { RestConfig, TlsConfig } from '../rest/config.js';
 import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
 import {
   anonymousCredentials,
   basicAuth,

@@ -1,10 +1,9 @@
-import type { KubeObject } from '@listwatch/api';
+import { errorField, silentLogger, type KubeObject, type Logger } from '@listwatch/api';
 import { DeletedFinalStateUnknown } from '../cache/deleted-final-state-unknown.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from '../cache/key-func.js';
 import type { EventHandler } from '../cache/processor-listener.js';
 import { waitForCacheSync } from '../cache/shared-informer.js';
 import type { Clock } from '../util/clock.js';
-import { errorField, silentLogger, type Logger } from '../util/logger.js';
 import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
 import type { RateLimiter } from '../workqueue/rate-limiters.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';

@@ -1,6 +1,5 @@
-import { ApiError } from '@listwatch/api';
+import { ApiError, errorField, silentLogger, type Logger } from '@listwatch/api';
 import { realClock, type Clock } from '../util/clock.js';
-import { errorField, silentLogger, type Logger } from '../util/logger.js';
 import { sleep } from '../util/sleep.js';
 import type { LeaderElectionRecord, ResourceLock } from './resource-lock.js';
 

@@ -1,6 +1,7 @@
 import {
   ApiError,
   findBuiltinResource,
+  jsonLineLogger,
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
@@ -9,7 +10,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError } from './errors.js';
 import { bearerToken } from '../clientcmd/credentials.js';
 import { FakeClock } from '../util/fake-clock.js';
-import { jsonLineLogger } from '../util/logger.js';
 import { RestClient } from './client.js';
 import type { RestClientOptions } from './config.js';
 import type { ResourceClient } from './resource-client.js';

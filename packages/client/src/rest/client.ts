@@ -1,4 +1,4 @@
-import { ApiError, type KubeObject } from '@listwatch/api';
+import { ApiError, silentLogger, type KubeObject, type Logger } from '@listwatch/api';
 import type { Encoding } from '@listwatch/codec';
 import type { Dispatcher } from 'undici';
 import type { KubeConfig } from '../clientcmd/kubeconfig.js';
@@ -8,7 +8,6 @@ import {
   type Credentials,
 } from '../clientcmd/credentials.js';
 import { realClock, type Clock } from '../util/clock.js';
-import { silentLogger, type Logger } from '../util/logger.js';
 import type { RestClientOptions, RestConfig } from './config.js';
 import { listParamsToQuery, type ListParams } from './list-params.js';
 import { execute, type RequestContext, type RequestOptions } from './request.js';

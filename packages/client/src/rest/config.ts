@@ -1,8 +1,8 @@
+import type { Logger } from '@listwatch/api';
 import type { Encoding } from '@listwatch/codec';
 import type { CredentialProvider } from '../clientcmd/credentials.js';
 import type { BackoffOptions } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
 
 /** What a client needs to reach one cluster as one user (client-go rest.Config). */
 export interface RestConfig {

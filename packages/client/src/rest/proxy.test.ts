@@ -1,9 +1,8 @@
-import { findBuiltinResource, isApiError, type KubeObject } from '@listwatch/api';
+import { findBuiltinResource, isApiError, jsonLineLogger, type KubeObject } from '@listwatch/api';
 import type { RunningApiServer } from '@listwatch/apiserver';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '../clientcmd/kubeconfig.js';
-import { jsonLineLogger } from '../util/logger.js';
 import { checkProxyUrl, proxyFor, redactProxyUrl } from './proxy.js';
 import { RestClient } from './client.js';
 import type { RestClientOptions } from './config.js';

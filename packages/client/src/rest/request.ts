@@ -1,9 +1,8 @@
-import { toApiError, type ApiError } from '@listwatch/api';
+import { errorField, toApiError, type ApiError, type Logger } from '@listwatch/api';
 import { decodeCbor, decodeObject, type Encoding } from '@listwatch/codec';
 import { request, type Dispatcher } from 'undici';
 import type { Credentials } from '../clientcmd/credentials.js';
 import type { Clock } from '../util/clock.js';
-import { errorField, type Logger } from '../util/logger.js';
 import { abortedError, sleep } from '../util/sleep.js';
 import {
   errorFromResponse,

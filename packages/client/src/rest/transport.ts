@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '@listwatch/api';
+import { ApiError, type Logger } from '@listwatch/api';
 import { Agent, Client, ProxyAgent, type Dispatcher } from 'undici';
 import type { Credentials } from '../clientcmd/credentials.js';
-import type { Logger } from '../util/logger.js';
 import type { TlsConfig } from './config.js';
 import { checkProxyUrl, proxyFor, redactProxyUrl } from './proxy.js';
 

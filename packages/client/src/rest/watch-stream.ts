@@ -1,8 +1,10 @@
 import {
   ApiError,
+  errorField,
   errorFromStatus,
   toApiError,
   type KubeObject,
+  type Logger,
   type WatchEvent,
 } from '@listwatch/api';
 import {
@@ -15,7 +17,6 @@ import {
 import { request, WebSocket, type Dispatcher } from 'undici';
 import { ConnectionError, errorFromResponse, toConnectionError, WatchIdleError } from './errors.js';
 import type { Credentials } from '../clientcmd/credentials.js';
-import { errorField, type Logger } from '../util/logger.js';
 
 /**
  * An open watch: iterate it for events. Iteration ends when the server closes the watch cleanly

@@ -1,6 +1,6 @@
+import { silentLogger } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { MemoryStorage } from '@listwatch/storage';
-import { silentLogger } from '../util/logger.js';
 import { makeTestPki, type TestPki } from './tls.js';
 
 /** Our apiserver on memory storage over TLS, with the throwaway PKI that signed it. */

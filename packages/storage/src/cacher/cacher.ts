@@ -5,16 +5,17 @@ import {
   classifyWatch,
   encodeContinue,
   isContinuedList,
+  silentLogger,
   type CacheableRead,
   type ContinuedList,
   type ExactRead,
   type KubeObject,
   type ListSemantics,
+  type Logger,
   type ResourceDefinition,
 } from '@listwatch/api';
 import { bookmarkEvent } from './bookmarks.js';
 import { ResourceKeys } from './resource-keys.js';
-import { silentLogger, type Logger } from '../logger.js';
 import type { Storage, StorageWatch } from '../storage.js';
 import type { StoreElement } from './cache-store.js';
 import {
