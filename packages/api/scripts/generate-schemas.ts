@@ -14,13 +14,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { builtinResources } from '../src/builtin-resources.js';
-import type {
-  JsonForm,
-  ProtoScalar,
-  SchemaSource,
-  SourceField,
-  SourceKind,
-  SourceType,
+import {
+  isProtoScalar,
+  type JsonForm,
+  type SchemaSource,
+  type SourceField,
+  type SourceKind,
+  type SourceType,
 } from '../src/schema-types.js';
 
 const OUT = fileURLToPath(new URL('../src/generated/schemas.ts', import.meta.url));
@@ -175,19 +175,9 @@ function describe(comment: string | null): string | undefined {
   return text === '' ? undefined : text;
 }
 
-const SCALARS: readonly string[] = [
-  'string',
-  'bool',
-  'int32',
-  'int64',
-  'double',
-  'float',
-  'bytes',
-] satisfies ProtoScalar[];
-
 /** A scalar the source's consumers know (no unsigned or fixed types in Kubernetes' .proto). */
 function scalar(field: protobuf.Field): string {
-  if (!SCALARS.includes(field.type)) throw new Error(`${field.fullName}: scalar ${field.type}`);
+  if (!isProtoScalar(field.type)) throw new Error(`${field.fullName}: scalar ${field.type}`);
   return field.type;
 }
 

@@ -4,8 +4,23 @@
 // OpenAPI, field validation and strategic merge patch; later for defaults, typed validation,
 // server-side apply and protobuf, which is why proto field numbers and scalar types are kept.
 
+/** The proto2 scalar types Kubernetes' .proto files use (no unsigned or fixed ones). */
+export const PROTO_SCALARS = [
+  'string',
+  'bool',
+  'int32',
+  'int64',
+  'double',
+  'float',
+  'bytes',
+] as const;
+
 /** A proto2 scalar type, as Kubernetes' .proto files use them. */
-export type ProtoScalar = 'string' | 'bool' | 'int32' | 'int64' | 'double' | 'float' | 'bytes';
+export type ProtoScalar = (typeof PROTO_SCALARS)[number];
+
+export function isProtoScalar(type: string): type is ProtoScalar {
+  return (PROTO_SCALARS as readonly string[]).includes(type);
+}
 
 /**
  * How a message whose Go type marshals itself appears in JSON, instead of an object of its

@@ -1,5 +1,12 @@
 import { schemaSource } from './generated/schemas.js';
-import type { JsonForm, ProtoScalar, SourceField, SourceKind, SourceType } from './schema-types.js';
+import {
+  isProtoScalar,
+  type JsonForm,
+  type ProtoScalar,
+  type SourceField,
+  type SourceKind,
+  type SourceType,
+} from './schema-types.js';
 
 // Lookups over the schema source (generated/schemas.ts, from upstream generated.proto): the
 // kinds we serve, their fields as JSON has them, and the markers strategic merge patch and
@@ -10,15 +17,6 @@ import type { JsonForm, ProtoScalar, SourceField, SourceKind, SourceType } from 
 export { schemaSource };
 
 const TYPE_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta';
-const SCALARS: readonly string[] = [
-  'string',
-  'bool',
-  'int32',
-  'int64',
-  'double',
-  'float',
-  'bytes',
-] satisfies ProtoScalar[];
 
 /** A field's type as JSON has it: what validation, OpenAPI and patching walk. */
 export type JsonShape =
@@ -85,7 +83,7 @@ function shapeOf(type: string): JsonShape {
   if (type.startsWith('map[string]')) {
     return { kind: 'map', values: jsonShape(type.slice('map[string]'.length)) };
   }
-  if (SCALARS.includes(type)) return { kind: 'scalar', scalar: type as ProtoScalar };
+  if (isProtoScalar(type)) return { kind: 'scalar', scalar: type };
   const named = schemaType(type);
   if (!named) throw new Error(`schema source: no type ${type}`);
   if (named.json === 'items') {

@@ -1,12 +1,7 @@
 import { decodeScannedCbor } from '../cbor.js';
 import { CborItemScanner } from '../cbor-scanner.js';
 import { CodecError } from '../codec-error.js';
-import {
-  FrameDecoder,
-  PendingFrame,
-  type StreamDecoderOptions,
-  type ValueMapper,
-} from './frame-decoder.js';
+import { FrameDecoder } from './frame-decoder.js';
 
 /**
  * Decodes an RFC 8742 CBOR sequence (KEP-4222 `application/cbor-seq` watch streams). Items are
@@ -14,16 +9,7 @@ import {
  * in one call — from the chunk itself when it lies within one chunk.
  */
 export class CborSequenceDecoder<T> extends FrameDecoder<T> {
-  private readonly pending = new PendingFrame();
   private readonly scanner = new CborItemScanner();
-
-  constructor(map: ValueMapper<T>, options?: StreamDecoderOptions) {
-    super(map, options);
-  }
-
-  get bufferedBytes(): number {
-    return this.pending.bytes;
-  }
 
   protected consume(buf: Buffer, out: T[]): void {
     let pos = 0;

@@ -1,10 +1,5 @@
 import { CodecError, errorText } from '../codec-error.js';
-import {
-  FrameDecoder,
-  PendingFrame,
-  type StreamDecoderOptions,
-  type ValueMapper,
-} from './frame-decoder.js';
+import { FrameDecoder } from './frame-decoder.js';
 import {
   backslashesBefore,
   isJsonSpace,
@@ -24,18 +19,9 @@ import {
  * decoder, which the apiserver's own streams should use.
  */
 export class ConcatenatedJsonDecoder<T> extends FrameDecoder<T> {
-  private readonly pending = new PendingFrame();
   private depth = 0;
   private inString = false;
   private escaped = false;
-
-  constructor(map: ValueMapper<T>, options?: StreamDecoderOptions) {
-    super(map, options);
-  }
-
-  get bufferedBytes(): number {
-    return this.pending.bytes;
-  }
 
   protected consume(buf: Buffer, out: T[]): void {
     // Index in buf where the current document starts (0 when it began in an earlier chunk).

@@ -17,23 +17,14 @@ export interface StreamFormat {
   readonly framing: Framing;
 }
 
-export const JSON_NEWLINE: StreamFormat = Object.freeze({ encoding: 'json', framing: 'newline' });
-export const JSON_CONCATENATED: StreamFormat = Object.freeze({
-  encoding: 'json',
-  framing: 'concatenated',
-});
-export const JSON_LENGTH_PREFIXED: StreamFormat = Object.freeze({
-  encoding: 'json',
-  framing: 'length-prefixed',
-});
-export const CBOR_SEQUENCE: StreamFormat = Object.freeze({
-  encoding: 'cbor',
-  framing: 'cbor-sequence',
-});
-export const CBOR_LENGTH_PREFIXED: StreamFormat = Object.freeze({
-  encoding: 'cbor',
-  framing: 'length-prefixed',
-});
+const format = (encoding: Encoding, framing: Framing): StreamFormat =>
+  Object.freeze({ encoding, framing });
+
+export const JSON_NEWLINE = format('json', 'newline');
+export const JSON_CONCATENATED = format('json', 'concatenated');
+export const JSON_LENGTH_PREFIXED = format('json', 'length-prefixed');
+export const CBOR_SEQUENCE = format('cbor', 'cbor-sequence');
+export const CBOR_LENGTH_PREFIXED = format('cbor', 'length-prefixed');
 
 /** Every valid (encoding, framing) pair. */
 export const STREAM_FORMATS: readonly StreamFormat[] = [

@@ -31,10 +31,41 @@ export type ValueMapper<T> = (value: unknown, offset: number) => T;
 
 export const identity: ValueMapper<unknown> = (value) => value;
 
+/** The bytes of a frame that spans chunks. */
+export class PendingFrame {
+  private parts: Uint8Array[] = [];
+  bytes = 0;
+  /** Stream offset of the frame's first byte. */
+  start = 0;
+
+  /** Holds a piece; a piece that is only part of its chunk is copied so the chunk can be freed. */
+  add(piece: Uint8Array, wholeChunk: boolean): void {
+    this.parts.push(wholeChunk ? piece : Uint8Array.prototype.slice.call(piece));
+    this.bytes += piece.length;
+  }
+
+  /** The frame's bytes (plus an optional last piece), and resets. */
+  take(last?: Uint8Array): Buffer {
+    if (last) this.parts.push(last);
+    const total = this.bytes + (last ? last.length : 0);
+    const frame =
+      this.parts.length === 1 ? asBuffer(this.parts[0]!) : Buffer.concat(this.parts, total);
+    this.clear();
+    return frame;
+  }
+
+  clear(): void {
+    this.parts = [];
+    this.bytes = 0;
+  }
+}
+
 export abstract class FrameDecoder<T> implements StreamDecoder<T> {
   protected readonly maxFrameSize: number;
   /** Stream offset of the first byte of the chunk being consumed. */
   protected base = 0;
+  /** The frame that spans chunks, if any. */
+  protected readonly pending = new PendingFrame();
   private failure: CodecError | undefined;
 
   constructor(
@@ -44,7 +75,9 @@ export abstract class FrameDecoder<T> implements StreamDecoder<T> {
     this.maxFrameSize = options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
   }
 
-  abstract get bufferedBytes(): number;
+  get bufferedBytes(): number {
+    return this.pending.bytes;
+  }
 
   get offset(): number {
     return this.base;
@@ -92,34 +125,5 @@ export abstract class FrameDecoder<T> implements StreamDecoder<T> {
             });
       if (out.length === 0) throw this.failure;
     }
-  }
-}
-
-/** The bytes of a frame that spans chunks. */
-export class PendingFrame {
-  private parts: Uint8Array[] = [];
-  bytes = 0;
-  /** Stream offset of the frame's first byte. */
-  start = 0;
-
-  /** Holds a piece; a piece that is only part of its chunk is copied so the chunk can be freed. */
-  add(piece: Uint8Array, wholeChunk: boolean): void {
-    this.parts.push(wholeChunk ? piece : Uint8Array.prototype.slice.call(piece));
-    this.bytes += piece.length;
-  }
-
-  /** The frame's bytes (plus an optional last piece), and resets. */
-  take(last?: Uint8Array): Buffer {
-    if (last) this.parts.push(last);
-    const total = this.bytes + (last ? last.length : 0);
-    const frame =
-      this.parts.length === 1 ? asBuffer(this.parts[0]!) : Buffer.concat(this.parts, total);
-    this.clear();
-    return frame;
-  }
-
-  clear(): void {
-    this.parts = [];
-    this.bytes = 0;
   }
 }

@@ -2,12 +2,7 @@ import { decodeCbor } from '../cbor.js';
 import { CodecError } from '../codec-error.js';
 import type { Encoding } from '../encoding.js';
 import { decodeJson } from '../json.js';
-import {
-  FrameDecoder,
-  PendingFrame,
-  type StreamDecoderOptions,
-  type ValueMapper,
-} from './frame-decoder.js';
+import { FrameDecoder, type StreamDecoderOptions, type ValueMapper } from './frame-decoder.js';
 
 const HEADER = 4;
 
@@ -34,7 +29,6 @@ export function encodeLengthPrefixedText(text: string): Uint8Array {
  * decoded in place.
  */
 export class LengthPrefixedDecoder<T> extends FrameDecoder<T> {
-  private readonly pending = new PendingFrame();
   private readonly header = new Uint8Array(HEADER);
   private headerBytes = 0;
   /** Payload length of the current frame, or -1 while reading a header. */
@@ -48,7 +42,7 @@ export class LengthPrefixedDecoder<T> extends FrameDecoder<T> {
     super(map, options);
   }
 
-  get bufferedBytes(): number {
+  override get bufferedBytes(): number {
     return this.pending.bytes + this.headerBytes;
   }
 

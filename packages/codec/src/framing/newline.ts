@@ -1,10 +1,5 @@
 import { CodecError, errorText } from '../codec-error.js';
-import {
-  FrameDecoder,
-  PendingFrame,
-  type StreamDecoderOptions,
-  type ValueMapper,
-} from './frame-decoder.js';
+import { FrameDecoder } from './frame-decoder.js';
 
 const NEWLINE = 0x0a;
 
@@ -20,16 +15,6 @@ export function encodeNewlineFrame(json: string): Uint8Array {
  * newline is accepted at the end of the stream.
  */
 export class NewlineJsonDecoder<T> extends FrameDecoder<T> {
-  private readonly pending = new PendingFrame();
-
-  constructor(map: ValueMapper<T>, options?: StreamDecoderOptions) {
-    super(map, options);
-  }
-
-  get bufferedBytes(): number {
-    return this.pending.bytes;
-  }
-
   protected consume(buf: Buffer, out: T[]): void {
     let start = 0;
     let newline = buf.indexOf(NEWLINE);
