@@ -48,8 +48,6 @@ export const tiers: readonly Tier[] = [
  * move its tier's tests into one, then drop it from here.
  */
 export const unsuffixed: Readonly<Record<string, Exclude<TierName, 'unit'>>> = {
-  'packages/apiserver/src/authentication/authentication.test.ts': 'e2e',
-  'packages/apiserver/src/authorization/rbac.test.ts': 'e2e',
   'packages/storage/src/cacher/cacher.test.ts': 'etcd',
   'packages/storage/src/cacher/cacher.etcd-faults.test.ts': 'etcd',
   'packages/client/src/**/shared-informer.http.test.ts': 'etcd',
