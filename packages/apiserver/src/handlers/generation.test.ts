@@ -1,31 +1,14 @@
 import type { KubeObject } from '@listwatch/api';
-import { MemoryStorage } from '@listwatch/storage';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApiServer } from '../server.js';
-import { client, testServer } from '../testing/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from '../testing/test-server.js';
 
 // metadata.generation as kube-apiserver 1.32 keeps it: only the strategies that own one set it
 // (pkg/registry/apps/deployment/strategy.go, replicaset/strategy.go); rest/create.go leaves it as
 // sent, rest/update.go BeforeUpdate keeps the stored one. ConfigMaps, Secrets, Pods (before
 // PodObservedGenerationTracking, 1.33), Namespaces, Services and Nodes have none.
 
-let server: RunningApiServer;
-let api: ReturnType<typeof client>;
-let n = 0;
-
-beforeAll(async () => {
-  server = await testServer(new MemoryStorage({ compactionInterval: 0 }));
-  api = client(server.url);
-});
-afterAll(async () => {
-  await server.close();
-});
-
-async function namespace(): Promise<string> {
-  const name = `generation-${n++}`;
-  expect((await api.post('/api/v1/namespaces', { metadata: { name } })).status).toBe(201);
-  return name;
-}
+const env = serverForFile('generation');
+const namespace = () => env.namespace();
 
 const workload = (kind: string): KubeObject => ({
   apiVersion: 'apps/v1',
@@ -55,18 +38,18 @@ describe('metadata.generation', () => {
       ['/api/v1/namespaces', { metadata: { name: `${ns}-other` } }],
     ];
     for (const [base, object] of objects) {
-      const created = await api.post(base, object);
+      const created = await env.api.post(base, object);
       expect(created.status, base).toBe(201);
       expect(created.body.metadata.generation, base).toBeUndefined();
       const path = `${base}/${object.metadata.name}`;
-      const updated = await api.put(path, {
+      const updated = await env.api.put(path, {
         ...created.body,
         metadata: { ...created.body.metadata, labels: { changed: 'yes' } },
         ...(object['data'] ? { data: { a: 'Yw==' } } : {}),
       });
       expect(updated.status, path).toBe(200);
       expect(updated.body.metadata.generation, path).toBeUndefined();
-      const patched = await api.patch(path, { metadata: { annotations: { x: 'y' } } });
+      const patched = await env.api.patch(path, { metadata: { annotations: { x: 'y' } } });
       expect(patched.body.metadata.generation, path).toBeUndefined();
     }
   });
@@ -74,9 +57,9 @@ describe('metadata.generation', () => {
   it('a generation sent on create is kept for kinds without one of their own, and no update changes it', async () => {
     const ns = await namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
-    const created = await api.post(base, { metadata: { name: 'c', generation: 5 } });
+    const created = await env.api.post(base, { metadata: { name: 'c', generation: 5 } });
     expect(created.body.metadata.generation).toBe(5);
-    const updated = await api.put(`${base}/c`, {
+    const updated = await env.api.put(`${base}/c`, {
       ...created.body,
       metadata: { ...created.body.metadata, generation: 9 },
       data: { a: 'b' },
@@ -90,24 +73,27 @@ describe('metadata.generation', () => {
       const ns = await namespace();
       const base = `/apis/apps/v1/namespaces/${ns}/${kind.toLowerCase()}s`;
       const body = workload(kind);
-      const created = await api.post(base, {
+      const created = await env.api.post(base, {
         ...body,
         metadata: { ...body.metadata, generation: 7 },
       });
       expect(created.body.metadata.generation).toBe(1);
       const path = `${base}/web`;
-      const status = await api.put(`${path}/status`, { ...created.body, status: { replicas: 1 } });
+      const status = await env.api.put(`${path}/status`, {
+        ...created.body,
+        status: { replicas: 1 },
+      });
       expect(status.body.metadata.generation).toBe(1);
-      const labelled = await api.patch(path, { metadata: { labels: { a: 'b' } } });
+      const labelled = await env.api.patch(path, { metadata: { labels: { a: 'b' } } });
       expect(labelled.body.metadata.generation).toBe(1);
-      const scaled = await api.patch(path, { spec: { replicas: 3 } });
+      const scaled = await env.api.patch(path, { spec: { replicas: 3 } });
       expect(scaled.body.metadata.generation).toBe(2);
       // The same spec in another key order is no change (apiequality.Semantic.DeepEqual).
       const spec = scaled.body['spec'] as Record<string, unknown>;
       const reordered = Object.fromEntries(Object.entries(spec).reverse());
-      const same = await api.put(path, { ...scaled.body, spec: reordered });
+      const same = await env.api.put(path, { ...scaled.body, spec: reordered });
       expect(same.body.metadata.generation).toBe(2);
-      const sent = await api.put(path, {
+      const sent = await env.api.put(path, {
         ...same.body,
         metadata: { ...same.body.metadata, generation: 40 },
       });
@@ -122,8 +108,8 @@ describe('metadata.generation', () => {
       ['ReplicaSet', 1],
     ] as const) {
       const base = `/apis/apps/v1/namespaces/${ns}/${kind.toLowerCase()}s`;
-      expect((await api.post(base, workload(kind))).status).toBe(201);
-      const annotated = await api.patch(`${base}/web`, {
+      expect((await env.api.post(base, workload(kind))).status).toBe(201);
+      const annotated = await env.api.patch(`${base}/web`, {
         metadata: { annotations: { note: 'x' } },
       });
       expect(annotated.body.metadata.generation, kind).toBe(expected);
@@ -134,13 +120,13 @@ describe('metadata.generation', () => {
     const ns = await namespace();
     const base = `/apis/apps/v1/namespaces/${ns}/deployments`;
     const body = workload('Deployment');
-    await api.post(base, {
+    await env.api.post(base, {
       ...body,
       metadata: { ...body.metadata, finalizers: ['example.com/x'] },
     });
-    const marked = await api.delete(`${base}/web`);
+    const marked = await env.api.delete(`${base}/web`);
     expect(marked.body.metadata.generation).toBe(2);
-    const again = await api.delete(`${base}/web`);
+    const again = await env.api.delete(`${base}/web`);
     expect(again.body.metadata.generation).toBe(2);
   });
 });

@@ -1,8 +1,6 @@
 import type { KubeList, KubeObject, Status } from '@listwatch/api';
-import { MemoryStorage } from '@listwatch/storage';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApiServer } from '../server.js';
-import { client, testServer } from '../testing/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from '../testing/test-server.js';
 
 // Secrets as kube-apiserver stores them (k8s.io/kubernetes pkg/apis/core/v1/conversion.go and
 // pkg/apis/core/validation/validation.go ValidateSecret): stringData is merged into data as
@@ -10,23 +8,8 @@ import { client, testServer } from '../testing/test-server.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-let server: RunningApiServer;
-let api: ReturnType<typeof client>;
-let n = 0;
-
-beforeAll(async () => {
-  server = await testServer(new MemoryStorage({ compactionInterval: 0 }));
-  api = client(server.url);
-});
-afterAll(async () => {
-  await server.close();
-});
-
-async function namespace(): Promise<string> {
-  const ns = `secrets-${n++}`;
-  expect((await api.post('/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
-  return ns;
-}
+const env = serverForFile('secrets');
+const namespace = () => env.namespace();
 
 const secret = (name: string, extra: Record<string, unknown>): KubeObject => ({
   apiVersion: 'v1',
@@ -46,7 +29,7 @@ function expectInvalid(res: { status: number; body: unknown }, field: string): S
 describe('stringData', () => {
   it('is merged into data as base64 on create, wins over a data key of the same name, and is not stored', async () => {
     const ns = await namespace();
-    const created = await api.post(
+    const created = await env.api.post(
       `/api/v1/namespaces/${ns}/secrets`,
       secret('s', { data: { a: b64('old'), b: b64('kept') }, stringData: { a: 'b', c: 'ü' } }),
     );
@@ -54,17 +37,17 @@ describe('stringData', () => {
     expect(created.body['data']).toEqual({ a: b64('b'), b: b64('kept'), c: b64('ü') });
     expect(created.body).not.toHaveProperty('stringData');
     expect(created.body['type']).toBe('Opaque');
-    const got = await api.get(`/api/v1/namespaces/${ns}/secrets/s`);
+    const got = await env.api.get(`/api/v1/namespaces/${ns}/secrets/s`);
     expect(got.body).toEqual(created.body);
   });
 
   it('is merged on update', async () => {
     const ns = await namespace();
-    const created = await api.post(
+    const created = await env.api.post(
       `/api/v1/namespaces/${ns}/secrets`,
       secret('s', { data: { a: b64('1') } }),
     );
-    const updated = await api.put(`/api/v1/namespaces/${ns}/secrets/s`, {
+    const updated = await env.api.put(`/api/v1/namespaces/${ns}/secrets/s`, {
       ...created.body,
       stringData: { b: '2' },
     });
@@ -79,17 +62,17 @@ describe('stringData', () => {
     ['application/json-patch+json', [{ op: 'add', path: '/stringData', value: { b: '2' } }]],
   ])('is merged by a %s patch', async (type, patch) => {
     const ns = await namespace();
-    await api.post(`/api/v1/namespaces/${ns}/secrets`, secret('s', { data: { a: b64('1') } }));
-    const patched = await api.patch(`/api/v1/namespaces/${ns}/secrets/s`, patch, type);
+    await env.api.post(`/api/v1/namespaces/${ns}/secrets`, secret('s', { data: { a: b64('1') } }));
+    const patched = await env.api.patch(`/api/v1/namespaces/${ns}/secrets/s`, patch, type);
     expect(patched.status).toBe(200);
     expect(patched.body['data']).toEqual({ a: b64('1'), b: b64('2') });
     expect(patched.body).not.toHaveProperty('stringData');
-    expect((await api.get(`/api/v1/namespaces/${ns}/secrets/s`)).body).toEqual(patched.body);
+    expect((await env.api.get(`/api/v1/namespaces/${ns}/secrets/s`)).body).toEqual(patched.body);
   });
 
   it('keys are validated as data keys once merged', async () => {
     const ns = await namespace();
-    const res = await api.post(
+    const res = await env.api.post(
       `/api/v1/namespaces/${ns}/secrets`,
       secret('s', { stringData: { 'a/b': 'x' } }),
     );
@@ -100,7 +83,7 @@ describe('stringData', () => {
 describe('data', () => {
   it('a value that is not base64 is 422 Invalid on data[key], and nothing is created', async () => {
     const ns = await namespace();
-    const res = await api.post(
+    const res = await env.api.post(
       `/api/v1/namespaces/${ns}/secrets`,
       secret('s', { data: { good: b64('x'), bad: 'not base64!' } }),
     );
@@ -109,7 +92,7 @@ describe('data', () => {
       'Secret "s" is invalid: data[bad]: Invalid value: "<secret contents redacted>": illegal base64 data at input byte 3',
     );
     expect(status.message).not.toContain('not base64');
-    const list = await api.get<KubeList>(`/api/v1/namespaces/${ns}/secrets`);
+    const list = await env.api.get<KubeList>(`/api/v1/namespaces/${ns}/secrets`);
     expect(list.body.items).toEqual([]);
   });
 
@@ -124,7 +107,10 @@ describe('data', () => {
       const ns = await namespace();
       const path = `/api/v1/namespaces/${ns}/secrets/s`;
       const before = (
-        await api.post(`/api/v1/namespaces/${ns}/secrets`, secret('s', { data: { a: b64('1') } }))
+        await env.api.post(
+          `/api/v1/namespaces/${ns}/secrets`,
+          secret('s', { data: { a: b64('1') } }),
+        )
       ).body;
       const body =
         method === 'PUT'
@@ -132,16 +118,16 @@ describe('data', () => {
           : type === 'application/json-patch+json'
             ? [{ op: 'replace', path: '/data/a', value: 'abc' }]
             : { data: { a: 'abc' } };
-      const res = await api.call(method, path, body, { 'Content-Type': type });
+      const res = await env.api.call(method, path, body, { 'Content-Type': type });
       expectInvalid(res, 'data[a]');
-      expect((await api.get(path)).body).toEqual(before);
+      expect((await env.api.get(path)).body).toEqual(before);
     },
   );
 
   it('base64 with line breaks is accepted and stored without them, as Go decodes and re-encodes it', async () => {
     const ns = await namespace();
     const value = b64('a longer value that spans lines');
-    const res = await api.post(
+    const res = await env.api.post(
       `/api/v1/namespaces/${ns}/secrets`,
       secret('s', { data: { a: `${value.slice(0, 8)}\n${value.slice(8)}` } }),
     );
@@ -151,7 +137,7 @@ describe('data', () => {
 
   it('a key that is not a config key is 422 on data[key]', async () => {
     const ns = await namespace();
-    const res = await api.post(
+    const res = await env.api.post(
       `/api/v1/namespaces/${ns}/secrets`,
       secret('s', { data: { '..x': b64('1') } }),
     );
@@ -162,7 +148,7 @@ describe('data', () => {
   it('more than 1 MiB of data is 422 Too long on data', async () => {
     const ns = await namespace();
     const half = Buffer.alloc(512 * 1024 + 1, 1).toString('base64');
-    const res = await api.post(
+    const res = await env.api.post(
       `/api/v1/namespaces/${ns}/secrets`,
       secret('s', { data: { a: half, b: half } }),
     );
@@ -174,7 +160,7 @@ describe('data', () => {
 
   it('a value that is not a string is a 400 decoding error', async () => {
     const ns = await namespace();
-    const res = await api.post<Status>(
+    const res = await env.api.post<Status>(
       `/api/v1/namespaces/${ns}/secrets`,
       secret('s', { data: { a: 5 } }),
     );

@@ -1,8 +1,6 @@
 import type { KubeList, KubeObject, Status } from '@listwatch/api';
-import { MemoryStorage } from '@listwatch/storage';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApiServer } from '../server.js';
-import { client, cm, testServer } from '../testing/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { cm, serverForFile } from '../testing/test-server.js';
 
 // kube-apiserver decodes every body, and every patch result, into the kind's Go type: a value of
 // the wrong JSON type there is a decoding error (400 for a body, 422 on `patch` for a patch),
@@ -56,23 +54,12 @@ const cases: Case[] = [
   },
 ];
 
-let server: RunningApiServer;
-let api: ReturnType<typeof client>;
-let n = 0;
-
-beforeAll(async () => {
-  server = await testServer(new MemoryStorage({ compactionInterval: 0 }));
-  api = client(server.url);
-});
-afterAll(async () => {
-  await server.close();
-});
+const env = serverForFile('typed');
 
 /** A fresh namespace holding ConfigMap `x`; returns its path and the stored object. */
 async function setup(): Promise<{ ns: string; path: string; before: KubeObject }> {
-  const ns = `typed-${n++}`;
-  expect((await api.post('/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
-  const created = await api.post(`/api/v1/namespaces/${ns}/configmaps`, cm('x'));
+  const ns = await env.namespace();
+  const created = await env.api.post(`/api/v1/namespaces/${ns}/configmaps`, cm('x'));
   expect(created.status).toBe(201);
   return { ns, path: `/api/v1/namespaces/${ns}/configmaps/x`, before: created.body };
 }
@@ -86,7 +73,7 @@ function expectStatus(res: { status: number; body: unknown }, code: number): Sta
 
 /** The object as stored is what it was before the failed write. */
 async function expectUnchanged(path: string, before: KubeObject): Promise<void> {
-  expect((await api.get(path)).body).toEqual(before);
+  expect((await env.api.get(path)).body).toEqual(before);
 }
 
 describe.each(cases)('$what', ({ metadata, error }) => {
@@ -94,20 +81,20 @@ describe.each(cases)('$what', ({ metadata, error }) => {
 
   it('POST is a 400 BadRequest and creates nothing', async () => {
     const { ns, before } = await setup();
-    const res = await api.call('POST', `/api/v1/namespaces/${ns}/configmaps`, body);
+    const res = await env.api.call('POST', `/api/v1/namespaces/${ns}/configmaps`, body);
     const status = expectStatus(res, 400);
     expect(status.reason).toBe('BadRequest');
     if (error)
       expect(status.message).toBe(
         `ConfigMap in version "v1" cannot be handled as a ConfigMap: ${error}`,
       );
-    const list = await api.get<KubeList>(`/api/v1/namespaces/${ns}/configmaps`);
+    const list = await env.api.get<KubeList>(`/api/v1/namespaces/${ns}/configmaps`);
     expect(list.body.items).toEqual([before]);
   });
 
   it('PUT is a 400 BadRequest and leaves the object as it was', async () => {
     const { path, before } = await setup();
-    const status = expectStatus(await api.call('PUT', path, body), 400);
+    const status = expectStatus(await env.api.call('PUT', path, body), 400);
     expect(status.reason).toBe('BadRequest');
     if (error) expect(status.message).toContain(error);
     await expectUnchanged(path, before);
@@ -115,7 +102,7 @@ describe.each(cases)('$what', ({ metadata, error }) => {
 
   it.each([MERGE, SMP])('PATCH %s is a 4xx and leaves the object as it was', async (type) => {
     const { path, before } = await setup();
-    const res = await api.call('PATCH', path, `{"metadata":${metadata}}`, {
+    const res = await env.api.call('PATCH', path, `{"metadata":${metadata}}`, {
       'Content-Type': type,
     });
     // A patch result kube cannot decode is a 422 on `patch`; a patch it cannot read is a 400.
@@ -131,7 +118,7 @@ describe.each(cases)('$what', ({ metadata, error }) => {
   it('PATCH application/json-patch+json is a 4xx and leaves the object as it was', async () => {
     const { path, before } = await setup();
     const patch = `[{"op":"replace","path":"/metadata","value":${metadata}}]`;
-    const res = await api.call('PATCH', path, patch, { 'Content-Type': JSON_PATCH });
+    const res = await env.api.call('PATCH', path, patch, { 'Content-Type': JSON_PATCH });
     const status = expectStatus(res, error ? 422 : 400);
     if (error) expect(status.message).toContain(error);
     await expectUnchanged(path, before);
@@ -167,7 +154,7 @@ describe('other malformed metadata', () => {
     ],
   ])('%s is a 400 naming the Go field', async (_what, body, error) => {
     const { ns } = await setup();
-    const res = await api.call('POST', `/api/v1/namespaces/${ns}/configmaps`, body);
+    const res = await env.api.call('POST', `/api/v1/namespaces/${ns}/configmaps`, body);
     expect(expectStatus(res, 400).message).toBe(
       `ConfigMap in version "v1" cannot be handled as a ConfigMap: ${error}`,
     );
@@ -175,7 +162,7 @@ describe('other malformed metadata', () => {
 
   it('an apiVersion 5 is a 400 from reading the type meta', async () => {
     const { ns } = await setup();
-    const res = await api.call(
+    const res = await env.api.call(
       'POST',
       `/api/v1/namespaces/${ns}/configmaps`,
       '{"apiVersion":5,"metadata":{"name":"y"}}',
@@ -187,7 +174,7 @@ describe('other malformed metadata', () => {
 
   it('nulls decode to Go zero values: a null label value is "", a null owner reference is empty and invalid', async () => {
     const { ns } = await setup();
-    const created = await api.call(
+    const created = await env.api.call(
       'POST',
       `/api/v1/namespaces/${ns}/configmaps`,
       '{"metadata":{"name":"y","labels":{"a":null},"annotations":null}}',
@@ -195,7 +182,7 @@ describe('other malformed metadata', () => {
     expect(created.status).toBe(201);
     expect(created.body.metadata.labels).toEqual({ a: '' });
     expect(created.body.metadata).not.toHaveProperty('annotations');
-    const owner = await api.call(
+    const owner = await env.api.call(
       'POST',
       `/api/v1/namespaces/${ns}/configmaps`,
       '{"metadata":{"name":"z","ownerReferences":[null,{}]}}',
@@ -208,7 +195,7 @@ describe('other malformed metadata', () => {
 
   it('a body nested deeper than 10000 levels is a 400 however it is nested', async () => {
     const { ns } = await setup();
-    const res = await api.call(
+    const res = await env.api.call(
       'POST',
       `/api/v1/namespaces/${ns}/configmaps`,
       `{"metadata":{"name":"y"},"data":${nested(10_001)}}`,
@@ -220,16 +207,18 @@ describe('other malformed metadata', () => {
     const { ns } = await setup();
     const pod = (status: string) =>
       `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]},"status":${status}}`;
-    expect((await api.call('POST', `/api/v1/namespaces/${ns}/pods`, pod('{}'))).status).toBe(201);
+    expect((await env.api.call('POST', `/api/v1/namespaces/${ns}/pods`, pod('{}'))).status).toBe(
+      201,
+    );
     for (const levels of [3000, 9000]) {
-      const put = await api.call(
+      const put = await env.api.call(
         'PUT',
         `/api/v1/namespaces/${ns}/pods/p/status`,
         pod(nested(levels)),
       );
       expect([200, 400, 422]).toContain(put.status);
       for (const type of [MERGE, SMP]) {
-        const res = await api.call(
+        const res = await env.api.call(
           'PATCH',
           `/api/v1/namespaces/${ns}/pods/p/status`,
           `{"status":${nested(levels)}}`,

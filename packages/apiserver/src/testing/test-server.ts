@@ -2,6 +2,7 @@ import type { KubeObject, Status, WatchEvent } from '@listwatch/api';
 import { decodeWatchStream } from '@listwatch/codec';
 import { Etcd3Storage, MemoryStorage, SqliteStorage, type Storage } from '@listwatch/storage';
 import { silentLogger, storageBackends, type StorageBackend } from '@listwatch/testing';
+import { afterAll, beforeAll } from 'vitest';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../server.js';
 
 /** A storage backend the HTTP tests run against, and how to set it up and tear it down. */
@@ -143,3 +144,39 @@ export const cm = (
     ...rest,
   };
 };
+
+/**
+ * One apiserver (memory storage) for the tests of a file: started before them, closed after,
+ * with a client and fresh namespaces named `<prefix>-<n>`.
+ */
+export function serverForFile(prefix: string, options: ApiServerOptions = {}) {
+  let server: RunningApiServer | undefined;
+  let api: ReturnType<typeof client> | undefined;
+  let n = 0;
+  beforeAll(async () => {
+    server = await testServer(new MemoryStorage({ compactionInterval: 0 }), options);
+    api = client(server.url);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the server of the file starts in beforeAll');
+    return value;
+  };
+  return {
+    get server(): RunningApiServer {
+      return started(server);
+    },
+    get api(): ReturnType<typeof client> {
+      return started(api);
+    },
+    /** Creates a namespace no other test of the file uses; returns its name. */
+    async namespace(): Promise<string> {
+      const name = `${prefix}-${n++}`;
+      const res = await started(api).post('/api/v1/namespaces', { metadata: { name } });
+      if (res.status !== 201) throw new Error(`namespace ${name}: ${res.status}`);
+      return name;
+    },
+  };
+}
