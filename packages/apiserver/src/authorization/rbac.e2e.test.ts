@@ -1,118 +1,25 @@
 import type { KubeObject, WatchEvent } from '@listwatch/api';
 import { decodeWatchStream } from '@listwatch/codec';
-import { MemoryStorage } from '@listwatch/storage';
-import { TestCa, tempDir } from '@listwatch/testing';
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KUBECTL } from '../e2e/e2e.test-helper.js';
-import { startApiServer, type RunningApiServer } from '../server.js';
+import { startRbacCluster, type RbacCluster } from './rbac-cluster.test-helper.js';
 
 // RBAC as kube-apiserver enforces it (plugin/pkg/auth/authorizer/rbac/rbac.go and
 // pkg/apis/rbac/v1/evaluation_helpers.go), with the real kubectl as the client.
 
 describe('an apiserver with --authorization-mode RBAC', () => {
-  let server: RunningApiServer;
-  let dir: { path: string; remove(): void };
-  // TLS: kubectl sends no token over plain HTTP.
-  const ca = new TestCa();
-  const TOKENS = { admin: 'admin-token', alice: 'alice-token', viewer: 'viewer-token' };
+  let cluster: RbacCluster;
+  const as: RbacCluster['as'] = (...args) => cluster.as(...args);
+  const send: RbacCluster['send'] = (...args) => cluster.send(...args);
+  const kubectl: RbacCluster['kubectl'] = (...args) => cluster.kubectl(...args);
 
   beforeAll(async () => {
-    dir = tempDir('listwatch-rbac-');
-    const tokens = join(dir.path, 'tokens.csv');
-    writeFileSync(
-      tokens,
-      [
-        `${TOKENS.admin},admin,1,"system:masters"`,
-        `${TOKENS.alice},alice,2`,
-        `${TOKENS.viewer},vera,3,"viewers"`,
-        '',
-      ].join('\n'),
-    );
-    server = await startApiServer({
-      storage: new MemoryStorage({ compactionInterval: 0 }),
-      port: 0,
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-      tokenAuthFile: tokens,
-      authorizationMode: ['RBAC'],
-      ...(({ cert, key }) => ({ tlsCert: cert, tlsKey: key }))(ca.server()),
-    });
+    cluster = await startRbacCluster();
     for (const ns of ['team', 'other'])
       expect(
         (await as('admin', 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status,
       ).toBe(201);
   });
-  afterAll(async () => {
-    await server.close();
-    dir.remove();
-    ca.remove();
-  });
-
-  /** An HTTPS request as `who` (or anonymous), trusting the test CA. */
-  function send(
-    who: keyof typeof TOKENS | undefined,
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<IncomingMessage> {
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(`${server.url}${path}`, {
-        method,
-        ca: ca.cert,
-        headers: {
-          'content-type': 'application/json',
-          ...(who ? { authorization: `Bearer ${TOKENS[who]}` } : {}),
-          ...headers,
-        },
-      });
-      req.on('response', resolve).on('error', reject);
-      req.end(body !== undefined ? JSON.stringify(body) : undefined);
-    });
-  }
-
-  async function as(
-    who: keyof typeof TOKENS | undefined,
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: KubeObject & { message?: string } }> {
-    const res = await send(who, method, path, body);
-    let text = '';
-    for await (const chunk of res as AsyncIterable<Buffer>) text += chunk.toString();
-    return {
-      status: res.statusCode ?? 0,
-      body: JSON.parse(text) as KubeObject & { message?: string },
-    };
-  }
-
-  function kubectl(who: keyof typeof TOKENS, ...args: string[]) {
-    const config = join(dir.path, `kubeconfig-${who}`);
-    writeFileSync(
-      config,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        `clusters: [{name: c, cluster: {server: "${server.url}", certificate-authority: "${ca.certFile}"}}]`,
-        `users: [{name: u, user: {token: ${TOKENS[who]}}}]`,
-        'contexts: [{name: c, context: {cluster: c, user: u}}]',
-        'current-context: c',
-        '',
-      ].join('\n'),
-    );
-    return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(
-        KUBECTL,
-        args,
-        { env: { PATH: process.env['PATH'] ?? '', HOME: dir.path, KUBECONFIG: config } },
-        (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
-      ),
-    );
-  }
+  afterAll(() => cluster.close());
 
   const podReader = (namespace: string, name: string): KubeObject[] => [
     {
@@ -290,20 +197,20 @@ describe('an apiserver with --authorization-mode RBAC', () => {
     const binding = {
       metadata: { name: 'viewers' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'viewers' }],
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'devs' }],
     };
     expect(
       (await as('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding))
         .status,
     ).toBe(201);
     await expect
-      .poll(async () => (await as('viewer', 'GET', '/apis/apps/v1/deployments')).status)
+      .poll(async () => (await as('bob', 'GET', '/apis/apps/v1/deployments')).status)
       .toBe(200);
-    expect((await as('viewer', 'GET', '/api/v1/namespaces/team/configmaps')).status).toBe(200);
-    expect((await as('viewer', 'GET', '/api/v1/secrets')).status).toBe(403);
+    expect((await as('bob', 'GET', '/api/v1/namespaces/team/configmaps')).status).toBe(200);
+    expect((await as('bob', 'GET', '/api/v1/secrets')).status).toBe(403);
     expect(
       (
-        await as('viewer', 'POST', '/api/v1/namespaces/team/configmaps', {
+        await as('bob', 'POST', '/api/v1/namespaces/team/configmaps', {
           metadata: { name: 'x' },
         })
       ).status,
