@@ -1,5 +1,6 @@
 import type { KubeObject } from '@listwatch/api';
-import { isStorageError, type Logger, type StorageWatch } from '@listwatch/storage';
+import { isStorageError, type Logger, type StorageEventType } from '@listwatch/storage';
+import { StorageFollower } from './storage-follower.js';
 import type { ResourceEntry, ResourceRegistry } from './resource-registry.js';
 import { prepareForCreate } from './strategy.js';
 
@@ -11,11 +12,8 @@ import { prepareForCreate } from './strategy.js';
 /** The accounts every namespace gets (DefaultServiceAccountsControllerOptions). */
 const MANAGED = ['default'];
 
-const RETRY_MS = 1000;
-
 export class ServiceAccountsController {
-  private readonly watches = new Set<StorageWatch>();
-  private stopped = false;
+  private readonly followers: StorageFollower[] = [];
 
   private constructor(
     private readonly registry: ResourceRegistry,
@@ -48,9 +46,7 @@ export class ServiceAccountsController {
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const watch of this.watches) watch.close();
-    this.watches.clear();
+    for (const follower of this.followers) follower.stop();
   }
 
   /** syncNamespace: the managed accounts of an active namespace, created when missing. */
@@ -72,60 +68,24 @@ export class ServiceAccountsController {
     }
   }
 
-  /**
-   * Lists a resource, handing each object to `handle` as ADDED, then watches it from there; when
-   * the watch ends (compaction, a lost backend) lists again after a pause, until stopped.
-   */
-  private async follow(
+  /** Follows a resource: each listed object handled as ADDED, then each change. */
+  private follow(
     entry: ResourceEntry,
-    handle: (
-      type: 'ADDED' | 'MODIFIED' | 'DELETED',
-      object: KubeObject,
-    ) => Promise<void> | undefined,
+    handle: (type: StorageEventType, object: KubeObject) => Promise<void> | undefined,
   ): Promise<void> {
-    const { storage } = this.registry;
-    const prefix = entry.source.keys.prefix;
-    const run = (work: Promise<void> | undefined) =>
-      void work?.catch((err: unknown) =>
-        this.logger.warn('serviceaccounts controller: sync failed', { error: String(err) }),
-      );
-    let revision = 0;
-    for (let from: string | undefined; ;) {
-      const page = await storage.list(prefix, {
-        limit: 500,
-        ...(from !== undefined ? { continueFrom: from, revision } : {}),
-      });
-      revision = page.revision;
-      await Promise.all(page.items.map((object) => handle('ADDED', object) ?? Promise.resolve()));
-      if (!page.more) break;
-      from = `${page.keys[page.keys.length - 1]}\0`;
-    }
-    if (this.stopped) return;
-    const watch = storage.watch(prefix, { fromRevision: revision });
-    this.watches.add(watch);
-    void (async () => {
-      try {
-        for await (const event of watch) {
-          if (event.type !== 'PROGRESS') run(handle(event.type, event.object));
-        }
-      } catch (err) {
-        this.logger.warn('serviceaccounts controller: watch ended; relisting', {
-          resource: entry.definition.plural,
-          error: String(err),
-        });
-      } finally {
-        this.watches.delete(watch);
-      }
-      while (!this.stopped) {
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
-        if (this.stopped) return;
-        try {
-          await this.follow(entry, handle);
-          return;
-        } catch (err) {
-          this.logger.warn('serviceaccounts controller: relist failed', { error: String(err) });
-        }
-      }
-    })();
+    const follower = new StorageFollower(
+      this.registry.storage,
+      entry.source.keys.prefix,
+      {
+        listed: async (objects) => {
+          await Promise.all(objects.map((object) => handle('ADDED', object) ?? Promise.resolve()));
+        },
+        changed: (type, object) => handle(type, object),
+      },
+      this.logger,
+      `serviceaccounts controller (${entry.definition.plural})`,
+    );
+    this.followers.push(follower);
+    return follower.start();
   }
 }
