@@ -1,49 +1,32 @@
 import type { KubeList, KubeObject, Status } from '@listwatch/api';
 import { PYTHON } from '@listwatch/testing';
 import { execFile } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApiServer } from '../server.js';
-import {
-  apiClient,
-  KubectlSession,
-  startE2eServer,
-  uniqueName,
-  type ApiClient,
-} from './e2e.test-helper.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { e2eForFile, uniqueName } from './e2e.test-helper.js';
 
 // DeleteOptions as kube-apiserver reads them (endpoints/handlers/delete.go): from the body when
 // there is one (kubectl, the Python client and client-node send them there), else the query;
 // validated by apimachinery ValidateDeleteOptions; propagation as registry/generic store.go.
 
-let server: RunningApiServer;
-let api: ApiClient;
-let kubectl: KubectlSession;
+const e2e = e2eForFile();
 let ns: string;
 
 beforeAll(async () => {
-  server = await startE2eServer();
-  api = apiClient(server.url);
-  kubectl = new KubectlSession(server.url);
-  ns = await api.namespace('delete');
-});
-
-afterAll(async () => {
-  kubectl.dispose();
-  await server.close();
+  ns = await e2e.api.namespace('delete');
 });
 
 const cmPath = (name = '') => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 
 async function configMap(extra: KubeObject['metadata'] = {}): Promise<string> {
   const name = uniqueName('cm');
-  const res = await api.post(cmPath(), { metadata: { name, ...extra }, data: { a: 'b' } });
+  const res = await e2e.api.post(cmPath(), { metadata: { name, ...extra }, data: { a: 'b' } });
   expect(res.status).toBe(201);
   return name;
 }
 
 /** DELETE with a JSON body, as kubectl and the typed clients send it. */
 async function deleteWith(path: string, body: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
+  const res = await fetch(`${e2e.server.url}${path}`, {
     method: 'DELETE',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
@@ -54,12 +37,19 @@ async function deleteWith(path: string, body: unknown) {
 describe('DeleteOptions', () => {
   it('kubectl delete --dry-run=server keeps the object (dryRun in the body)', async () => {
     const name = await configMap();
-    const result = await kubectl.run(['delete', 'configmap', name, '-n', ns, '--dry-run=server']);
+    const result = await e2e.kubectl.run([
+      'delete',
+      'configmap',
+      name,
+      '-n',
+      ns,
+      '--dry-run=server',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/deleted \(server dry run\)/);
-    expect((await api.get(cmPath(name))).status).toBe(200);
-    expect((await kubectl.run(['delete', 'configmap', name, '-n', ns])).code).toBe(0);
-    expect((await api.get(cmPath(name))).status).toBe(404);
+    expect((await e2e.api.get(cmPath(name))).status).toBe(200);
+    expect((await e2e.kubectl.run(['delete', 'configmap', name, '-n', ns])).code).toBe(0);
+    expect((await e2e.api.get(cmPath(name))).status).toBe(404);
   });
 
   it('a body dryRun keeps every object of a deletecollection', async () => {
@@ -67,7 +57,7 @@ describe('DeleteOptions', () => {
     const res = await deleteWith(`${cmPath()}?labelSelector=dry%3Drun`, { dryRun: ['All'] });
     expect(res.status).toBe(200);
     expect((res.body as unknown as KubeList).items.map((o) => o.metadata.name)).toEqual([names[0]]);
-    for (const name of names) expect((await api.get(cmPath(name))).status).toBe(200);
+    for (const name of names) expect((await e2e.api.get(cmPath(name))).status).toBe(200);
   });
 
   it('the Python client deletes nothing with V1DeleteOptions(dry_run=["All"])', async () => {
@@ -81,12 +71,12 @@ api.delete_namespaced_config_map(sys.argv[3], sys.argv[2], body=client.V1DeleteO
 print("ok")
 `;
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(PYTHON, ['-c', script, server.url, ns, name], (err, stdout, stderr) =>
+      execFile(PYTHON, ['-c', script, e2e.server.url, ns, name], (err, stdout, stderr) =>
         err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
       ),
     );
     expect(out.trim()).toBe('ok');
-    expect((await api.get(cmPath(name))).status).toBe(200);
+    expect((await e2e.api.get(cmPath(name))).status).toBe(200);
   });
 
   it('an unknown propagationPolicy, or one beside orphanDependents, is 422 and deletes nothing', async () => {
@@ -102,11 +92,11 @@ print("ok")
       orphanDependents: true,
     });
     expect(both.status).toBe(422);
-    const query = await api.delete(`${cmPath(name)}?propagationPolicy=Bogus`);
+    const query = await e2e.api.delete(`${cmPath(name)}?propagationPolicy=Bogus`);
     expect(query.status).toBe(422);
     const dryRun = await deleteWith(cmPath(name), { dryRun: ['Some'] });
     expect(dryRun.status).toBe(422);
-    expect((await api.get(cmPath(name))).status).toBe(200);
+    expect((await e2e.api.get(cmPath(name))).status).toBe(200);
   });
 
   it('a DeleteOptions field of the wrong type is 400 and deletes nothing', async () => {
@@ -122,7 +112,7 @@ print("ok")
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.kind).toBe('Status');
     }
-    expect((await api.get(cmPath(name))).status).toBe(200);
+    expect((await e2e.api.get(cmPath(name))).status).toBe(200);
   });
 
   it('preconditions in the body are checked: a uid or resourceVersion mismatch is 409', async () => {
@@ -132,7 +122,7 @@ print("ok")
     expect(uid.body.message).toMatch(/Precondition failed: UID in precondition: not-this-one/);
     const rv = await deleteWith(cmPath(name), { preconditions: { resourceVersion: '1' } });
     expect(rv.status).toBe(409);
-    const current = (await api.get(cmPath(name))).body;
+    const current = (await e2e.api.get(cmPath(name))).body;
     const ok = await deleteWith(cmPath(name), {
       preconditions: {
         uid: current.metadata.uid,
@@ -140,7 +130,7 @@ print("ok")
       },
     });
     expect(ok.status).toBe(200);
-    expect((await api.get(cmPath(name))).status).toBe(404);
+    expect((await e2e.api.get(cmPath(name))).status).toBe(404);
   });
 
   it('propagationPolicy Orphan and Foreground leave the object marked with the garbage collector finalizer; Background deletes it', async () => {
@@ -149,11 +139,11 @@ print("ok")
     expect(marked.status).toBe(200);
     expect(marked.body.metadata.finalizers).toEqual(['orphan']);
     expect(marked.body.metadata.deletionTimestamp).toBeTruthy();
-    expect((await api.get(cmPath(orphan))).body.metadata.finalizers).toEqual(['orphan']);
+    expect((await e2e.api.get(cmPath(orphan))).body.metadata.finalizers).toEqual(['orphan']);
 
     const foreground = await configMap();
     await deleteWith(cmPath(foreground), { propagationPolicy: 'Foreground' });
-    expect((await api.get(cmPath(foreground))).body.metadata).toMatchObject({
+    expect((await e2e.api.get(cmPath(foreground))).body.metadata).toMatchObject({
       finalizers: ['foregroundDeletion'],
       deletionGracePeriodSeconds: 0,
     });
@@ -162,11 +152,11 @@ print("ok")
     const gone = await deleteWith(cmPath(background), { propagationPolicy: 'Background' });
     expect(gone.status).toBe(200);
     expect(gone.body).toMatchObject({ kind: 'Status', status: 'Success' });
-    expect((await api.get(cmPath(background))).status).toBe(404);
+    expect((await e2e.api.get(cmPath(background))).status).toBe(404);
 
     // kubectl --cascade=orphan sends propagationPolicy Orphan in the body.
     const viaKubectl = await configMap();
-    const result = await kubectl.run([
+    const result = await e2e.kubectl.run([
       'delete',
       'configmap',
       viaKubectl,
@@ -176,7 +166,7 @@ print("ok")
       '--wait=false',
     ]);
     expect(result.code, result.stderr).toBe(0);
-    expect((await api.get(cmPath(viaKubectl))).body.metadata.finalizers).toEqual(['orphan']);
+    expect((await e2e.api.get(cmPath(viaKubectl))).body.metadata.finalizers).toEqual(['orphan']);
   });
 
   it('orphanDependents: false on an object kept by finalizers answers 202 Accepted', async () => {
@@ -192,14 +182,14 @@ describe('NamespaceLifecycle', () => {
   it.each(['default', 'kube-system', 'kube-public'])(
     'kubectl delete namespace %s is Forbidden and the namespace stays Active',
     async (name) => {
-      const result = await kubectl.run(['delete', 'namespace', name, '--wait=false']);
+      const result = await e2e.kubectl.run(['delete', 'namespace', name, '--wait=false']);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain(
         `namespaces "${name}" is forbidden: this namespace may not be deleted`,
       );
-      const dryRun = await api.delete(`/api/v1/namespaces/${name}?dryRun=All`);
+      const dryRun = await e2e.api.delete(`/api/v1/namespaces/${name}?dryRun=All`);
       expect(dryRun.status).toBe(403);
-      const got = await api.get(`/api/v1/namespaces/${name}`);
+      const got = await e2e.api.get(`/api/v1/namespaces/${name}`);
       expect(got.body.metadata.deletionTimestamp).toBeUndefined();
       expect(got.body['status']).toEqual({ phase: 'Active' });
     },

@@ -4,6 +4,7 @@ import { eventually, KUBECTL, silentLogger, tempDir } from '@listwatch/testing';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../server.js';
 
 // Shared by the end-to-end tests: a real apiserver on loopback, and real clients (kubectl 1.32,
@@ -305,3 +306,37 @@ export function apiClient(base: string) {
 }
 
 export type ApiClient = ReturnType<typeof apiClient>;
+
+/**
+ * One apiserver for the tests of a file, with a JSON client and a kubectl session against it:
+ * started before the tests, disposed of after.
+ */
+export function e2eForFile(options: ApiServerOptions = {}) {
+  let server: RunningApiServer | undefined;
+  let api: ApiClient | undefined;
+  let kubectl: KubectlSession | undefined;
+  beforeAll(async () => {
+    server = await startE2eServer(options);
+    api = apiClient(server.url);
+    kubectl = new KubectlSession(server.url);
+  });
+  afterAll(async () => {
+    kubectl?.dispose();
+    await server?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the server of the file starts in beforeAll');
+    return value;
+  };
+  return {
+    get server(): RunningApiServer {
+      return started(server);
+    },
+    get api(): ApiClient {
+      return started(api);
+    },
+    get kubectl(): KubectlSession {
+      return started(kubectl);
+    },
+  };
+}

@@ -1,33 +1,12 @@
 import type { KubeList, KubeObject, Status } from '@listwatch/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApiServer } from '../server.js';
-import {
-  apiClient,
-  eventually,
-  KubectlSession,
-  startE2eServer,
-  uniqueName,
-  type ApiClient,
-} from './e2e.test-helper.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, e2eForFile, uniqueName } from './e2e.test-helper.js';
 
 // The real kubectl 1.32 (/usr/bin/kubectl) against a real apiserver on loopback, each command
 // run the way a new user runs it, its output and its effects checked. `kubectl scale` and
 // `kubectl delete pod` have files of their own (scale.e2e.test.ts, pod-deletion.e2e.test.ts).
 
-let server: RunningApiServer;
-let api: ApiClient;
-let kubectl: KubectlSession;
-
-beforeAll(async () => {
-  server = await startE2eServer();
-  api = apiClient(server.url);
-  kubectl = new KubectlSession(server.url);
-});
-
-afterAll(async () => {
-  kubectl.dispose();
-  await server.close();
-});
+const e2e = e2eForFile();
 
 const configMap = (name: string, data: Record<string, string> = { mode: 'fast' }): KubeObject => ({
   apiVersion: 'v1',
@@ -71,10 +50,10 @@ function rows(stdout: string): string[][] {
 
 describe('kubectl get', () => {
   it('get pods -A lists the pods of every namespace with a NAMESPACE column', async () => {
-    const [a, b] = [await api.namespace('pods-a'), await api.namespace('pods-b')];
-    expect((await api.post(`/api/v1/namespaces/${a}/pods`, pod('one'))).status).toBe(201);
-    expect((await api.post(`/api/v1/namespaces/${b}/pods`, pod('two'))).status).toBe(201);
-    const { code, stdout, stderr } = await kubectl.run(['get', 'pods', '-A']);
+    const [a, b] = [await e2e.api.namespace('pods-a'), await e2e.api.namespace('pods-b')];
+    expect((await e2e.api.post(`/api/v1/namespaces/${a}/pods`, pod('one'))).status).toBe(201);
+    expect((await e2e.api.post(`/api/v1/namespaces/${b}/pods`, pod('two'))).status).toBe(201);
+    const { code, stdout, stderr } = await e2e.kubectl.run(['get', 'pods', '-A']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const table = rows(stdout);
@@ -98,9 +77,9 @@ describe('kubectl get', () => {
   });
 
   it('get pods -o wide shows the NODE a pod is bound to', async () => {
-    const ns = await api.namespace('wide');
-    await api.post(`/api/v1/namespaces/${ns}/pods`, pod('bound', 'node-7'));
-    const { code, stdout } = await kubectl.run(['get', 'pods', '-n', ns, '-o', 'wide']);
+    const ns = await e2e.api.namespace('wide');
+    await e2e.api.post(`/api/v1/namespaces/${ns}/pods`, pod('bound', 'node-7'));
+    const { code, stdout } = await e2e.kubectl.run(['get', 'pods', '-n', ns, '-o', 'wide']);
     expect(code).toBe(0);
     const [header, row] = stdout.trim().split('\n');
     expect(header?.split(/\s{2,}/)).toEqual([
@@ -128,20 +107,20 @@ describe('kubectl get', () => {
   });
 
   it('get configmaps -w prints the list, then a line for each create, update and delete', async () => {
-    const ns = await api.namespace('watch');
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('before'));
-    const watch = kubectl.spawn(['get', 'configmaps', '-n', ns, '-w']);
+    const ns = await e2e.api.namespace('watch');
+    await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('before'));
+    const watch = e2e.kubectl.spawn(['get', 'configmaps', '-n', ns, '-w']);
     try {
       // The listed object is printed once the LIST is done; the WATCH starts right after it.
       await watch.waitForLine(/^before\s+1\s/);
       const base = `/api/v1/namespaces/${ns}/configmaps`;
-      expect((await api.post(base, configMap('live'))).status).toBe(201);
+      expect((await e2e.api.post(base, configMap('live'))).status).toBe(201);
       await watch.waitForLine(/^live\s+1\s/);
       const seen = watch.lines.length;
-      expect((await api.patch(`${base}/live`, { data: { extra: 'x' } })).status).toBe(200);
+      expect((await e2e.api.patch(`${base}/live`, { data: { extra: 'x' } })).status).toBe(200);
       await watch.waitForLine(/^live\s+2\s/, seen);
       const updated = watch.lines.length;
-      expect((await api.delete(`${base}/live`)).status).toBe(200);
+      expect((await e2e.api.delete(`${base}/live`)).status).toBe(200);
       // The DELETED event prints the object's last state.
       await watch.waitForLine(/^live\s+2\s/, updated);
       expect(watch.lines[0]).toMatch(/^NAME\s+DATA\s+AGE$/);
@@ -153,14 +132,16 @@ describe('kubectl get', () => {
   });
 
   it('get --output-watch-events names each event ADDED, MODIFIED, DELETED', async () => {
-    const ns = await api.namespace('events');
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('first'));
-    const watch = kubectl.spawn(['get', 'cm', '-n', ns, '-w', '--output-watch-events']);
+    const ns = await e2e.api.namespace('events');
+    await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('first'));
+    const watch = e2e.kubectl.spawn(['get', 'cm', '-n', ns, '-w', '--output-watch-events']);
     try {
       await watch.waitForLine(/^ADDED\s+first\s/);
-      await api.patch(`/api/v1/namespaces/${ns}/configmaps/first`, { data: { a: '1', b: '2' } });
+      await e2e.api.patch(`/api/v1/namespaces/${ns}/configmaps/first`, {
+        data: { a: '1', b: '2' },
+      });
       await watch.waitForLine(/^MODIFIED\s+first\s+3\s/);
-      await api.delete(`/api/v1/namespaces/${ns}/configmaps/first`);
+      await e2e.api.delete(`/api/v1/namespaces/${ns}/configmaps/first`);
       await watch.waitForLine(/^DELETED\s+first\s+3\s/);
     } finally {
       await watch.stop();
@@ -168,27 +149,27 @@ describe('kubectl get', () => {
   });
 
   it('get deploy,rs prints a table per apps/v1 kind', async () => {
-    const ns = await api.namespace('apps');
+    const ns = await e2e.api.namespace('apps');
     const template = {
       metadata: { labels: { app: 'web' } },
       spec: { containers: [{ name: 'web', image: 'nginx' }] },
     };
     const spec = { replicas: 2, selector: { matchLabels: { app: 'web' } }, template };
-    const deploy = await api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+    const deploy = await e2e.api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web' },
       spec,
     });
     expect(deploy.status).toBe(201);
-    const rs = await api.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
+    const rs = await e2e.api.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
       metadata: { name: 'web-5d4f8', labels: { app: 'web' } },
       spec,
     });
     expect(rs.status).toBe(201);
-    const { code, stdout, stderr } = await kubectl.run(['get', 'deploy,rs', '-n', ns]);
+    const { code, stdout, stderr } = await e2e.kubectl.run(['get', 'deploy,rs', '-n', ns]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const [deployTable = '', rsTable = ''] = stdout.trim().split(/\n\s*\n/);
@@ -199,9 +180,9 @@ describe('kubectl get', () => {
   });
 
   it('get --raw prints the API response as is', async () => {
-    const ns = await api.namespace('raw');
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('raw'));
-    const { code, stdout } = await kubectl.run([
+    const ns = await e2e.api.namespace('raw');
+    await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('raw'));
+    const { code, stdout } = await e2e.kubectl.run([
       'get',
       '--raw',
       `/api/v1/namespaces/${ns}/configmaps`,
@@ -213,12 +194,16 @@ describe('kubectl get', () => {
     expect(list.items.map((i) => [i.metadata.name, i['data']])).toEqual([
       ['raw', { mode: 'fast' }],
     ]);
-    const defaults = await kubectl.run(['get', '--raw', '/api/v1/namespaces/default/configmaps']);
+    const defaults = await e2e.kubectl.run([
+      'get',
+      '--raw',
+      '/api/v1/namespaces/default/configmaps',
+    ]);
     expect(JSON.parse(defaults.stdout)).toMatchObject({ kind: 'ConfigMapList', items: [] });
   });
 
   it('api-resources lists the served resources with their API versions and kinds', async () => {
-    const { code, stdout, stderr } = await kubectl.run(['api-resources']);
+    const { code, stdout, stderr } = await e2e.kubectl.run(['api-resources']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const table = rows(stdout);
@@ -231,50 +216,64 @@ describe('kubectl get', () => {
 
 describe('kubectl writes', () => {
   it('create -f with default validation creates every object of the manifest', async () => {
-    const ns = await api.namespace('create');
-    kubectl.write(
+    const ns = await e2e.api.namespace('create');
+    e2e.kubectl.write(
       'create.yaml',
       `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: fast}\n---\n${deploymentManifest(1)}`,
     );
-    const { code, stdout, stderr } = await kubectl.run(['create', '-f', 'create.yaml', '-n', ns]);
+    const { code, stdout, stderr } = await e2e.kubectl.run([
+      'create',
+      '-f',
+      'create.yaml',
+      '-n',
+      ns,
+    ]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout.trim().split('\n')).toEqual([
       'configmap/settings created',
       'deployment.apps/web created',
     ]);
-    expect((await api.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).body['data']).toEqual({
+    expect(
+      (await e2e.api.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).body['data'],
+    ).toEqual({
       mode: 'fast',
     });
-    const web = await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
+    const web = await e2e.api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
     expect(web.body['spec']).toMatchObject({ replicas: 1 });
   });
 
   it('create -f with an unknown field fails with the strict decoding error kube-apiserver sends, creating nothing', async () => {
-    const ns = await api.namespace('strict');
-    kubectl.write(
+    const ns = await e2e.api.namespace('strict');
+    e2e.kubectl.write(
       'strict.yaml',
       deploymentManifest(1).replace('  replicas: 1', '  replicas: 1\n  foo: bar'),
     );
-    const { code, stdout, stderr } = await kubectl.run(['create', '-f', 'strict.yaml', '-n', ns]);
+    const { code, stdout, stderr } = await e2e.kubectl.run([
+      'create',
+      '-f',
+      'strict.yaml',
+      '-n',
+      ns,
+    ]);
     expect(code).not.toBe(0);
     expect(stdout).toBe('');
     expect(stderr.trim()).toBe(
       'Error from server (BadRequest): error when creating "strict.yaml": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo"',
     );
-    expect((await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`)).status).toBe(404);
+    expect((await e2e.api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`)).status).toBe(404);
   });
 
   it('apply --validate=warn creates the object without the unknown fields and prints one warning each', async () => {
-    const ns = await api.namespace('warn');
-    kubectl.write(
+    const ns = await e2e.api.namespace('warn');
+    e2e.kubectl.write(
       'warn.yaml',
       deploymentManifest(1, '        ports: [{containerPort: 80, bogus: 1}]\n').replace(
         '  replicas: 1',
         '  replicas: 1\n  foo: bar',
       ),
     );
-    const { code, stdout, stderr } = await kubectl.run([
+    const { code, stdout, stderr } = await e2e.kubectl.run([
       'apply',
       '-f',
       'warn.yaml',
@@ -288,7 +287,7 @@ describe('kubectl writes', () => {
       'Warning: unknown field "spec.foo"',
       'Warning: unknown field "spec.template.spec.containers[0].ports[0].bogus"',
     ]);
-    const web = await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
+    const web = await e2e.api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
     expect(web.body['spec']).not.toHaveProperty('foo');
     expect(web.body['spec']).toMatchObject({
       template: { spec: { containers: [{ ports: [{ containerPort: 80 }] }] } },
@@ -296,18 +295,21 @@ describe('kubectl writes', () => {
   });
 
   it('apply creates, applies a changed manifest over it, and records the last applied configuration', async () => {
-    const ns = await api.namespace('apply');
-    kubectl.write('apply.yaml', deploymentManifest(2));
-    const first = await kubectl.run(['apply', '-f', 'apply.yaml', '-n', ns]);
+    const ns = await e2e.api.namespace('apply');
+    e2e.kubectl.write('apply.yaml', deploymentManifest(2));
+    const first = await e2e.kubectl.run(['apply', '-f', 'apply.yaml', '-n', ns]);
     expect(first.stderr).toBe('');
     expect(first.stdout.trim()).toBe('deployment.apps/web created');
-    kubectl.write('apply.yaml', deploymentManifest(3).replace('image: nginx', 'image: nginx:1.27'));
-    const second = await kubectl.run(['apply', '-f', 'apply.yaml', '-n', ns]);
+    e2e.kubectl.write(
+      'apply.yaml',
+      deploymentManifest(3).replace('image: nginx', 'image: nginx:1.27'),
+    );
+    const second = await e2e.kubectl.run(['apply', '-f', 'apply.yaml', '-n', ns]);
     expect(second.stderr).toBe('');
     expect(second.stdout.trim()).toBe('deployment.apps/web configured');
-    const again = await kubectl.run(['apply', '-f', 'apply.yaml', '-n', ns]);
+    const again = await e2e.kubectl.run(['apply', '-f', 'apply.yaml', '-n', ns]);
     expect(again.stdout.trim()).toBe('deployment.apps/web unchanged');
-    const web = (await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`)).body;
+    const web = (await e2e.api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`)).body;
     expect(web['spec']).toMatchObject({
       replicas: 3,
       template: { spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
@@ -324,11 +326,11 @@ describe('kubectl writes', () => {
   });
 
   it('diff shows what a re-apply would change, from a server-side dry run that writes nothing', async () => {
-    const ns = await api.namespace('diff');
-    kubectl.write('diff.yaml', deploymentManifest(2));
-    expect((await kubectl.run(['apply', '-f', 'diff.yaml', '-n', ns])).code).toBe(0);
-    kubectl.write('diff.yaml', deploymentManifest(3));
-    const { code, stdout, stderr } = await kubectl.run(['diff', '-f', 'diff.yaml', '-n', ns]);
+    const ns = await e2e.api.namespace('diff');
+    e2e.kubectl.write('diff.yaml', deploymentManifest(2));
+    expect((await e2e.kubectl.run(['apply', '-f', 'diff.yaml', '-n', ns])).code).toBe(0);
+    e2e.kubectl.write('diff.yaml', deploymentManifest(3));
+    const { code, stdout, stderr } = await e2e.kubectl.run(['diff', '-f', 'diff.yaml', '-n', ns]);
     expect(stderr).toBe('');
     expect(code).toBe(1); // diff's "there are differences"
     const changes = stdout.split('\n').filter((l) => /^[-+] /.test(l));
@@ -338,14 +340,14 @@ describe('kubectl writes', () => {
       '-  replicas: 2',
       '+  replicas: 3',
     ]);
-    const web = (await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`)).body;
+    const web = (await e2e.api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`)).body;
     expect(web['spec']).toMatchObject({ replicas: 2 });
   });
 
   it('apply --server-side says server-side apply is not available (this server has none)', async () => {
-    const ns = await api.namespace('ssa');
-    kubectl.write('ssa.yaml', deploymentManifest(1));
-    const { code, stderr } = await kubectl.run([
+    const ns = await e2e.api.namespace('ssa');
+    e2e.kubectl.write('ssa.yaml', deploymentManifest(1));
+    const { code, stderr } = await e2e.kubectl.run([
       'apply',
       '--server-side',
       '-f',
@@ -358,31 +360,40 @@ describe('kubectl writes', () => {
   });
 
   it('label adds a label that label selectors then find', async () => {
-    const ns = await api.namespace('label');
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('tagged'));
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('plain'));
-    const labeled = await kubectl.run(['label', 'configmap', 'tagged', 'tier=front', '-n', ns]);
+    const ns = await e2e.api.namespace('label');
+    await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('tagged'));
+    await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('plain'));
+    const labeled = await e2e.kubectl.run(['label', 'configmap', 'tagged', 'tier=front', '-n', ns]);
     expect(labeled.stdout.trim()).toBe('configmap/tagged labeled');
     expect(
-      (await api.get(`/api/v1/namespaces/${ns}/configmaps/tagged`)).body.metadata.labels,
+      (await e2e.api.get(`/api/v1/namespaces/${ns}/configmaps/tagged`)).body.metadata.labels,
     ).toEqual({
       tier: 'front',
     });
-    const selected = await kubectl.run(['get', 'cm', '-n', ns, '-l', 'tier=front', '-o', 'name']);
+    const selected = await e2e.kubectl.run([
+      'get',
+      'cm',
+      '-n',
+      ns,
+      '-l',
+      'tier=front',
+      '-o',
+      'name',
+    ]);
     expect(selected.stdout.trim()).toBe('configmap/tagged');
-    const overwrite = await kubectl.run(['label', 'cm', 'tagged', 'tier=back', '-n', ns]);
+    const overwrite = await e2e.kubectl.run(['label', 'cm', 'tagged', 'tier=back', '-n', ns]);
     expect(overwrite.code).not.toBe(0);
     expect(overwrite.stderr).toContain("'tier' already has a value (front)");
   });
 
   it('edit opens the object in KUBE_EDITOR and saves what the editor wrote', async () => {
-    const ns = await api.namespace('edit');
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('settings'));
-    const editor = kubectl.write(
+    const ns = await e2e.api.namespace('edit');
+    await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('settings'));
+    const editor = e2e.kubectl.write(
       'editor.sh',
       `#!/bin/sh\nsed -i 's/mode: fast/mode: slow/' "$1"\n`,
     );
-    const { code, stdout, stderr } = await kubectl.run(
+    const { code, stdout, stderr } = await e2e.kubectl.run(
       ['edit', 'configmap', 'settings', '-n', ns],
       {
         KUBE_EDITOR: editor,
@@ -391,16 +402,18 @@ describe('kubectl writes', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout.trim()).toBe('configmap/settings edited');
-    expect((await api.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).body['data']).toEqual({
+    expect(
+      (await e2e.api.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).body['data'],
+    ).toEqual({
       mode: 'slow',
     });
   });
 
   it('delete removes the object and returns once it is gone', async () => {
-    const ns = await api.namespace('delete');
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('doomed'));
+    const ns = await e2e.api.namespace('delete');
+    await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('doomed'));
     // --timeout turns a wait that never ends into a failure instead of a hang.
-    const { code, stdout } = await kubectl.run([
+    const { code, stdout } = await e2e.kubectl.run([
       'delete',
       'cm',
       'doomed',
@@ -410,30 +423,30 @@ describe('kubectl writes', () => {
     ]);
     expect(code).toBe(0);
     expect(stdout.trim()).toBe('configmap "doomed" deleted');
-    expect((await api.get(`/api/v1/namespaces/${ns}/configmaps/doomed`)).status).toBe(404);
+    expect((await e2e.api.get(`/api/v1/namespaces/${ns}/configmaps/doomed`)).status).toBe(404);
   });
 
   it('delete of an object with a finalizer waits on a field-selected watch until the finalizer is removed', async () => {
-    const ns = await api.namespace('finalizer');
+    const ns = await e2e.api.namespace('finalizer');
     const path = `/api/v1/namespaces/${ns}/configmaps/held`;
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, {
+    await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, {
       ...configMap('held'),
       metadata: { name: 'held', finalizers: ['example.com/hold'] },
     });
-    const deleting = kubectl.spawn(['delete', 'cm', 'held', '-n', ns, '--timeout=20s', '-v=6']);
+    const deleting = e2e.kubectl.spawn(['delete', 'cm', 'held', '-n', ns, '--timeout=20s', '-v=6']);
     try {
       const watching = new RegExp(
         `GET \\S+/namespaces/${ns}/configmaps\\?\\S*fieldSelector=metadata\\.name%3Dheld\\S*watch=true`,
       );
       await eventually(() => (watching.test(deleting.stderr) ? true : undefined), 'the wait watch');
-      const held = await api.get(path);
+      const held = await e2e.api.get(path);
       expect(held.body.metadata.deletionTimestamp).toBeDefined();
       expect(deleting.exitCode).toBeUndefined();
-      const released = await api.patch(path, { metadata: { finalizers: null } });
+      const released = await e2e.api.patch(path, { metadata: { finalizers: null } });
       expect(released.status).toBe(200);
       expect(await deleting.exit()).toBe(0);
       expect(deleting.stdout.trim()).toBe('configmap "held" deleted');
-      expect((await api.get(path)).status).toBe(404);
+      expect((await e2e.api.get(path)).status).toBe(404);
     } finally {
       await deleting.stop();
     }
@@ -443,13 +456,13 @@ describe('kubectl writes', () => {
 describe('kubectl namespaces', () => {
   it('create namespace, create configmap and create secret work, though kubectl sends them as protobuf', async () => {
     const ns = uniqueName('proto');
-    const created = await kubectl.run(['create', 'namespace', ns]);
+    const created = await e2e.kubectl.run(['create', 'namespace', ns]);
     expect(created.stderr).toBe('');
     expect(created.stdout.trim()).toBe(`namespace/${ns} created`);
-    const namespace = (await api.get(`/api/v1/namespaces/${ns}`)).body;
+    const namespace = (await e2e.api.get(`/api/v1/namespaces/${ns}`)).body;
     expect(namespace.metadata.labels).toEqual({ 'kubernetes.io/metadata.name': ns });
     expect(namespace['status']).toEqual({ phase: 'Active' });
-    const cm = await kubectl.run([
+    const cm = await e2e.kubectl.run([
       'create',
       'configmap',
       'settings',
@@ -459,11 +472,13 @@ describe('kubectl namespaces', () => {
       '--from-literal=empty=',
     ]);
     expect(cm.stdout.trim()).toBe('configmap/settings created');
-    expect((await api.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).body['data']).toEqual({
+    expect(
+      (await e2e.api.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).body['data'],
+    ).toEqual({
       mode: 'fast',
       empty: '',
     });
-    const secret = await kubectl.run([
+    const secret = await e2e.kubectl.run([
       'create',
       'secret',
       'generic',
@@ -473,18 +488,18 @@ describe('kubectl namespaces', () => {
       '--from-literal=user=admin',
     ]);
     expect(secret.stdout.trim()).toBe('secret/creds created');
-    expect((await api.get(`/api/v1/namespaces/${ns}/secrets/creds`)).body).toMatchObject({
+    expect((await e2e.api.get(`/api/v1/namespaces/${ns}/secrets/creds`)).body).toMatchObject({
       type: 'Opaque',
       data: { user: Buffer.from('admin').toString('base64') },
     });
   });
 
   it('delete namespace removes everything in it, and kubectl waits until the namespace is gone', async () => {
-    const ns = await api.namespace('doomed-ns');
+    const ns = await e2e.api.namespace('doomed-ns');
     for (const name of ['a', 'b'])
-      await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap(name));
-    await api.post(`/api/v1/namespaces/${ns}/pods`, pod('p'));
-    const { code, stdout, stderr } = await kubectl.run([
+      await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap(name));
+    await e2e.api.post(`/api/v1/namespaces/${ns}/pods`, pod('p'));
+    const { code, stdout, stderr } = await e2e.kubectl.run([
       'delete',
       'namespace',
       ns,
@@ -496,7 +511,7 @@ describe('kubectl namespaces', () => {
     // After the DELETE, kubectl waited: it read the namespace back until it was gone (404), or
     // watched it by name while the namespace was still Terminating.
     const requests = [...stderr.matchAll(/round_trippers\.go:\d+\] (\w+) (\S+) (\d{3})/g)].map(
-      (m) => `${m[1] ?? ''} ${(m[2] ?? '').replace(server.url, '')} ${m[3] ?? ''}`,
+      (m) => `${m[1] ?? ''} ${(m[2] ?? '').replace(e2e.server.url, '')} ${m[3] ?? ''}`,
     );
     const deleted = requests.indexOf(`DELETE /api/v1/namespaces/${ns} 200`);
     expect(deleted).toBeGreaterThanOrEqual(0);
@@ -507,36 +522,46 @@ describe('kubectl namespaces', () => {
         ),
       ),
     );
-    expect((await api.get(`/api/v1/namespaces/${ns}`)).status).toBe(404);
-    expect((await api.get<KubeList>(`/api/v1/namespaces/${ns}/configmaps`)).body.items).toEqual([]);
-    expect((await api.get<KubeList>(`/api/v1/namespaces/${ns}/pods`)).body.items).toEqual([]);
-    const get = await kubectl.run(['get', 'ns', ns]);
+    expect((await e2e.api.get(`/api/v1/namespaces/${ns}`)).status).toBe(404);
+    expect((await e2e.api.get<KubeList>(`/api/v1/namespaces/${ns}/configmaps`)).body.items).toEqual(
+      [],
+    );
+    expect((await e2e.api.get<KubeList>(`/api/v1/namespaces/${ns}/pods`)).body.items).toEqual([]);
+    const get = await e2e.kubectl.run(['get', 'ns', ns]);
     expect(get.stderr.trim()).toBe(`Error from server (NotFound): namespaces "${ns}" not found`);
   });
 });
 
 describe('kubectl secrets', () => {
   it('apply -f of a secret with stringData stores it as base64 data: jsonpath reads it, get shows DATA 1, a changed manifest updates it', async () => {
-    const ns = await api.namespace('secret');
+    const ns = await e2e.api.namespace('secret');
     const manifest = (value: string) =>
       `apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {a: ${value}}\n`;
-    kubectl.write('secret.yaml', manifest('b'));
-    const applied = await kubectl.run(['apply', '-f', 'secret.yaml', '-n', ns]);
+    e2e.kubectl.write('secret.yaml', manifest('b'));
+    const applied = await e2e.kubectl.run(['apply', '-f', 'secret.yaml', '-n', ns]);
     expect(applied.stderr).toBe('');
     expect(applied.stdout.trim()).toBe('secret/s created');
-    const value = await kubectl.run(['get', 'secret', 's', '-n', ns, '-o', 'jsonpath={.data.a}']);
+    const value = await e2e.kubectl.run([
+      'get',
+      'secret',
+      's',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.data.a}',
+    ]);
     expect(value.stdout).toBe(Buffer.from('b').toString('base64'));
-    const table = await kubectl.run(['get', 'secret', 's', '-n', ns]);
+    const table = await e2e.kubectl.run(['get', 'secret', 's', '-n', ns]);
     expect(rows(table.stdout)).toEqual([
       ['NAME', 'TYPE', 'DATA', 'AGE'],
       ['s', 'Opaque', '1', expect.stringMatching(/^\d+s$/)],
     ]);
     // A re-apply sends stringData in a strategic merge patch: merged into data again.
-    kubectl.write('secret.yaml', manifest('c'));
-    const reapplied = await kubectl.run(['apply', '-f', 'secret.yaml', '-n', ns]);
+    e2e.kubectl.write('secret.yaml', manifest('c'));
+    const reapplied = await e2e.kubectl.run(['apply', '-f', 'secret.yaml', '-n', ns]);
     expect(reapplied.stderr).toBe('');
     expect(reapplied.stdout.trim()).toBe('secret/s configured');
-    const stored = (await api.get(`/api/v1/namespaces/${ns}/secrets/s`)).body;
+    const stored = (await e2e.api.get(`/api/v1/namespaces/${ns}/secrets/s`)).body;
     expect(stored['data']).toEqual({ a: Buffer.from('c').toString('base64') });
     expect(stored).not.toHaveProperty('stringData');
   });
@@ -546,8 +571,8 @@ describe('server-side field validation (fieldValidation)', () => {
   const body = (extra: Record<string, unknown>) => ({ ...configMap('fv'), ...extra });
 
   it('Strict refuses a create with every unknown field listed, as a 400 BadRequest', async () => {
-    const ns = await api.namespace('fv-strict');
-    const res = await api.post<Status>(
+    const ns = await e2e.api.namespace('fv-strict');
+    const res = await e2e.api.post<Status>(
       `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Strict`,
       body({ spec: { foo: 1 }, metadata: { name: 'fv', labelz: {} } }),
     );
@@ -560,16 +585,19 @@ describe('server-side field validation (fieldValidation)', () => {
   });
 
   it('Warn (the default) stores the object without the unknown fields and sends a 299 warning for each', async () => {
-    const ns = await api.namespace('fv-warn');
-    const res = await api.post(`/api/v1/namespaces/${ns}/configmaps`, body({ spec: { foo: 1 } }));
+    const ns = await e2e.api.namespace('fv-warn');
+    const res = await e2e.api.post(
+      `/api/v1/namespaces/${ns}/configmaps`,
+      body({ spec: { foo: 1 } }),
+    );
     expect(res.status).toBe(201);
     expect(res.headers.get('warning')).toBe('299 - "unknown field \\"spec\\""');
     expect(res.body).not.toHaveProperty('spec');
   });
 
   it('Ignore drops the unknown fields silently', async () => {
-    const ns = await api.namespace('fv-ignore');
-    const res = await api.post(
+    const ns = await e2e.api.namespace('fv-ignore');
+    const res = await e2e.api.post(
       `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Ignore`,
       body({ spec: { foo: 1 } }),
     );
@@ -579,7 +607,7 @@ describe('server-side field validation (fieldValidation)', () => {
   });
 
   it('an unsupported value is 422 Invalid on the write options', async () => {
-    const res = await api.post<Status>(
+    const res = await e2e.api.post<Status>(
       '/api/v1/namespaces/default/configmaps?fieldValidation=strict',
       configMap('fv'),
     );
@@ -590,13 +618,18 @@ describe('server-side field validation (fieldValidation)', () => {
   });
 
   it('a Strict patch is refused with the strict decoding error of the patched object', async () => {
-    const ns = await api.namespace('fv-patch');
+    const ns = await e2e.api.namespace('fv-patch');
     const base = `/api/v1/namespaces/${ns}/configmaps`;
-    await api.post(base, configMap('fv'));
-    const res = await api.patch<Status>(`${base}/fv?fieldValidation=Strict`, { dataa: { x: '1' } });
+    await e2e.api.post(base, configMap('fv'));
+    const res = await e2e.api.patch<Status>(`${base}/fv?fieldValidation=Strict`, {
+      dataa: { x: '1' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('strict decoding error: unknown field "dataa"');
-    const put = await api.put<Status>(`${base}/fv?fieldValidation=Strict`, body({ extra: true }));
+    const put = await e2e.api.put<Status>(
+      `${base}/fv?fieldValidation=Strict`,
+      body({ extra: true }),
+    );
     expect(put.status).toBe(400);
     expect(put.body.message).toBe(
       'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "extra"',
@@ -604,8 +637,8 @@ describe('server-side field validation (fieldValidation)', () => {
   });
 
   it('an unknown field is found at any depth, as in the closed Go structs kube decodes into', async () => {
-    const ns = await api.namespace('fv-deep');
-    const res = await api.post<Status>(`/api/v1/namespaces/${ns}/pods?fieldValidation=Strict`, {
+    const ns = await e2e.api.namespace('fv-deep');
+    const res = await e2e.api.post<Status>(`/api/v1/namespaces/${ns}/pods?fieldValidation=Strict`, {
       ...pod('deep'),
       spec: {
         containers: [

@@ -1,28 +1,14 @@
 import type { KubeObject } from '@listwatch/api';
 import { PYTHON } from '@listwatch/testing';
 import { execFile } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApiServer } from '../server.js';
-import { apiClient, KubectlSession, startE2eServer, type ApiClient } from './e2e.test-helper.js';
+import { describe, expect, it } from 'vitest';
+import { e2eForFile } from './e2e.test-helper.js';
 
 // `kubectl scale` (kubectl 1.32's scale client: discovery finds deployments/scale as
 // autoscaling/v1 Scale, then a merge patch of spec.replicas, or GET + PUT with preconditions)
 // and the Python client's scale calls, against the scale subresource.
 
-let server: RunningApiServer;
-let api: ApiClient;
-let kubectl: KubectlSession;
-
-beforeAll(async () => {
-  server = await startE2eServer();
-  api = apiClient(server.url);
-  kubectl = new KubectlSession(server.url);
-});
-
-afterAll(async () => {
-  kubectl.dispose();
-  await server.close();
-});
+const e2e = e2eForFile();
 
 const workload = (kind: 'Deployment' | 'ReplicaSet', replicas: number): KubeObject => ({
   apiVersion: 'apps/v1',
@@ -39,8 +25,8 @@ const workload = (kind: 'Deployment' | 'ReplicaSet', replicas: number): KubeObje
 });
 
 async function create(kind: 'Deployment' | 'ReplicaSet', replicas: number): Promise<string> {
-  const ns = await api.namespace('scale');
-  const res = await api.post(
+  const ns = await e2e.api.namespace('scale');
+  const res = await e2e.api.post(
     `/apis/apps/v1/namespaces/${ns}/${kind.toLowerCase()}s`,
     workload(kind, replicas),
   );
@@ -49,7 +35,7 @@ async function create(kind: 'Deployment' | 'ReplicaSet', replicas: number): Prom
 }
 
 async function replicas(kind: string, ns: string): Promise<string> {
-  const result = await kubectl.run([
+  const result = await e2e.kubectl.run([
     'get',
     kind,
     'web',
@@ -65,7 +51,7 @@ async function replicas(kind: string, ns: string): Promise<string> {
 describe('kubectl scale', () => {
   it('kubectl scale deployment sets spec.replicas through the scale subresource', async () => {
     const ns = await create('Deployment', 2);
-    const result = await kubectl.run(['scale', 'deployment', 'web', '--replicas=5', '-n', ns]);
+    const result = await e2e.kubectl.run(['scale', 'deployment', 'web', '--replicas=5', '-n', ns]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('deployment.apps/web scaled');
@@ -74,7 +60,7 @@ describe('kubectl scale', () => {
 
   it('kubectl scale rs sets the replicaset’s spec.replicas', async () => {
     const ns = await create('ReplicaSet', 1);
-    const result = await kubectl.run(['scale', 'rs', 'web', '--replicas=3', '-n', ns]);
+    const result = await e2e.kubectl.run(['scale', 'rs', 'web', '--replicas=3', '-n', ns]);
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe('replicaset.apps/web scaled');
     expect(await replicas('rs', ns)).toBe('3');
@@ -82,7 +68,7 @@ describe('kubectl scale', () => {
 
   it('--current-replicas is checked against the Scale, and --resource-version is a precondition', async () => {
     const ns = await create('Deployment', 2);
-    const wrong = await kubectl.run([
+    const wrong = await e2e.kubectl.run([
       'scale',
       'deployment/web',
       '--current-replicas=4',
@@ -92,7 +78,7 @@ describe('kubectl scale', () => {
     ]);
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toContain('Expected replicas to be 4, was 2');
-    const right = await kubectl.run([
+    const right = await e2e.kubectl.run([
       'scale',
       'deployment/web',
       '--current-replicas=2',
@@ -102,7 +88,7 @@ describe('kubectl scale', () => {
     ]);
     expect(right.stderr).toBe('');
     expect(await replicas('deploy', ns)).toBe('6');
-    const stale = await kubectl.run([
+    const stale = await e2e.kubectl.run([
       'scale',
       'deployment/web',
       '--resource-version=1',
@@ -118,7 +104,7 @@ describe('kubectl scale', () => {
 
   it('kubectl get --raw reads the Scale', async () => {
     const ns = await create('Deployment', 3);
-    const result = await kubectl.run([
+    const result = await e2e.kubectl.run([
       'get',
       '--raw',
       `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`,
@@ -145,7 +131,7 @@ read = apps.read_namespaced_deployment_scale("web", sys.argv[2])
 print(scaled.kind, scaled.spec.replicas, read.spec.replicas, read.status.selector)
 `;
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(PYTHON, ['-c', script, server.url, ns], (err, stdout, stderr) =>
+      execFile(PYTHON, ['-c', script, e2e.server.url, ns], (err, stdout, stderr) =>
         err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
       ),
     );
