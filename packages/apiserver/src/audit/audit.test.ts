@@ -336,8 +336,9 @@ describe('the audit writer (fuzz)', () => {
       }),
       { numRuns: 60 },
     );
-    // Every line parses as an Event; every request that reached the server wrote its events.
-    await expect.poll(() => events().length - before).toBeGreaterThanOrEqual(2 * sent);
+    // Every line parses as an Event; every request that reached the server wrote at least one
+    // (a request refused before it is served has a single stage).
+    await expect.poll(() => events().length - before).toBeGreaterThanOrEqual(sent);
     const raw = readFileSync(logPath, 'utf8');
     expect(raw.endsWith('\n')).toBe(true);
     for (const line of raw.split('\n').filter(Boolean)) {
