@@ -239,6 +239,38 @@ function authenticatorOf(
   });
 }
 
+/**
+ * The authorizer `--authorization-mode` asks for; with RBAC, the default roles are ensured and the
+ * policy followed from storage before the first request.
+ */
+async function startAuthorizer(
+  options: ApiServerOptions,
+  storage: Storage,
+  logger: Logger,
+): Promise<{ authorizer: RequestAuthorizer; policy: RbacPolicyStore | undefined }> {
+  const modes = options.authorizationMode ?? ['AlwaysAllow'];
+  let policy: RbacPolicyStore | undefined;
+  if (modes.includes('RBAC')) {
+    await ensureBootstrapPolicy(storage);
+    policy = new RbacPolicyStore(storage, logger);
+    await policy.start();
+  }
+  const authorizer = new RequestAuthorizer(
+    unionAuthorizer([
+      privilegedGroups,
+      ...modes.map((mode) =>
+        mode === 'RBAC'
+          ? new RbacAuthorizer(policy!)
+          : mode === 'AlwaysDeny'
+            ? alwaysDeny
+            : alwaysAllow,
+      ),
+    ]),
+    policy && ((listener) => policy.onChange(listener)),
+  );
+  return { authorizer, policy };
+}
+
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const logger = options.logger ?? jsonLogger('info');
@@ -278,6 +310,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     },
     objectGetter(registry),
   );
+  // Options that refuse to start do so before the authorizer follows storage.
+  const authenticator = authenticatorOf(options, serviceAccounts);
+  const { authorizer, policy } = await startAuthorizer(options, storage, logger);
   const context: ServerContext = {
     registry,
     storage,
@@ -286,10 +321,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
     requestTimeoutMs: options.requestTimeout ?? 60_000,
-    authenticator: authenticatorOf(options, serviceAccounts),
+    authenticator,
     serviceAccountTokens: serviceAccounts,
     hostFilter: HostFilter.parse(options.acceptHosts ?? []),
-    authorizer: new RequestAuthorizer(alwaysAllow),
+    authorizer,
     listEncodings:
       options.watchCacheListEncodings === false
         ? undefined
@@ -307,26 +342,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   // Every namespace's `default` ServiceAccount, as kube-controller-manager keeps them.
   const serviceAccountsController = ServiceAccountsController.of(registry, logger);
   await serviceAccountsController?.start();
-  const modes = options.authorizationMode ?? ['AlwaysAllow'];
-  let policy: RbacPolicyStore | undefined;
-  if (modes.includes('RBAC')) {
-    await ensureBootstrapPolicy(storage);
-    policy = new RbacPolicyStore(storage, logger);
-    await policy.start();
-  }
-  context.authorizer = new RequestAuthorizer(
-    unionAuthorizer([
-      privilegedGroups,
-      ...modes.map((mode) =>
-        mode === 'RBAC'
-          ? new RbacAuthorizer(policy!)
-          : mode === 'AlwaysDeny'
-            ? alwaysDeny
-            : alwaysAllow,
-      ),
-    ]),
-    policy && ((listener) => policy.onChange(listener)),
-  );
   await registry.start();
   const app = createApp(context, {
     readOnly: options.maxRequestsInflight ?? 400,
