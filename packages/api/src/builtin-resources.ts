@@ -587,41 +587,30 @@ const bindingColumns = (): TableColumn[] => [
   ),
 ];
 
-const roles = define({
-  group: RBAC_GROUP,
-  kind: 'Role',
-  plural: 'roles',
-  namespaced: true,
-  nameRule: 'pathSegment',
-  columns: [NAME, CREATED_AT],
-});
+/** An RBAC kind and its cluster-scoped twin (Role/ClusterRole, RoleBinding/ClusterRoleBinding). */
+function rbacScopes(
+  kind: string,
+  plural: string,
+  columns: TableColumn[],
+): [ResourceDefinition, ResourceDefinition] {
+  const scoped = (prefix: string, namespaced: boolean) =>
+    define({
+      group: RBAC_GROUP,
+      kind: `${prefix}${kind}`,
+      plural: `${prefix.toLowerCase()}${plural}`,
+      namespaced,
+      nameRule: 'pathSegment',
+      columns,
+    });
+  return [scoped('', true), scoped('Cluster', false)];
+}
 
-const clusterroles = define({
-  group: RBAC_GROUP,
-  kind: 'ClusterRole',
-  plural: 'clusterroles',
-  namespaced: false,
-  nameRule: 'pathSegment',
-  columns: [NAME, CREATED_AT],
-});
-
-const rolebindings = define({
-  group: RBAC_GROUP,
-  kind: 'RoleBinding',
-  plural: 'rolebindings',
-  namespaced: true,
-  nameRule: 'pathSegment',
-  columns: bindingColumns(),
-});
-
-const clusterrolebindings = define({
-  group: RBAC_GROUP,
-  kind: 'ClusterRoleBinding',
-  plural: 'clusterrolebindings',
-  namespaced: false,
-  nameRule: 'pathSegment',
-  columns: bindingColumns(),
-});
+const [roles, clusterroles] = rbacScopes('Role', 'roles', [NAME, CREATED_AT]);
+const [rolebindings, clusterrolebindings] = rbacScopes(
+  'RoleBinding',
+  'rolebindings',
+  bindingColumns(),
+);
 
 /** Every built-in resource, in discovery order. */
 export const builtinResources: readonly ResourceDefinition[] = [
