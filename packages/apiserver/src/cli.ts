@@ -138,6 +138,11 @@ export const FLAGS: readonly Flag[] = [
     },
   },
   {
+    name: 'encryption-provider-config',
+    help: 'An apiserver.config.k8s.io/v1 EncryptionConfiguration (YAML or JSON): the resources it names (e.g. secrets) are stored encrypted by its first provider (aescbc, aesgcm, secretbox, identity) and read by any; rotate a key by listing the new one first and rewriting the objects.',
+    apply: (o, v) => (o.encryptionProviderConfig = v),
+  },
+  {
     name: 'data-dir',
     default: './listwatch-data',
     help: 'Directory of the sqlite database file.',

@@ -1,5 +1,11 @@
 import { builtinResources, type Logger, type ResourceDefinition } from '@listwatch/api';
-import { createStorage, type Storage, type StorageBackend } from '@listwatch/storage';
+import {
+  createStorage,
+  DEFAULT_PREFIX,
+  type Storage,
+  type StorageBackend,
+} from '@listwatch/storage';
+import { loadEncryptionConfig } from './encryption/encryption-config.js';
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -89,6 +95,11 @@ export interface ApiServerOptions {
    * Metadata (no bodies), for every request; `-` is standard output. No policy file.
    */
   auditLogPath?: string;
+  /**
+   * `--encryption-provider-config`: an EncryptionConfiguration file; the resources it names are
+   * stored encrypted (aescbc, aesgcm, secretbox). Ignored with `storage`.
+   */
+  encryptionProviderConfig?: string;
   /**
    * `--request-timeout` (ms, default 1 min): a request's body must have arrived within this, or it
    * is answered 408 and its connection closed. Watches are long-running and not bound by it.
@@ -274,10 +285,21 @@ async function startAuthorizer(
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const logger = options.logger ?? jsonLogger('info');
+  const definitions = options.definitions ?? builtinResources;
+  const storagePrefix = options.etcdPrefix ?? DEFAULT_PREFIX;
   const storage =
     options.storage ??
     createStorage({
       backend: options.storageBackend ?? 'sqlite',
+      ...(options.encryptionProviderConfig !== undefined
+        ? {
+            transformerFor: loadEncryptionConfig(
+              options.encryptionProviderConfig,
+              storagePrefix,
+              definitions,
+            ),
+          }
+        : {}),
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
       ...(options.etcdServers !== undefined ? { endpoints: options.etcdServers } : {}),
       ...(options.etcdPrefix !== undefined ? { prefix: options.etcdPrefix } : {}),
@@ -292,7 +314,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       : {}),
     ...(options.watchCacheSizes ? { perResource: options.watchCacheSizes } : {}),
   };
-  const registry = new ResourceRegistry(storage, options.definitions ?? builtinResources, {
+  const registry = new ResourceRegistry(storage, definitions, {
     watchCacheSizes,
     logger,
     metrics: metrics.cacher,

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { Etcd3Storage, type Etcd3StorageOptions } from './etcd3/etcd3-storage.js';
 import { MemoryStorage } from './memory/memory-storage.js';
 import { SqliteStorage, type SqliteStorageOptions } from './sqlite/sqlite-storage.js';
-import type { Storage } from './storage.js';
+import type { BackendOptions, Storage } from './storage.js';
 
 export type StorageBackend = 'memory' | 'sqlite' | 'etcd3';
 
@@ -11,19 +11,13 @@ export const STORAGE_BACKENDS: readonly StorageBackend[] = ['memory', 'sqlite', 
 /** The SQLite file inside `dataDir` (k3s keeps `state.db` in its data dir too). */
 export const SQLITE_FILE = 'state.db';
 
-export interface CreateStorageOptions {
+export interface CreateStorageOptions extends BackendOptions {
   /** Default `sqlite`: durable and embedded, like k3s. */
   backend?: StorageBackend;
   /** sqlite: the directory of the database file (default `./listwatch-data`). */
   dataDir?: string;
   /** etcd3: member client URLs (`--etcd-servers`; default http://127.0.0.1:2379). */
   endpoints?: string[];
-  /** Key prefix (`--etcd-prefix`; default `/registry`). */
-  prefix?: string;
-  /** Milliseconds between compactions (`--etcd-compaction-interval`; default 5 min; 0 disables). */
-  compactionInterval?: number;
-  /** Milliseconds between PROGRESS events on idle progress-notify watches (default 5 s). */
-  progressNotifyInterval?: number;
   /** etcd3: per-operation timeout in ms (default 5 s). */
   requestTimeout?: number;
   /** sqlite: `synchronous` pragma (default FULL). */
@@ -32,7 +26,7 @@ export interface CreateStorageOptions {
 
 /** Opens the configured backend (kube-apiserver's `--storage-backend`, plus the embedded ones). */
 export function createStorage(options: CreateStorageOptions = {}): Storage {
-  const common = {
+  const common: BackendOptions = {
     ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
     ...(options.compactionInterval !== undefined
       ? { compactionInterval: options.compactionInterval }
@@ -40,6 +34,7 @@ export function createStorage(options: CreateStorageOptions = {}): Storage {
     ...(options.progressNotifyInterval !== undefined
       ? { progressNotifyInterval: options.progressNotifyInterval }
       : {}),
+    ...(options.transformerFor ? { transformerFor: options.transformerFor } : {}),
   };
   const backend = options.backend ?? 'sqlite';
   switch (backend) {

@@ -18,7 +18,19 @@ export type {
   StorageWatch,
   StorageWatchOptions,
   TryUpdate,
+  BackendOptions,
 } from './storage.js';
+// Encryption at rest: value transformers (k8s.io/apiserver pkg/storage/value).
+export {
+  ENCRYPTED_PREFIX,
+  identityTransformer,
+  prefixTransformers,
+  type PrefixedTransformer,
+  type Transformer,
+  type TransformerForKey,
+} from './value/transformer.js';
+export { cbcTransformer, gcmTransformer } from './value/aes.js';
+export { secretboxTransformer } from './value/secretbox.js';
 export { StorageError, isStorageError, type StorageErrorCode } from './storage-error.js';
 export {
   createStorage,

@@ -1,6 +1,6 @@
 import type { Revision, StorageChange } from './storage.js';
 import { StorageError } from './storage-error.js';
-import { decodeObject } from './stored-object.js';
+import type { StoredObjectCodec } from './stored-object.js';
 
 /** A key's state at one revision, as a log keeps it. */
 export interface StoredVersion {
@@ -25,19 +25,19 @@ export interface LogRecord {
  * cannot be described (a deletion has no object at all), so it is 410 Expired, as etcd gives no
  * prev_kv there and kube-apiserver's watcher refuses such events (etcd3/watcher.go parseEvent).
  */
-export function toChange(record: LogRecord): StorageChange {
+export function toChange(record: LogRecord, objects: StoredObjectCodec): StorageChange {
   const { key, revision, value, prev } = record;
   if (value !== undefined && record.createRevision === revision) {
-    return { type: 'ADDED', key, revision, object: decodeObject(key, value, revision) };
+    return { type: 'ADDED', key, revision, object: objects.decode(key, value, revision) };
   }
   if (!prev) throw StorageError.expired(key, revision - 1, revision);
-  const prevObject = decodeObject(key, prev.value, prev.modRevision);
+  const prevObject = objects.decode(key, prev.value, prev.modRevision);
   if (value === undefined) {
     return {
       type: 'DELETED',
       key,
       revision,
-      object: decodeObject(key, prev.value, revision),
+      object: objects.decode(key, prev.value, revision),
       prevObject,
     };
   }
@@ -45,7 +45,7 @@ export function toChange(record: LogRecord): StorageChange {
     type: 'MODIFIED',
     key,
     revision,
-    object: decodeObject(key, value, revision),
+    object: objects.decode(key, value, revision),
     prevObject,
   };
 }

@@ -12,6 +12,7 @@ import {
 import type { LogRecord } from './log-record.js';
 import type { RevisionLog } from './revision-log.js';
 import type {
+  BackendOptions,
   Revision,
   Storage,
   StorageDeleteOptions,
@@ -23,21 +24,14 @@ import type {
   TryUpdate,
 } from './storage.js';
 import { StorageError } from './storage-error.js';
-import { decodeObject, encodeObject } from './stored-object.js';
+import { StoredObjectCodec } from './stored-object.js';
 import { WatchChannel } from './watch-channel.js';
 import { WatchHub } from './watch-hub.js';
 
 /** The default period of PROGRESS events on idle watches that ask for them. */
 export const DEFAULT_PROGRESS_NOTIFY_INTERVAL = 5_000;
 
-export interface LogStorageOptions {
-  /** Key prefix (default `/registry`). */
-  prefix?: string;
-  /** Milliseconds between automatic compactions; 0 disables (default 5 min). */
-  compactionInterval?: number;
-  /** Milliseconds between PROGRESS events on idle `progressNotify` watches (default 5 s). */
-  progressNotifyInterval?: number;
-}
+export type LogStorageOptions = BackendOptions;
 
 /**
  * The Storage contract over a revision log that this process owns (memory, SQLite): validation,
@@ -47,6 +41,7 @@ export class LogStorage implements Storage {
   readonly prefix: string;
   private readonly hub: WatchHub;
   private readonly compactor: Compactor;
+  private readonly objects: StoredObjectCodec;
   private closed = false;
 
   protected constructor(
@@ -54,9 +49,11 @@ export class LogStorage implements Storage {
     options: LogStorageOptions,
   ) {
     this.prefix = validateStoragePrefix(options.prefix ?? DEFAULT_PREFIX);
+    this.objects = new StoredObjectCodec(options.transformerFor);
     this.hub = new WatchHub(
       log,
       options.progressNotifyInterval ?? DEFAULT_PROGRESS_NOTIFY_INTERVAL,
+      this.objects,
     );
     this.compactor = new Compactor(this, {
       interval: options.compactionInterval ?? DEFAULT_COMPACTION_INTERVAL,
@@ -72,7 +69,7 @@ export class LogStorage implements Storage {
       validateKey(this.prefix, key);
       this.usable(key);
       const row = this.log.get(key);
-      return row && decodeObject(key, row.value, row.modRevision);
+      return row && this.objects.decode(key, row.value, row.modRevision);
     });
   }
 
@@ -93,7 +90,7 @@ export class LogStorage implements Storage {
       );
       const remaining = count - rows.length;
       return {
-        items: rows.map((row) => decodeObject(row.key, row.value, row.modRevision)),
+        items: rows.map((row) => this.objects.decode(row.key, row.value, row.modRevision)),
         keys: rows.map((row) => row.key),
         revision,
         more: remaining > 0,
@@ -113,7 +110,7 @@ export class LogStorage implements Storage {
   create(key: string, object: KubeObject): Promise<KubeObject> {
     return run(() => {
       validateKey(this.prefix, key);
-      const data = encodeObject(key, object);
+      const data = this.objects.encode(key, object);
       this.usable(key);
       return this.committed(this.log.create(key, data));
     });
@@ -122,7 +119,7 @@ export class LogStorage implements Storage {
   update(key: string, object: KubeObject, options: StorageUpdateOptions = {}): Promise<KubeObject> {
     return run(() => {
       validateKey(this.prefix, key);
-      const data = encodeObject(key, object);
+      const data = this.objects.encode(key, object);
       this.usable(key);
       return this.committed(this.log.update(key, data, options.expectedRevision));
     });
@@ -139,7 +136,7 @@ export class LogStorage implements Storage {
       this.usable(key);
       const record = this.log.delete(key, options.expectedRevision);
       this.hub.publish(record);
-      return decodeObject(key, record.prev!.value, record.revision);
+      return this.objects.decode(key, record.prev!.value, record.revision);
     });
   }
 
@@ -196,7 +193,7 @@ export class LogStorage implements Storage {
 
   private committed(record: LogRecord): KubeObject {
     this.hub.publish(record);
-    return decodeObject(record.key, record.value!, record.revision);
+    return this.objects.decode(record.key, record.value!, record.revision);
   }
 }
 

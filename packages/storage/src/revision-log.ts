@@ -26,8 +26,12 @@ export interface RevisionLog extends LogSource {
   get(key: string): StoredRow | undefined;
   /** Live keys in [start, end) at `revision` (between the compacted and current revision). */
   range(start: string, end: string, revision: Revision, limit: number): RangeResult;
-  create(key: string, value: string): LogRecord;
-  update(key: string, value: string, expectedRevision: Revision | undefined): LogRecord;
+  create(key: string, value: string | Uint8Array): LogRecord;
+  update(
+    key: string,
+    value: string | Uint8Array,
+    expectedRevision: Revision | undefined,
+  ): LogRecord;
   delete(key: string, expectedRevision: Revision | undefined): LogRecord;
   /** Forgets history before `revision` (compacted < revision <= current). */
   compact(revision: Revision): void;

@@ -1,4 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
+import type { TransformerForKey } from './value/transformer.js';
 
 /**
  * A storage revision: one global, strictly increasing counter (etcd's revision) that is the
@@ -118,4 +119,16 @@ export interface Storage {
    */
   compact(revision: Revision): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What every backend is configured with. */
+export interface BackendOptions {
+  /** Key prefix (default `/registry`). */
+  prefix?: string;
+  /** Milliseconds between automatic compactions; 0 disables (default 5 min). */
+  compactionInterval?: number;
+  /** Milliseconds between PROGRESS events on idle `progressNotify` watches (default 5 s). */
+  progressNotifyInterval?: number;
+  /** Encryption at rest: the transformer of each key's values (`--encryption-provider-config`). */
+  transformerFor?: TransformerForKey;
 }

@@ -1,6 +1,7 @@
 import type { KubeObject } from '@listwatch/api';
 import type { Revision } from './storage.js';
 import { StorageError } from './storage-error.js';
+import type { TransformerForKey } from './value/transformer.js';
 
 /** etcd's default `--max-request-bytes` (1.5 MiB): the largest write etcd accepts. */
 export const MAX_REQUEST_BYTES = 1_572_864;
@@ -78,3 +79,53 @@ export function decodeObject(
   metadata['resourceVersion'] = String(revision);
   return parsed as KubeObject;
 }
+
+/** Objects read through a transformer that would now write them differently (an old key). */
+const staleObjects = new WeakSet<KubeObject>();
+
+/**
+ * Whether `object`, as storage returned it, was stored by an older transformer: an update that
+ * changes nothing must still be written, so that rewriting re-encrypts (kube's GuaranteedUpdate
+ * `origState.stale`).
+ */
+export function isStale(object: KubeObject): boolean {
+  return staleObjects.has(object);
+}
+
+/**
+ * Objects to stored values and back through the storage's transformers (encryption at rest);
+ * what every backend writes and reads. Without transformers the value is the JSON itself.
+ */
+export class StoredObjectCodec {
+  constructor(private readonly transformerFor: TransformerForKey = () => undefined) {}
+
+  encode(key: string, object: KubeObject): string | Uint8Array {
+    const json = encodeObject(key, object);
+    const transformer = this.transformerFor(key);
+    if (!transformer) return json;
+    const data = transformer.toStorage(Buffer.from(json), key);
+    const limit = maxObjectBytes(key);
+    if (data.length > limit) throw StorageError.tooLarge(key, data.length, limit);
+    return data;
+  }
+
+  decode(key: string, data: string | Uint8Array, revision: Revision): KubeObject {
+    const transformer = this.transformerFor(key);
+    if (!transformer) return decodeObject(key, data, revision);
+    let plain: { data: Uint8Array; stale: boolean };
+    try {
+      plain = transformer.fromStorage(typeof data === 'string' ? Buffer.from(data) : data, key);
+    } catch (err) {
+      throw StorageError.invalidObject(
+        key,
+        `unable to transform stored value: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    const object = decodeObject(key, plain.data, revision);
+    if (plain.stale) staleObjects.add(object);
+    return object;
+  }
+}
+
+/** The codec of a storage without transformers. */
+export const plainObjects = new StoredObjectCodec();

@@ -1,5 +1,6 @@
 import type { LogRecord } from './log-record.js';
 import { toChange } from './log-record.js';
+import { plainObjects, type StoredObjectCodec } from './stored-object.js';
 import type { Revision, StorageWatch, StorageWatchOptions } from './storage.js';
 import { StorageError, isStorageError } from './storage-error.js';
 import { WatchChannel } from './watch-channel.js';
@@ -33,6 +34,7 @@ export class WatchHub {
   constructor(
     private readonly source: LogSource,
     private readonly progressNotifyInterval: number,
+    private readonly objects: StoredObjectCodec = plainObjects,
   ) {}
 
   /** `prefix`: validated, ending in '/'. */
@@ -86,7 +88,7 @@ export class WatchHub {
   private deliver(watcher: Watcher, record: LogRecord): boolean {
     if (record.revision <= watcher.after) return true;
     try {
-      watcher.channel.push(toChange(record));
+      watcher.channel.push(toChange(record, this.objects));
     } catch (err) {
       watcher.channel.fail(isStorageError(err) ? err : StorageError.internal(record.key, err));
       this.remove(watcher);

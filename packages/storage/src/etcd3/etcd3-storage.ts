@@ -19,6 +19,7 @@ import {
 } from '../keys.js';
 import { DEFAULT_PROGRESS_NOTIFY_INTERVAL } from '../log-storage.js';
 import type {
+  BackendOptions,
   Revision,
   Storage,
   StorageDeleteOptions,
@@ -30,7 +31,7 @@ import type {
   TryUpdate,
 } from '../storage.js';
 import { StorageError, isStorageError } from '../storage-error.js';
-import { decodeObject, encodeObject } from '../stored-object.js';
+import { StoredObjectCodec } from '../stored-object.js';
 import { WatchChannel } from '../watch-channel.js';
 import { isFutureRevisionError, isTransient, neverSent, toStorageError } from './etcd3-errors.js';
 import { Etcd3Watch } from './etcd3-watch.js';
@@ -41,15 +42,9 @@ type CallOptions = NonNullable<Parameters<KVClient['range']>[1]>;
 
 export const DEFAULT_ETCD_ENDPOINTS = ['http://127.0.0.1:2379'];
 
-export interface Etcd3StorageOptions {
+export interface Etcd3StorageOptions extends BackendOptions {
   /** Client URLs of the etcd members (`--etcd-servers`). */
   endpoints?: string[];
-  /** Key prefix (default `/registry`). */
-  prefix?: string;
-  /** Milliseconds between automatic compactions; 0 disables (default 5 min). */
-  compactionInterval?: number;
-  /** Milliseconds between PROGRESS events on idle `progressNotify` watches (default 5 s). */
-  progressNotifyInterval?: number;
   /** Every operation answers or fails with Unreachable within this many ms (default 5 s). */
   requestTimeout?: number;
   /** A watch without a working stream this long fails with Unreachable (default 30 s). */
@@ -70,6 +65,7 @@ export class Etcd3Storage implements Storage {
   readonly endpoints: readonly string[];
   private readonly client: Etcd3;
   private readonly compactor: Compactor;
+  private readonly objects: StoredObjectCodec;
   private readonly watches = new Set<Etcd3Watch>();
   /** Watches still finding out "now"; this client's writes wait for them (see watch()). */
   private readonly starting = new Set<Promise<unknown>>();
@@ -82,6 +78,7 @@ export class Etcd3Storage implements Storage {
     this.prefix = validateStoragePrefix(options.prefix ?? DEFAULT_PREFIX);
     this.endpoints = options.endpoints?.length ? [...options.endpoints] : DEFAULT_ETCD_ENDPOINTS;
     this.requestTimeout = options.requestTimeout ?? 5_000;
+    this.objects = new StoredObjectCodec(options.transformerFor);
     this.watchReconnectTimeout = options.watchReconnectTimeout ?? 30_000;
     this.progressNotifyInterval =
       options.progressNotifyInterval ?? DEFAULT_PROGRESS_NOTIFY_INTERVAL;
@@ -155,7 +152,7 @@ export class Etcd3Storage implements Storage {
   }
 
   private decode(kv: IKeyValue, revision = revisionOf(kv)): KubeObject {
-    return decodeObject(kv.key.toString('utf8'), kv.value, revision);
+    return this.objects.decode(kv.key.toString('utf8'), kv.value, revision);
   }
 
   async get(key: string): Promise<KubeObject | undefined> {
@@ -222,7 +219,7 @@ export class Etcd3Storage implements Storage {
 
   async create(key: string, object: KubeObject): Promise<KubeObject> {
     validateKey(this.prefix, key);
-    const data = encodeObject(key, object);
+    const data = this.objects.encode(key, object);
     await this.beforeWrite();
     const res = await this.txn(
       key,
@@ -232,7 +229,7 @@ export class Etcd3Storage implements Storage {
       },
     );
     if (!res.succeeded) throw StorageError.keyExists(key);
-    return decodeObject(key, data, Number(res.header.revision));
+    return this.objects.decode(key, data, Number(res.header.revision));
   }
 
   async update(
@@ -241,13 +238,13 @@ export class Etcd3Storage implements Storage {
     options: StorageUpdateOptions = {},
   ): Promise<KubeObject> {
     validateKey(this.prefix, key);
-    const data = encodeObject(key, object);
+    const data = this.objects.encode(key, object);
     await this.beforeWrite();
     const res = await this.txn(key, [this.modCompare(key, options.expectedRevision)], {
       request_put: { key: Buffer.from(key), value: Buffer.from(data) },
     });
     if (!res.succeeded) this.failed(key, res, options.expectedRevision);
-    return decodeObject(key, data, Number(res.header.revision));
+    return this.objects.decode(key, data, Number(res.header.revision));
   }
 
   guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject> {
@@ -322,6 +319,7 @@ export class Etcd3Storage implements Storage {
       progressNotifyInterval: this.progressNotifyInterval,
       reconnectTimeout: this.watchReconnectTimeout,
       createTimeout: this.requestTimeout,
+      objects: this.objects,
       onEnd: () => this.watches.delete(watch),
     });
     this.watches.add(watch);

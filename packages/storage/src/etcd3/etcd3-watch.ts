@@ -1,6 +1,7 @@
 import type { Etcd3, IDuplexStream, IWatchRequest, IWatchResponse } from 'etcd3';
 import { prefixEnd } from '../keys.js';
 import { toChange, type LogRecord } from '../log-record.js';
+import type { StoredObjectCodec } from '../stored-object.js';
 import type { Revision } from '../storage.js';
 import { StorageError, isStorageError } from '../storage-error.js';
 import { WatchChannel } from '../watch-channel.js';
@@ -29,6 +30,8 @@ export interface Etcd3WatchOptions {
   reconnectTimeout: number;
   /** How long etcd may take to confirm a watch it was asked to create. */
   createTimeout: number;
+  /** How stored values become objects (the storage's transformers). */
+  objects: StoredObjectCodec;
   onEnd: () => void;
 }
 
@@ -160,7 +163,7 @@ export class Etcd3Watch {
           : undefined,
       };
       try {
-        this.channel.push(toChange(record));
+        this.channel.push(toChange(record, this.options.objects));
       } catch (err) {
         this.fail(isStorageError(err) ? err : StorageError.internal(record.key, err));
         return;

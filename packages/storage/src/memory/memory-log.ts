@@ -5,7 +5,7 @@ import type { Revision } from '../storage.js';
 import { StorageError } from '../storage-error.js';
 
 interface Version extends StoredVersion {
-  value: string;
+  value: string | Uint8Array;
   createRevision: Revision;
 }
 
@@ -87,7 +87,7 @@ export class MemoryLog implements RevisionLog {
     }
   }
 
-  create(key: string, value: string): LogRecord {
+  create(key: string, value: string | Uint8Array): LogRecord {
     if (this.current.has(key)) throw StorageError.keyExists(key);
     const revision = this.revision + 1;
     this.keys.splice(
@@ -98,7 +98,11 @@ export class MemoryLog implements RevisionLog {
     return this.write(key, { value, modRevision: revision, createRevision: revision }, undefined);
   }
 
-  update(key: string, value: string, expectedRevision: Revision | undefined): LogRecord {
+  update(
+    key: string,
+    value: string | Uint8Array,
+    expectedRevision: Revision | undefined,
+  ): LogRecord {
     const prev = this.existing(key, expectedRevision);
     const version = { value, modRevision: this.revision + 1, createRevision: prev.createRevision };
     return this.write(key, version, prev);

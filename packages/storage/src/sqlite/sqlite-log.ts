@@ -61,6 +61,13 @@ function stored(value: string | Buffer | null): string | Uint8Array {
   return value ?? '';
 }
 
+/** JSON is stored as TEXT; an encrypted value as a BLOB (better-sqlite3 binds Buffers only). */
+function bindable(value: string | Uint8Array): string | Buffer {
+  return typeof value === 'string' || Buffer.isBuffer(value)
+    ? value
+    : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}
+
 // The log holds Secrets: owner-only, as etcd keeps its data files (0600).
 const FILE_MODE = 0o600;
 
@@ -95,7 +102,7 @@ function prepareStatements(db: Database.Database) {
     current: db.prepare<[string], CurrentRow>(
       'SELECT c.rev AS rev, l.create_rev AS create_rev, l.value AS value FROM kv_current c JOIN kv_log l ON l.rev = c.rev WHERE c.key = ?',
     ),
-    insertLog: db.prepare<[number, string, number, number, number, string | null]>(
+    insertLog: db.prepare<[number, string, number, number, number, string | Buffer | null]>(
       'INSERT INTO kv_log (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     setCurrent: db.prepare<[string, number]>(
@@ -233,21 +240,25 @@ export class SqliteLog implements RevisionLog {
     }
   }
 
-  create(key: string, value: string): LogRecord {
+  create(key: string, value: string | Uint8Array): LogRecord {
     if (this.stmt.current.get(key)) throw StorageError.keyExists(key);
     const revision = this.revision + 1;
     this.commit(key, () => {
-      this.stmt.insertLog.run(revision, key, revision, 0, 0, value);
+      this.stmt.insertLog.run(revision, key, revision, 0, 0, bindable(value));
       this.stmt.setCurrent.run(key, revision);
     });
     return { revision, key, createRevision: revision, value, prev: undefined };
   }
 
-  update(key: string, value: string, expectedRevision: Revision | undefined): LogRecord {
+  update(
+    key: string,
+    value: string | Uint8Array,
+    expectedRevision: Revision | undefined,
+  ): LogRecord {
     const prev = this.existing(key, expectedRevision);
     const revision = this.revision + 1;
     this.commit(key, () => {
-      this.stmt.insertLog.run(revision, key, prev.create_rev, prev.rev, 0, value);
+      this.stmt.insertLog.run(revision, key, prev.create_rev, prev.rev, 0, bindable(value));
       this.stmt.setCurrent.run(key, revision);
     });
     return {
