@@ -2,6 +2,7 @@ import { parseDuration, tryParseBool } from '@listwatch/api';
 import { STORAGE_BACKENDS, type StorageBackend } from '@listwatch/storage';
 import { AUTHORIZATION_MODES, type AuthorizationMode } from './authorization/authorizer.js';
 import type { ApiServerOptions } from './server.js';
+import { TLS_VERSIONS, tlsCipherSuites, tlsMinVersion } from './tls-options.js';
 
 interface Flag {
   name: string;
@@ -62,6 +63,17 @@ export const FLAGS: readonly Flag[] = [
     name: 'tls-private-key-file',
     help: 'PEM private key matching --tls-cert-file.',
     apply: (_o, v, f) => (f['key'] = v),
+  },
+  {
+    name: 'tls-min-version',
+    default: 'VersionTLS12',
+    help: `Minimum TLS version: ${Object.keys(TLS_VERSIONS).join(', ')}.`,
+    apply: (o, v) => (o.tlsMinVersion = tlsMinVersion(v)),
+  },
+  {
+    name: 'tls-cipher-suites',
+    help: "Comma-separated TLS 1.2 cipher suites by their Go names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...); TLS 1.3 suites are always on. Default: the TLS library's secure list.",
+    apply: (o, v) => (o.tlsCiphers = tlsCipherSuites(v.split(',').filter(Boolean))),
   },
   {
     name: 'client-ca-file',

@@ -1,4 +1,5 @@
 import { builtinResources, type Logger, type ResourceDefinition } from '@listwatch/api';
+import type { SecureVersion } from 'node:tls';
 import {
   createStorage,
   DEFAULT_PREFIX,
@@ -65,6 +66,10 @@ export interface ApiServerOptions {
   /** PEM strings; both set: TLS with HTTP/2 (ALPN) and HTTP/1.1 on the same port. */
   tlsCert?: string;
   tlsKey?: string;
+  /** `--tls-min-version` as Node names it (default TLSv1.2, kube's VersionTLS12). */
+  tlsMinVersion?: SecureVersion;
+  /** `--tls-cipher-suites` as an OpenSSL cipher list (default: Node's, all AEAD first). */
+  tlsCiphers?: string;
   /** An open storage to serve (tests); otherwise one is created from the options below. */
   storage?: Storage;
   storageBackend?: StorageBackend;
@@ -413,6 +418,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         key: options.tlsKey,
         allowHTTP1: true,
         settings: H2_SETTINGS,
+        minVersion: options.tlsMinVersion ?? 'TLSv1.2',
+        ...(options.tlsCiphers !== undefined ? { ciphers: options.tlsCiphers } : {}),
         // Asked for, not required: verified by the authenticator, which answers 401 (x509.go).
         ...(options.clientCA !== undefined
           ? { ca: options.clientCA, requestCert: true, rejectUnauthorized: false }
