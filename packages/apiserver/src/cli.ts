@@ -134,8 +134,13 @@ export const FLAGS: readonly Flag[] = [
   },
   {
     name: 'audit-log-path',
-    help: "Write audit.k8s.io/v1 Events here, one JSON line per request stage (RequestReceived, ResponseStarted for watches, ResponseComplete, Panic) at level Metadata: who, what, the answer's status, no bodies. - is standard output. There is no --audit-policy-file: every request is logged.",
+    help: 'Write audit.k8s.io/v1 Events here, one JSON line per request stage (RequestReceived, ResponseStarted for watches, ResponseComplete, Panic). - is standard output. Without --audit-policy-file every request is logged at level Metadata.',
     apply: (o, v) => (o.auditLogPath = v),
+  },
+  {
+    name: 'audit-policy-file',
+    help: "An audit.k8s.io/v1 Policy: the first rule matching a request gives its level (None, Metadata, Request: with the request's object, RequestResponse: and the response's) and the stages to omit; no rule matching: not logged. Secrets and tokens are never logged above Metadata.",
+    apply: (o, v) => (o.auditPolicyFile = v),
   },
   {
     name: 'storage-backend',

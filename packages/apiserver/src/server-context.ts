@@ -2,6 +2,7 @@ import type { Encoding, ItemEncodings } from '@listwatch/codec';
 import type { Logger } from '@listwatch/api';
 import type { Storage } from '@listwatch/storage';
 import type { AuditSink } from './audit/audit-log.js';
+import type { AuditPolicy } from './audit/audit-policy.js';
 import type { RequestAuthenticator } from './authentication/request-authenticator.js';
 import type { ServiceAccountTokens } from './authentication/service-account-options.js';
 import type { RequestAuthorizer } from './authorization/request-authorizer.js';
@@ -37,6 +38,8 @@ export interface ServerContext {
   hostFilter: HostFilter;
   /** `--max-watches-per-user`: each user's open watches, counted (HTTP and WebSocket). */
   watchLimiter: WatchLimiter;
+  /** `--audit-policy-file`: the level of each request's events. */
+  auditPolicy: AuditPolicy;
   /** `--audit-log-path`: where audit events go; undefined when auditing is off. */
   audit: AuditSink | undefined;
   /** Set once SIGTERM is received: no new watches, writes finish. */

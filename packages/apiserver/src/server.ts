@@ -30,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
 import { FileAuditLog } from './audit/audit-log.js';
+import { loadAuditPolicy, METADATA_POLICY } from './audit/audit-policy.js';
 import { jsonLogger } from './logger.js';
 import { RequestAuthenticator } from './authentication/request-authenticator.js';
 import {
@@ -96,10 +97,15 @@ export interface ApiServerOptions {
    */
   maxWatchesPerUser?: number;
   /**
-   * `--audit-log-path`: audit.k8s.io/v1 Events, one JSON line per request stage at level
-   * Metadata (no bodies), for every request; `-` is standard output. No policy file.
+   * `--audit-log-path`: audit.k8s.io/v1 Events, one JSON line per request stage, at the level
+   * `auditPolicyFile` gives (default Metadata: no bodies); `-` is standard output.
    */
   auditLogPath?: string;
+  /**
+   * `--audit-policy-file`: an audit.k8s.io/v1 Policy deciding each request's level (None,
+   * Metadata, Request, RequestResponse) and omitted stages; default every request at Metadata.
+   */
+  auditPolicyFile?: string;
   /**
    * `--encryption-provider-config`: an EncryptionConfiguration file; the resources it names are
    * stored encrypted (aescbc, aesgcm, secretbox). Ignored with `storage`.
@@ -357,6 +363,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         ? undefined
         : { json: new WeakMap(), cbor: new WeakMap() },
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? 1000),
+    auditPolicy:
+      options.auditPolicyFile !== undefined
+        ? loadAuditPolicy(options.auditPolicyFile)
+        : METADATA_POLICY,
     audit:
       options.auditLogPath !== undefined
         ? new FileAuditLog(options.auditLogPath, (error) =>

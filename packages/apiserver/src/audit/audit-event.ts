@@ -4,8 +4,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { UserInfo } from '../authentication/user.js';
 import { parseRequestInfo } from '../registry/request-info.js';
 
-// The audit.k8s.io/v1 Event of k8s.io/apiserver pkg/apis/audit/v1/types.go, at level Metadata:
-// who asked for what, and the answer's status — never a request or response body.
+// The audit.k8s.io/v1 Event of k8s.io/apiserver pkg/apis/audit/v1/types.go: who asked for what
+// and the answer's status; at level Request the request's object, at RequestResponse the
+// response's too.
 
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
 
@@ -34,7 +35,7 @@ export type AuditStatus = { metadata: Record<string, never>; code: number } & Pa
 export interface AuditEvent {
   kind: 'Event';
   apiVersion: 'audit.k8s.io/v1';
-  level: 'Metadata';
+  level: 'Metadata' | 'Request' | 'RequestResponse';
   auditID: string;
   stage: AuditStage;
   requestURI: string;
@@ -48,6 +49,8 @@ export interface AuditEvent {
   requestReceivedTimestamp: string;
   stageTimestamp: string;
   annotations?: Record<string, string>;
+  requestObject?: unknown;
+  responseObject?: unknown;
 }
 
 /** The audit event header; the Audit-Id response header echoes it (audit_init.go). */

@@ -14,6 +14,12 @@ import {
   type AuditStatus,
 } from './audit-event.js';
 import type { AuditSink } from './audit-log.js';
+import {
+  auditDecision,
+  METADATA_POLICY,
+  type AuditDecision,
+  type AuditPolicy,
+} from './audit-policy.js';
 
 /** What the audit of one request needs to know of it. */
 export interface AuditedRequest {
@@ -44,12 +50,15 @@ const CLOSED_EARLY: AuditStatus = {
  */
 export class RequestAudit {
   private readonly event: AuditEvent;
+  /** The policy's level and omitted stages for this request. */
+  readonly decision: AuditDecision;
   private started = false;
   private ended = false;
 
   constructor(
     private readonly sink: AuditSink,
     request: AuditedRequest,
+    policy: AuditPolicy = METADATA_POLICY,
   ) {
     const url = new URL(request.url, 'http://localhost');
     const attributes = requestAttributes(
@@ -58,6 +67,7 @@ export class RequestAudit {
       url.pathname,
       url.searchParams,
     );
+    this.decision = auditDecision(policy, attributes);
     const received = microTime(request.receivedAt);
     const ref = objectRef(url.pathname);
     const agent = userAgent(request.headers);
@@ -65,7 +75,7 @@ export class RequestAudit {
     this.event = {
       kind: 'Event',
       apiVersion: 'audit.k8s.io/v1',
-      level: 'Metadata',
+      level: this.decision.level === 'None' ? 'Metadata' : this.decision.level,
       auditID: request.auditID,
       stage: 'RequestReceived',
       requestURI: request.url,
@@ -93,8 +103,26 @@ export class RequestAudit {
     this.event.impersonatedUser = auditUser(user);
   }
 
+  /** Whether the policy logs the request's object (level Request and above). */
+  get logsRequestObject(): boolean {
+    return this.decision.level === 'Request' || this.decision.level === 'RequestResponse';
+  }
+
+  /** Whether the policy logs the response's object (level RequestResponse). */
+  get logsResponseObject(): boolean {
+    return this.decision.level === 'RequestResponse';
+  }
+
+  /** The objects of the request and its response, as the policy's level allows. */
+  objects(request: unknown, response: unknown): void {
+    if (this.logsRequestObject && request !== undefined) this.event.requestObject = request;
+    if (this.logsResponseObject && response !== undefined) this.event.responseObject = response;
+  }
+
   private emit(stage: AuditStage, status?: AuditStatus): boolean {
     if (status) this.event.responseStatus = status;
+    // Level None, or a stage the policy omits: nothing is written, and nothing fails.
+    if (this.decision.level === 'None' || this.decision.omitStages.includes(stage)) return true;
     this.event.stage = stage;
     this.event.stageTimestamp =
       stage === 'RequestReceived' ? this.event.requestReceivedTimestamp : microTime(nowMicros());

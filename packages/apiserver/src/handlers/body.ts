@@ -18,17 +18,27 @@ export class ClientClosedRequest extends Error {
 
 /** A request's body, read once: the request-body middleware reads it first, handlers reuse it. */
 const bodies = new WeakMap<Request, Promise<Buffer>>();
+const settled = new WeakMap<Request, Buffer>();
 
 /**
  * Reads the whole request body; past `limit` bytes it is a 413 and the rest is not buffered.
  * With `timeoutMs`, a body still arriving after that long is a 408 (a slow client may not hold
  * the request open). Read once per request: later calls get the same body.
  */
+/** The body of a request already read in full, or undefined (for the audit log). */
+export function bodyIfRead(req: Request): Buffer | undefined {
+  return settled.get(req);
+}
+
 export function readBody(req: Request, limit: number, timeoutMs = 0): Promise<Buffer> {
   let body = bodies.get(req);
   if (!body) {
     body = readAll(req, limit, timeoutMs);
     bodies.set(req, body);
+    body.then(
+      (bytes) => settled.set(req, bytes),
+      () => undefined,
+    );
   }
   return body;
 }

@@ -15,7 +15,7 @@ import type { AuditSink } from '../audit/audit-log.js';
 import { RequestAudit } from '../audit/request-audit.js';
 import type { UserInfo } from '../authentication/user.js';
 import type { Authorization } from '../authorization/authorizer.js';
-import { ClientClosedRequest } from '../handlers/body.js';
+import { bodyIfRead, ClientClosedRequest } from '../handlers/body.js';
 import type { ServerContext } from '../server-context.js';
 import { isLongRunning } from './limits.js';
 
@@ -96,7 +96,10 @@ export function auditInit(server: ServerContext): Koa.Middleware {
       const sink = server.audit;
       if (sink && !auditOf(ctx.state) && err instanceof ApiError && err.code === 401) {
         const request = auditedRequest(ctx.req, auditID, receivedAt, undefined);
-        new RequestAudit(sink, request).failedAuthentication(authMethods(ctx.req), err.code);
+        new RequestAudit(sink, request, server.auditPolicy).failedAuthentication(
+          authMethods(ctx.req),
+          err.code,
+        );
       }
       throw err;
     }
@@ -111,6 +114,33 @@ function onResponseStarted(res: Response, listener: (code: number) => void): voi
     return writeHead(...args);
   };
   res.writeHead = wrapped as typeof res.writeHead;
+}
+
+/** A JSON value, or undefined for anything else (YAML, CBOR, protobuf, a stream). */
+function parsedJson(contentType: string, body: unknown): unknown {
+  if (!/json/i.test(contentType)) return undefined;
+  const text = Buffer.isBuffer(body)
+    ? body.toString('utf8')
+    : typeof body === 'string'
+      ? body
+      : undefined;
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request's object as it was sent (LogRequestObject), when the body was JSON. */
+function requestObject(ctx: Koa.Context): unknown {
+  const body = bodyIfRead(ctx.req);
+  return body && parsedJson(ctx.get('content-type'), body);
+}
+
+/** The response's object (LogResponseObject): a JSON object answered whole, not a stream. */
+function responseObject(ctx: Koa.Context): unknown {
+  return parsedJson(String(ctx.response.get('content-type')), ctx.body);
 }
 
 function syncImpersonation(audit: RequestAudit, state: Record<string, unknown>): void {
@@ -135,7 +165,7 @@ export function audit(server: ServerContext): Koa.Middleware {
       ctx.state['receivedAt'] as number,
       ctx.state['user'] as UserInfo,
     );
-    const record = new RequestAudit(sink, request);
+    const record = new RequestAudit(sink, request, server.auditPolicy);
     ctx.state['audit'] = record;
     if (!record.received())
       throw new ApiError({
@@ -159,6 +189,7 @@ export function audit(server: ServerContext): Koa.Middleware {
     } finally {
       const finish = () => {
         syncImpersonation(record, ctx.state);
+        if (record.logsRequestObject) record.objects(requestObject(ctx), responseObject(ctx));
         if (failure !== undefined && !(failure instanceof ApiError)) {
           if (failure instanceof ClientClosedRequest) record.complete(undefined, longRunning);
           else record.panic(failure);

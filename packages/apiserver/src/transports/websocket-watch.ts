@@ -118,7 +118,11 @@ export function webSocketWatch(
           );
         const user = await server.authenticator.authenticate(req);
         if (server.audit) {
-          audit = new RequestAudit(server.audit, auditedRequest(req, auditID, receivedAt, user));
+          audit = new RequestAudit(
+            server.audit,
+            auditedRequest(req, auditID, receivedAt, user),
+            server.auditPolicy,
+          );
           if (!audit.received())
             throw new ApiError({
               code: 500,
@@ -155,6 +159,7 @@ export function webSocketWatch(
           new RequestAudit(
             server.audit,
             auditedRequest(req, auditID, receivedAt, undefined),
+            server.auditPolicy,
           ).failedAuthentication(authMethods(req), error.code);
         reject(socket, error, auditID, audit);
         return;
