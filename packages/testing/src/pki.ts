@@ -120,11 +120,12 @@ export class TestCa {
     };
   }
 
-  /** A server certificate for 127.0.0.1 and localhost. */
-  server(): IssuedCertificate {
+  /** A server certificate for 127.0.0.1, localhost and any other `dnsNames`. */
+  server(dnsNames: readonly string[] = []): IssuedCertificate {
+    const names = ['localhost', ...dnsNames].map((n) => `DNS:${n}`).join(',');
     return this.issue({
       subject: '/CN=listwatch-test-server',
-      extensions: 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth',
+      extensions: `subjectAltName=IP:127.0.0.1,${names}\nextendedKeyUsage=serverAuth`,
     });
   }
 
