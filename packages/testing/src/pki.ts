@@ -12,7 +12,7 @@ export interface IssuedCertificate {
 }
 
 export interface IssueOptions {
-  /** `/CN=alice/O=dev/O=ops` */
+  /** `/CN=alice/O=dev/O=ops`, UTF-8; a backslash escapes `/`, `+` and itself. */
   subject: string;
   /** openssl extension lines, e.g. `extendedKeyUsage=clientAuth`. */
   extensions?: string;
@@ -83,6 +83,7 @@ export class TestCa {
     this.openssl(
       'req',
       '-new',
+      '-utf8',
       '-key',
       `${name}.key`,
       '-subj',
@@ -94,6 +95,7 @@ export class TestCa {
     this.openssl(
       'ca',
       '-batch',
+      '-utf8',
       '-notext',
       '-config',
       'ca.cnf',
