@@ -8,6 +8,29 @@ export interface CompactorOptions {
   interval: number;
   /** A failed round is reported here and retried next round (default: a process warning). */
   onError?: (error: unknown) => void;
+  /** Compactors sharing one store agree through this on who compacts each round. */
+  coordinator?: CompactionCoordinator;
+  /** Called after each compaction this compactor made. */
+  onCompacted?: (revision: Revision) => void;
+}
+
+/** What a claim of a round answers (k8s.io/apiserver pkg/storage/etcd3/compact.go compact()). */
+export interface CompactionClaim {
+  /** The round count every compactor sharing the store now agrees on. */
+  round: number;
+  /** The store's current revision: what the next round compacts to. */
+  revision: Revision;
+  /** Whether this compactor won the round, and so compacts. */
+  won: boolean;
+}
+
+/**
+ * Shared rounds: a compactor claims round `round` (the count it last saw) and records `revision`;
+ * the claim succeeds for exactly one of the compactors that saw the same count, so N apiservers
+ * on one etcd compact once per interval, as kube-apiserver's do through `compact_rev_key`.
+ */
+export interface CompactionCoordinator {
+  claim(round: number, revision: Revision): Promise<CompactionClaim>;
 }
 
 /**
@@ -20,6 +43,7 @@ export class Compactor {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private lastSeen: Revision = 0;
+  private round = 0;
   private compacted: Revision = 0;
 
   constructor(
@@ -46,14 +70,21 @@ export class Compactor {
     this.timer = undefined;
   }
 
-  /** One round: compact to the revision seen last round, then remember the current one. */
+  /**
+   * One round: claim it, and if won compact to the revision seen last round; either way
+   * remember the current one. Alone, every round is won.
+   */
   async tick(): Promise<Revision | undefined> {
-    const current = await this.storage.currentRevision();
     const target = this.lastSeen;
-    this.lastSeen = current;
-    if (target === 0 || target <= this.compacted) return undefined;
+    const claim = this.options.coordinator
+      ? await this.options.coordinator.claim(this.round, target)
+      : { round: this.round + 1, revision: await this.storage.currentRevision(), won: true };
+    this.round = claim.round;
+    this.lastSeen = claim.revision;
+    if (!claim.won || target === 0 || target <= this.compacted) return undefined;
     await this.storage.compact(target);
     this.compacted = target;
+    this.options.onCompacted?.(target);
     return target;
   }
 

@@ -43,12 +43,19 @@ export { MemoryStorage, type MemoryStorageOptions } from './memory/memory-storag
 export { SqliteStorage, type SqliteStorageOptions } from './sqlite/sqlite-storage.js';
 export type { SqliteSynchronous } from './sqlite/sqlite-log.js';
 export {
+  COMPACT_REV_KEY,
   Etcd3Storage,
   DEFAULT_ETCD_ENDPOINTS,
   type Etcd3StorageOptions,
 } from './etcd3/etcd3-storage.js';
 export { DEFAULT_PROGRESS_NOTIFY_INTERVAL, type LogStorageOptions } from './log-storage.js';
-export { Compactor, DEFAULT_COMPACTION_INTERVAL, type CompactorOptions } from './compactor.js';
+export {
+  Compactor,
+  DEFAULT_COMPACTION_INTERVAL,
+  type CompactionClaim,
+  type CompactionCoordinator,
+  type CompactorOptions,
+} from './compactor.js';
 // Go durations are an api fact now; re-exported for compatibility.
 export {
   formatDuration,

@@ -7,7 +7,7 @@ import {
   type ITxnResponse,
   type KVClient,
 } from 'etcd3';
-import { Compactor, DEFAULT_COMPACTION_INTERVAL } from '../compactor.js';
+import { Compactor, DEFAULT_COMPACTION_INTERVAL, type CompactionClaim } from '../compactor.js';
 import { guaranteedUpdate } from '../guaranteed-update.js';
 import {
   DEFAULT_PREFIX,
@@ -42,11 +42,16 @@ type CallOptions = NonNullable<Parameters<KVClient['range']>[1]>;
 
 export const DEFAULT_ETCD_ENDPOINTS = ['http://127.0.0.1:2379'];
 
+/** The key kube-apiserver's compactors coordinate through (etcd3/compact.go compactRevKey). */
+export const COMPACT_REV_KEY = 'compact_rev_key';
+
 export interface Etcd3StorageOptions extends BackendOptions {
   /** Client URLs of the etcd members (`--etcd-servers`). */
   endpoints?: string[];
   /** Every operation answers or fails with Unreachable within this many ms (default 5 s). */
   requestTimeout?: number;
+  /** Called after each compaction this storage's compactor made (not the other apiservers'). */
+  onCompacted?: (revision: Revision) => void;
   /** A watch without a working stream this long fails with Unreachable (default 30 s). */
   watchReconnectTimeout?: number;
 }
@@ -96,6 +101,8 @@ export class Etcd3Storage implements Storage {
     });
     this.compactor = new Compactor(this, {
       interval: options.compactionInterval ?? DEFAULT_COMPACTION_INTERVAL,
+      coordinator: { claim: (round, revision) => this.claimCompaction(round, revision) },
+      ...(options.onCompacted ? { onCompacted: options.onCompacted } : {}),
     }).start();
   }
 
@@ -341,6 +348,29 @@ export class Etcd3Storage implements Storage {
       ),
     );
     return Number(res.header.revision);
+  }
+
+  /**
+   * compact.go's compare-and-swap on `compact_rev_key` (outside any prefix: compaction is the
+   * whole cluster's): the put succeeds only while the key's version is the round this
+   * apiserver saw, so one apiserver per round wins; the others learn the round from the key.
+   */
+  private async claimCompaction(round: number, revision: Revision): Promise<CompactionClaim> {
+    const key = Buffer.from(COMPACT_REV_KEY);
+    const res = await this.call(COMPACT_REV_KEY, false, (o) =>
+      this.client.kv.txn(
+        {
+          compare: [{ key, target: 'Version', result: 'Equal', version: round }],
+          success: [{ request_put: { key, value: Buffer.from(String(revision)) } }],
+          failure: [{ request_range: { key } }],
+        },
+        o,
+      ),
+    );
+    const current = Number(res.header.revision);
+    if (res.succeeded) return { round: round + 1, revision: current, won: true };
+    const version = Number(res.responses[0]?.response_range.kvs[0]?.version ?? 0);
+    return { round: version, revision: current, won: false };
   }
 
   async compact(revision: Revision): Promise<void> {
