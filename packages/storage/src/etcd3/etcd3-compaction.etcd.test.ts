@@ -1,4 +1,3 @@
-import type { KubeObject } from '@listwatch/api';
 import { EtcdCluster } from '@listwatch/testing';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +37,7 @@ describe('compactors of several apiservers on one etcd', () => {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: `c${n}`, namespace: 'ns' },
-      } as KubeObject);
+      });
       await new Promise((r) => setTimeout(r, 10));
     }
     await Promise.all(replicas.map((r) => r.close()));
