@@ -5,11 +5,13 @@ export interface WatchChannelHooks {
   /** The consumer closed the watch (or stopped iterating): release what feeds it. */
   onClose?: () => void;
   onProgressRequest?: () => void;
+  /** The consumer took the last queued event: a producer holding events back may push again. */
+  onDrain?: () => void;
 }
 
 /**
- * The consumer side of one storage watch: an ordered, unbounded queue that a backend pushes into
- * and one `for await` loop drains. After `fail()` the queued events still come out first, then
+ * The consumer side of one storage watch: an ordered queue that a backend pushes into and one
+ * `for await` loop drains; a backend bounds it by holding events back (see `queued`, `onDrain`). After `fail()` the queued events still come out first, then
  * the error is thrown once: a consumer never loses the events that preceded a failure.
  */
 export class WatchChannel implements StorageWatch {
@@ -29,6 +31,11 @@ export class WatchChannel implements StorageWatch {
   /** Whether pushing is still useful. */
   get open(): boolean {
     return !this.sealed;
+  }
+
+  /** Events pushed and not yet taken by the consumer. */
+  get queued(): number {
+    return this.queue.length - this.head;
   }
 
   push(event: StorageEvent): void {
@@ -78,6 +85,12 @@ export class WatchChannel implements StorageWatch {
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
         this.head = 0;
+      }
+      if (this.head === this.queue.length && this.hooks.onDrain && !this.sealed) {
+        const onDrain = this.hooks.onDrain;
+        queueMicrotask(() => {
+          if (!this.sealed) onDrain();
+        });
       }
       return Promise.resolve({ done: false, value });
     }
