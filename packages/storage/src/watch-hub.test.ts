@@ -10,8 +10,11 @@ import type { WatchChannel } from './watch-channel.js';
 // reordered (etcd's unsynced watchers, mvcc/watchable_store.go), and gets 410 if the history it
 // still needs was compacted.
 
-const cm = (name: string): KubeObject =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' } }) as KubeObject;
+const cm = (name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns' },
+});
 
 /** The next `count` changes, without ending the watch (a `for await` break would close it). */
 async function take(watch: AsyncIterable<StorageEvent>, count: number): Promise<StorageEvent[]> {
