@@ -13,6 +13,7 @@ import { health } from './middleware/health.js';
 import { hostFilter } from './middleware/host-filter.js';
 import { inflightLimits, type InflightLimits } from './middleware/limits.js';
 import { requestBody } from './middleware/request-body.js';
+import { requestDeadline } from './middleware/request-deadline.js';
 import type { ServerContext } from './server-context.js';
 
 /** The koa application: logging, Status errors, auditing, limits, health, discovery, resources. */
@@ -30,6 +31,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(health(server));
   app.use(requestBody(server));
   app.use(inflightLimits(server, limits));
+  app.use(requestDeadline(server));
   app.use(discoveryMiddleware(server.registry.definitions));
   app.use(reviews(server));
   app.use(resourceRouter(server));

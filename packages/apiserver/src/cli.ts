@@ -215,7 +215,7 @@ export const FLAGS: readonly Flag[] = [
   {
     name: 'request-timeout',
     default: '1m0s',
-    help: 'How long a request may take to send its body before it is answered 408 and its connection closed; watches are not bound by it.',
+    help: 'How long a request that is not a watch may take: its body must arrive within it (else 408, connection closed) and its answer start within it (else 504; a shorter ?timeout= applies).',
     apply: (o, v) => (o.requestTimeout = parseDuration(v)),
   },
   {
