@@ -33,7 +33,10 @@ export function requestDeadlineMs(query: Koa.Context['query'], maximum: number):
  */
 export function requestDeadline(server: ServerContext): Koa.Middleware {
   return async (ctx, next) => {
-    if (isLongRunning(ctx)) return next();
+    if (isLongRunning(ctx)) {
+      await next();
+      return;
+    }
     const deadline = requestDeadlineMs(ctx.query, server.requestTimeoutMs);
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
