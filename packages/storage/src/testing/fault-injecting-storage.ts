@@ -80,6 +80,9 @@ export class FaultInjectingStorage implements Storage {
   currentRevision(): Promise<Revision> {
     return this.inner.currentRevision();
   }
+  compactRevision(): Revision {
+    return this.inner.compactRevision();
+  }
   compact(revision: Revision): Promise<void> {
     return this.inner.compact(revision);
   }
