@@ -135,9 +135,9 @@ export class CacheStore {
 
   upsert(element: StoreElement): void {
     const previous = this.elements.get(element.key);
-    if (previous) this.removeFromIndexes(previous);
     this.elements.set(element.key, element);
-    this.addToIndexes(element);
+    if (previous) this.reindex(previous, element);
+    else this.addToIndexes(element);
   }
 
   delete(key: string): void {
@@ -170,6 +170,26 @@ export class CacheStore {
 
   hasIndex(name: string): boolean {
     return this.indexes.has(name);
+  }
+
+  /** Moves `next` in each index; a value both have is rewritten in place (store_btree.go updateElem). */
+  private reindex(previous: StoreElement, next: StoreElement): void {
+    for (const [name, index] of this.indexes) {
+      const indexFunc = this.definition.indexes[name]!;
+      const before = indexFunc(previous.object);
+      const after = indexFunc(next.object);
+      for (const value of before) {
+        if (after.includes(value)) continue;
+        const tree = index.get(value);
+        tree?.delete(previous.key);
+        if (tree?.size === 0) index.delete(value);
+      }
+      for (const value of after) {
+        let tree = index.get(value);
+        if (!tree) index.set(value, (tree = newTree()));
+        tree.set(next.key, next);
+      }
+    }
   }
 
   private addToIndexes(element: StoreElement): void {

@@ -41,6 +41,11 @@ export interface CacherOptions {
   definition: ResourceDefinition;
   /** Fixed window capacity (`--default-watch-cache-size`); undefined: adaptive. 0 is rejected: use no cacher. */
   watchCacheSize?: number;
+  /**
+   * Keep a snapshot of the store at every revision in the window and serve exact LISTs and
+   * continuations from them (kube's ListFromCacheSnapshot, on by default since 1.34).
+   */
+  listFromCacheSnapshot?: boolean;
   /** How often each watcher that asked gets a bookmark (kube: 1 min). */
   bookmarkIntervalMs?: number;
   /** Per-watcher buffer (kube: 10..1000). */
@@ -126,7 +131,10 @@ export class Cacher implements ListWatchSource {
     };
     this.cache = new WatchCache(
       options.definition,
-      options.watchCacheSize === undefined ? {} : { fixedCapacity: options.watchCacheSize },
+      {
+        ...(options.watchCacheSize === undefined ? {} : { fixedCapacity: options.watchCacheSize }),
+        snapshots: options.listFromCacheSnapshot ?? true,
+      },
       this.now,
     );
     this.dispatcher = new Dispatcher(options.definition);

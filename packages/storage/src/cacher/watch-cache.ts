@@ -38,7 +38,7 @@ export class WatchCache {
 
   constructor(
     readonly definition: ResourceDefinition,
-    options: { fixedCapacity?: number },
+    private readonly options: { fixedCapacity?: number; snapshots?: boolean },
     private readonly now: () => number,
   ) {
     this.store = new CacheStore(definition);
@@ -50,7 +50,7 @@ export class WatchCache {
   /** Refills from a list taken at `revision`; the window starts empty after it. */
   replace(items: { key: string; object: KubeObject }[], revision: number): void {
     this.store.replace(items.map((i) => this.store.element(i.object, i.key)));
-    this.window.reset(revision, this.store.snapshot(revision));
+    this.window.reset(revision, this.snapshot(revision));
     this.advance(revision);
   }
 
@@ -82,9 +82,13 @@ export class WatchCache {
       revision: change.revision,
       recordTime: this.now(),
     };
-    this.window.push(event, this.store.snapshot(change.revision));
+    this.window.push(event, this.snapshot(change.revision));
     this.advance(change.revision);
     return event;
+  }
+
+  private snapshot(revision: number): StoreSnapshot | undefined {
+    return this.options.snapshots === false ? undefined : this.store.snapshot(revision);
   }
 
   /**
