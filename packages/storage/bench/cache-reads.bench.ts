@@ -213,13 +213,20 @@ export async function runCacheReads(options: CacheReadsOptions = {}): Promise<Ca
   try {
     const backends: [string, () => Storage][] = [
       ['memory', () => new MemoryStorage({ compactionInterval: 0 })],
-      ['sqlite', () => new SqliteStorage({ file: join(dir.path, 'list.db'), compactionInterval: 0 })],
+      [
+        'sqlite',
+        () => new SqliteStorage({ file: join(dir.path, 'list.db'), compactionInterval: 0 }),
+      ],
     ];
     if (cluster) {
       backends.push([
         'etcd3',
         () =>
-          new Etcd3Storage({ endpoints: cluster.endpoints, prefix: '/bench', compactionInterval: 0 }),
+          new Etcd3Storage({
+            endpoints: cluster.endpoints,
+            prefix: '/bench',
+            compactionInterval: 0,
+          }),
       ]);
     }
     for (const [name, open] of backends) {

@@ -372,7 +372,8 @@ export class Cacher implements ListWatchSource {
     const pageLimit = semantics.mode === 'any' ? undefined : limit;
     const revision = this.cache.revision;
     // A continuation carries no selector index (watch_cache.go waitAndListConsistent).
-    const indexed = startKey === undefined ? this.indexedCandidates(scopePrefix, predicate) : undefined;
+    const indexed =
+      startKey === undefined ? this.indexedCandidates(scopePrefix, predicate) : undefined;
     return fromCache(
       this.page(this.cache.store, revision, scopePrefix, predicate, pageLimit, startKey, indexed),
     );

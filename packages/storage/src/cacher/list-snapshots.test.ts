@@ -1,9 +1,4 @@
-import {
-  ApiError,
-  findBuiltinResource,
-  parseLabelSelector,
-  type KubeObject,
-} from '@listwatch/api';
+import { ApiError, findBuiltinResource, parseLabelSelector, type KubeObject } from '@listwatch/api';
 import { storageBackends } from '@listwatch/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +61,7 @@ const query: fc.Arbitrary<Query> = fc.record({
 
 type Outcome =
   | { page: Omit<CacheListResult, 'shared'> }
-  | { error: { code: number; reason: string | undefined; message: string } };
+  | { error: { code: number; reason: string | undefined; message: string | undefined } };
 
 async function outcome(source: ListWatchSource, request: CacheListRequest): Promise<Outcome> {
   try {
@@ -235,8 +230,59 @@ describe.each(backends)('LISTs from watch-cache snapshots on $name storage', (ba
         resourceVersionMatch: 'Exact',
       });
       expect(got).toEqual(atRevision.items);
-      expect(got.map((o) => o.data?.['v'])).toEqual(Array(10).fill('1'));
+      expect(got.map((o) => (o.data as Record<string, string>)['v'])).toEqual(
+        Array.from({ length: 10 }, () => '1'),
+      );
       expect(delegated).toEqual([]);
+    } finally {
+      await cacher.stop();
+      await storage.close();
+    }
+  });
+
+  it('a continuation at a compacted revision is 410 with a token that continues at the latest revision, which the cache serves', async () => {
+    const storage = backend.open(`expired-${run++}`);
+    const delegated: ListDelegationReason[] = [];
+    let served = 0;
+    const cacher = new Cacher({
+      storage,
+      definition: configmaps,
+      progressIntervalMs: 10,
+      metrics: {
+        listDelegated: (_resource, reason) => delegated.push(reason),
+        cacheList: () => served++,
+      },
+    });
+    const key = (name: string) => `${storage.prefix}/configmaps/n1/${name}`;
+    const object = (name: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'n1' },
+    });
+    try {
+      await cacher.start();
+      for (const name of ['a', 'b', 'c', 'd']) await storage.create(key(name), object(name));
+      const first = await cacher.list({ namespace: 'n1', limit: 2 });
+      await storage.create(key('e'), object('e'));
+      await storage.compact(await storage.currentRevision());
+      const err = await cacher.list({ namespace: 'n1', limit: 2, continue: first.continue! }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ApiError);
+      const status = (err as ApiError).status;
+      expect(status).toMatchObject({ code: 410, reason: 'Expired' });
+      expect(delegated).toEqual(['revision_compacted']);
+      served = 0;
+      const rest = await cacher.list({
+        namespace: 'n1',
+        limit: 5,
+        continue: status.metadata?.continue ?? '',
+      });
+      expect(rest.items.map((o) => o.metadata.name)).toEqual(['c', 'd', 'e']);
+      expect(rest.resourceVersion).toBe(String(await storage.currentRevision()));
+      expect(served).toBe(1);
+      expect(delegated).toEqual(['revision_compacted']);
     } finally {
       await cacher.stop();
       await storage.close();
