@@ -72,6 +72,42 @@ export class ApiServerMetrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 3, 10],
     registers: [this.registry],
   });
+  readonly cacheLists = new Counter({
+    name: 'apiserver_cache_list_total',
+    help: 'Number of LIST requests served from watch cache',
+    labelNames: ['resource', 'index'] as const,
+    registers: [this.registry],
+  });
+  readonly cacheListFetched = new Counter({
+    name: 'apiserver_cache_list_fetched_objects_total',
+    help: 'Number of objects read from watch cache in the course of serving a LIST request',
+    labelNames: ['resource', 'index'] as const,
+    registers: [this.registry],
+  });
+  readonly cacheListReturned = new Counter({
+    name: 'apiserver_cache_list_returned_objects_total',
+    help: 'Number of objects returned for a LIST request from watch cache',
+    labelNames: ['resource'] as const,
+    registers: [this.registry],
+  });
+  readonly cacheListDelegated = new Counter({
+    name: 'apiserver_watch_cache_list_delegated_total',
+    help: 'LIST requests the watch cache sent to storage, by reason.',
+    labelNames: ['resource', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly cacheSnapshots = new Gauge({
+    name: 'apiserver_watch_cache_snapshots',
+    help: 'Store snapshots the watch cache holds for LISTs at past revisions (KEP-4988).',
+    labelNames: ['resource'] as const,
+    registers: [this.registry],
+  });
+  readonly cacheSnapshotBytes = new Gauge({
+    name: 'apiserver_watch_cache_snapshot_memory_bytes',
+    help: 'Estimated memory the watch cache snapshots hold beyond the store.',
+    labelNames: ['resource'] as const,
+    registers: [this.registry],
+  });
 
   /** The hooks the watch caches report through. */
   get cacher(): CacherMetrics {
@@ -85,6 +121,16 @@ export class ApiServerMetrics {
       watcherEnded: (resource, reason: WatcherEndReason) =>
         this.watcherEnds.inc({ resource, reason }),
       list: (resource, source, ms) => this.listLatency.observe({ resource, source }, ms / 1000),
+      cacheList: (resource, index, fetched, returned) => {
+        this.cacheLists.inc({ resource, index });
+        this.cacheListFetched.inc({ resource, index }, fetched);
+        this.cacheListReturned.inc({ resource }, returned);
+      },
+      listDelegated: (resource, reason) => this.cacheListDelegated.inc({ resource, reason }),
+      snapshots: (resource, count, bytes) => {
+        this.cacheSnapshots.set({ resource }, count);
+        this.cacheSnapshotBytes.set({ resource }, bytes);
+      },
     };
   }
 }

@@ -171,6 +171,10 @@ export class LogStorage implements Storage {
     });
   }
 
+  compactRevision(): Revision {
+    return this.closed ? 0 : this.log.compactedRevision();
+  }
+
   close(): Promise<void> {
     if (!this.closed) {
       this.closed = true;

@@ -118,6 +118,11 @@ export interface Storage {
    * it is ResourceVersionTooLarge.
    */
   compact(revision: Revision): Promise<void>;
+  /**
+   * The newest compaction this process knows of (0: none), without a round trip: reads below it
+   * are 410 Expired (storage.Interface CompactRevision). The watch cache serves no older snapshot.
+   */
+  compactRevision(): Revision;
   close(): Promise<void>;
 }
 

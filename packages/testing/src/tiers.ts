@@ -61,6 +61,7 @@ export const unsuffixed: Readonly<Record<string, Exclude<TierName, 'unit'>>> = {
  */
 export const backendMatrices: readonly string[] = [
   'packages/apiserver/src/handlers/handlers.test.ts',
+  'packages/storage/src/cacher/list-snapshots.test.ts',
   'packages/storage/src/value/encryption-at-rest.test.ts',
 ];
 

@@ -480,4 +480,36 @@ describe.each(backends())('the apiserver on $name storage', (backend) => {
     );
     expect(metrics).toContain('apiserver_watch_cache_watchers');
   });
+
+  it('a paginated LIST and every continuation come from the watch cache (KEP-4988), counted in apiserver_cache_list_total', async () => {
+    const ns = await namespace();
+    for (let i = 0; i < 5; i++) await api.post(`/api/v1/namespaces/${ns}/configmaps`, cm(`p${i}`));
+    /** The sum of the samples of `name` whose labels include `labels`. */
+    const sample = async (name: string, labels: string): Promise<number> => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      let sum = 0;
+      for (const line of text.split('\n')) {
+        if (line.startsWith(`${name}{`) && line.includes(labels)) sum += Number(line.split(' ')[1]);
+      }
+      return sum;
+    };
+    const served = () => sample('apiserver_cache_list_total', 'resource="configmaps"');
+    const delegated = () =>
+      sample('apiserver_watch_cache_list_delegated_total', 'resource="configmaps"');
+    const [servedBefore, delegatedBefore] = [await served(), await delegated()];
+    const names: string[] = [];
+    let token: string | undefined;
+    do {
+      const query = `limit=2${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
+      const page = await api.get<KubeList>(`/api/v1/namespaces/${ns}/configmaps?${query}`);
+      names.push(...page.body.items.map((o) => o.metadata.name!));
+      token = page.body.metadata.continue || undefined;
+    } while (token);
+    expect(names).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
+    expect(await served()).toBe(servedBefore + 3);
+    expect(await delegated()).toBe(delegatedBefore);
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    expect(text).toContain('apiserver_watch_cache_snapshots');
+    expect(text).toContain('apiserver_watch_cache_snapshot_memory_bytes');
+  });
 });

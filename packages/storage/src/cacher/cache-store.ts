@@ -1,5 +1,6 @@
 import type { KubeObject, ResourceDefinition } from '@listwatch/api';
-import { compareKeys } from '../keys.js';
+import BTreeModule from 'sorted-btree';
+import { compareKeys, prefixEnd } from '../keys.js';
 
 /** One object in the cache with what selectors need computed once (storeElement). */
 export interface StoreElement {
@@ -28,15 +29,76 @@ export function objectLabels(object: KubeObject): Readonly<Record<string, string
   return object.metadata.labels ?? NO_LABELS;
 }
 
+// sorted-btree is CommonJS with `exports.default`: Node's import gives the exports object, a
+// bundler's interop (vitest) the class itself.
+const BTree: typeof BTreeModule.default =
+  (BTreeModule as { default?: typeof BTreeModule.default }).default ??
+  (BTreeModule as unknown as typeof BTreeModule.default);
+type Tree<V> = InstanceType<typeof BTree<string, V>>;
+
+/** Keys per B+ tree node: a write copies one node per level, so a snapshot costs ~height × this. */
+const NODE_SIZE = 32;
+
+function newTree<V>(): Tree<V> {
+  return new BTree<string, V>(undefined, compareKeys, NODE_SIZE);
+}
+
+/** The elements under `prefix`, from `startKey` on (inclusive), in key order. */
+function* rangeOf(
+  tree: Tree<StoreElement>,
+  prefix: string,
+  startKey?: string,
+): Generator<StoreElement> {
+  const from = startKey !== undefined && compareKeys(startKey, prefix) > 0 ? startKey : prefix;
+  for (const [key, element] of tree.entries(from)) {
+    if (!key.startsWith(prefix)) return;
+    yield element;
+  }
+}
+
+/** How many keys lie under `prefix` from `startKey` on, counted node by node. */
+function countOf(tree: Tree<StoreElement>, prefix: string, startKey?: string): number {
+  const from = startKey !== undefined && compareKeys(startKey, prefix) > 0 ? startKey : prefix;
+  return tree.forRange(from, prefixEnd(prefix), false);
+}
+
 /**
- * The current state: elements sorted by key (so LIST pages and `continue` keys follow etcd's
- * order), a secondary index per resource-defined index (pods by spec.nodeName).
+ * The store as it was at one revision: a copy-on-write clone of the object tree, sharing every
+ * node the store has not rewritten since (store_btree.go btreeStore.Clone).
+ */
+export class StoreSnapshot {
+  constructor(
+    private readonly tree: Tree<StoreElement>,
+    /** The revision this state is at. */
+    readonly revision: number,
+  ) {}
+
+  get size(): number {
+    return this.tree.size;
+  }
+
+  get(key: string): StoreElement | undefined {
+    return this.tree.get(key);
+  }
+
+  range(prefix: string, startKey?: string): Generator<StoreElement> {
+    return rangeOf(this.tree, prefix, startKey);
+  }
+
+  count(prefix: string, startKey?: string): number {
+    return countOf(this.tree, prefix, startKey);
+  }
+}
+
+/**
+ * The current state (store_btree.go threadedStoreIndexer): elements in a B+ tree by key, in
+ * etcd's byte order, so LIST pages and `continue` keys follow storage's; one B+ tree of elements
+ * per value of each resource-defined index (pods by spec.nodeName). O(log n) per change, and
+ * `snapshot()` is O(1): a clone that shares structure until either side is written.
  */
 export class CacheStore {
-  private readonly elements = new Map<string, StoreElement>();
-  /** Sorted keys; kept sorted on insert/delete by binary search (writes are rare next to reads). */
-  private keys: string[] = [];
-  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  private elements: Tree<StoreElement> = newTree();
+  private readonly indexes = new Map<string, Map<string, Tree<StoreElement>>>();
 
   constructor(private readonly definition: ResourceDefinition) {
     for (const name of Object.keys(definition.indexes)) this.indexes.set(name, new Map());
@@ -44,6 +106,11 @@ export class CacheStore {
 
   get size(): number {
     return this.elements.size;
+  }
+
+  /** Levels of the object tree: how many nodes one write copies when a snapshot shares them. */
+  get height(): number {
+    return this.elements.height;
   }
 
   element(object: KubeObject, key: string): StoreElement {
@@ -61,21 +128,16 @@ export class CacheStore {
 
   /** Replaces everything (after a relist). */
   replace(elements: StoreElement[]): void {
-    this.elements.clear();
+    this.elements = newTree();
     for (const index of this.indexes.values()) index.clear();
-    for (const element of elements) {
-      this.elements.set(element.key, element);
-      this.addToIndexes(element);
-    }
-    this.keys = [...this.elements.keys()].sort(compareKeys);
+    for (const element of elements) this.upsert(element);
   }
 
   upsert(element: StoreElement): void {
     const previous = this.elements.get(element.key);
-    if (previous) this.removeFromIndexes(previous);
-    else this.keys.splice(this.lowerBound(element.key), 0, element.key);
     this.elements.set(element.key, element);
-    this.addToIndexes(element);
+    if (previous) this.reindex(previous, element);
+    else this.addToIndexes(element);
   }
 
   delete(key: string): void {
@@ -83,48 +145,59 @@ export class CacheStore {
     if (!previous) return;
     this.removeFromIndexes(previous);
     this.elements.delete(key);
-    const at = this.lowerBound(key);
-    if (this.keys[at] === key) this.keys.splice(at, 1);
+  }
+
+  /** The state now, frozen: later writes copy the nodes they touch instead of changing these. */
+  snapshot(revision: number): StoreSnapshot {
+    return new StoreSnapshot(this.elements.clone(), revision);
   }
 
   /** Elements whose key starts with `prefix`, from `startKey` on (inclusive), in key order. */
-  *range(prefix: string, startKey?: string): Generator<StoreElement> {
-    const from = startKey !== undefined && startKey > prefix ? startKey : prefix;
-    for (let i = this.lowerBound(from); i < this.keys.length; i++) {
-      const key = this.keys[i]!;
-      if (!key.startsWith(prefix)) return;
-      yield this.elements.get(key)!;
-    }
+  range(prefix: string, startKey?: string): Generator<StoreElement> {
+    return rangeOf(this.elements, prefix, startKey);
+  }
+
+  /** How many elements `range(prefix, startKey)` yields. */
+  count(prefix: string, startKey?: string): number {
+    return countOf(this.elements, prefix, startKey);
   }
 
   /** Elements whose index `name` has `value`, in key order. */
   byIndex(name: string, value: string): StoreElement[] {
-    const keys = this.indexes.get(name)?.get(value);
-    if (!keys) return [];
-    return [...keys].sort(compareKeys).map((k) => this.elements.get(k)!);
+    const tree = this.indexes.get(name)?.get(value);
+    return tree ? tree.valuesArray() : [];
   }
 
   hasIndex(name: string): boolean {
     return this.indexes.has(name);
   }
 
-  private lowerBound(key: string): number {
-    let lo = 0;
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.keys[mid]! < key) lo = mid + 1;
-      else hi = mid;
+  /** Moves `next` in each index; a value both have is rewritten in place (store_btree.go updateElem). */
+  private reindex(previous: StoreElement, next: StoreElement): void {
+    for (const [name, index] of this.indexes) {
+      const indexFunc = this.definition.indexes[name]!;
+      const before = indexFunc(previous.object);
+      const after = indexFunc(next.object);
+      for (const value of before) {
+        if (after.includes(value)) continue;
+        const tree = index.get(value);
+        tree?.delete(previous.key);
+        if (tree?.size === 0) index.delete(value);
+      }
+      for (const value of after) {
+        let tree = index.get(value);
+        if (!tree) index.set(value, (tree = newTree()));
+        tree.set(next.key, next);
+      }
     }
-    return lo;
   }
 
   private addToIndexes(element: StoreElement): void {
     for (const [name, index] of this.indexes) {
       for (const value of this.definition.indexes[name]!(element.object)) {
-        let keys = index.get(value);
-        if (!keys) index.set(value, (keys = new Set()));
-        keys.add(element.key);
+        let tree = index.get(value);
+        if (!tree) index.set(value, (tree = newTree()));
+        tree.set(element.key, element);
       }
     }
   }
@@ -132,9 +205,9 @@ export class CacheStore {
   private removeFromIndexes(element: StoreElement): void {
     for (const [name, index] of this.indexes) {
       for (const value of this.definition.indexes[name]!(element.object)) {
-        const keys = index.get(value);
-        keys?.delete(element.key);
-        if (keys?.size === 0) index.delete(value);
+        const tree = index.get(value);
+        tree?.delete(element.key);
+        if (tree?.size === 0) index.delete(value);
       }
     }
   }

@@ -7,24 +7,22 @@ import {
   isContinuedList,
   silentLogger,
   type CacheableRead,
-  type ContinuedList,
-  type ExactRead,
   type KubeObject,
-  type ListSemantics,
   type Logger,
   type ResourceDefinition,
 } from '@listwatch/api';
 import { bookmarkEvent } from './bookmarks.js';
 import { ResourceKeys } from './resource-keys.js';
 import type { Storage, StorageWatch } from '../storage.js';
-import type { StoreElement } from './cache-store.js';
+import type { StoreElement, StoreSnapshot } from './cache-store.js';
+import { keyAfter } from '../keys.js';
 import {
   initialEvents,
   newCacheWatcher,
   type CacheWatcher,
   type WatcherEndReason,
 } from './cache-watcher.js';
-import type { CacherMetrics } from './cacher-metrics.js';
+import type { CacherMetrics, ListDelegationReason } from './cacher-metrics.js';
 import { Dispatcher, type WatcherScope } from './dispatcher.js';
 import type { WatchCacheEvent } from './event-window.js';
 import type {
@@ -43,6 +41,11 @@ export interface CacherOptions {
   definition: ResourceDefinition;
   /** Fixed window capacity (`--default-watch-cache-size`); undefined: adaptive. 0 is rejected: use no cacher. */
   watchCacheSize?: number;
+  /**
+   * Keep a snapshot of the store at every revision in the window and serve exact LISTs and
+   * continuations from them (kube's ListFromCacheSnapshot, on by default since 1.34).
+   */
+  listFromCacheSnapshot?: boolean;
   /** How often each watcher that asked gets a bookmark (kube: 1 min). */
   bookmarkIntervalMs?: number;
   /** Per-watcher buffer (kube: 10..1000). */
@@ -66,12 +69,12 @@ function notReady(): ApiError {
   return ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
 }
 
-/**
- * cacher.go shouldDelegateList: the watch cache has no history and no continuations, so Exact
- * reads and continued lists are served by storage at their revision.
- */
-function shouldDelegateList(semantics: ListSemantics): semantics is ExactRead | ContinuedList {
-  return semantics.mode === 'exact' || isContinuedList(semantics);
+interface ServedPage {
+  result: CacheListResult;
+  /** Elements looked at (apiserver_cache_list_fetched_objects_total). */
+  fetched: number;
+  /** The index that chose the candidates, '' for none (the `index` label). */
+  index: string;
 }
 
 /**
@@ -128,7 +131,10 @@ export class Cacher implements ListWatchSource {
     };
     this.cache = new WatchCache(
       options.definition,
-      options.watchCacheSize === undefined ? {} : { fixedCapacity: options.watchCacheSize },
+      {
+        ...(options.watchCacheSize === undefined ? {} : { fixedCapacity: options.watchCacheSize }),
+        snapshots: options.listFromCacheSnapshot ?? true,
+      },
       this.now,
     );
     this.dispatcher = new Dispatcher(options.definition);
@@ -322,7 +328,8 @@ export class Cacher implements ListWatchSource {
     const predicate = request.predicate ?? SelectionPredicate.everything;
     const scopePrefix = this.keys.scope(request.namespace);
     const limit = request.limit && request.limit > 0 ? request.limit : undefined;
-    const fromStorage = async (): Promise<CacheListResult> => {
+    const fromStorage = async (reason: ListDelegationReason): Promise<CacheListResult> => {
+      this.metrics.listDelegated?.(this.resource, reason);
       const page = await listFromStorage(this.storage, this.definition, {
         scopePrefix,
         predicate,
@@ -332,69 +339,103 @@ export class Cacher implements ListWatchSource {
       this.metrics.list?.(this.resource, 'storage', this.now() - started);
       return pageResult(page);
     };
+    const fromCache = (page: ServedPage): CacheListResult => {
+      this.metrics.cacheList?.(this.resource, page.index, page.fetched, page.result.items.length);
+      this.metrics.list?.(this.resource, 'cache', this.now() - started);
+      return page.result;
+    };
+    const startKey = isContinuedList(semantics)
+      ? scopePrefix + semantics.continueFrom.start
+      : undefined;
 
-    if (shouldDelegateList(semantics)) return fromStorage();
     if (!this.ready) {
-      // While re-initializing, only cheap paginated unfiltered lists may go to storage (#65954).
-      if (predicate.empty && limit !== undefined) return fromStorage();
+      // While re-initializing, reads at a revision and cheap paginated unfiltered lists may go to
+      // storage (#65954, KEP-4568); anything else waits for the cache.
+      if (semantics.mode === 'exact' || isContinuedList(semantics)) return fromStorage('not_ready');
+      if (predicate.empty && limit !== undefined) return fromStorage('not_ready');
       throw notReady();
+    }
+    if (semantics.mode === 'exact') {
+      // Exact reads and continuations at a revision: from the store as it was then, while the
+      // window covers it (cacher.go shouldDelegateExactRV, watch_cache.go waitAndListExactRV).
+      const at = semantics.resourceVersion;
+      const miss = this.snapshotMiss(at);
+      if (miss) return fromStorage(miss);
+      const snapshot = this.cache.snapshotAt(at)!;
+      return fromCache(this.page(snapshot, at, scopePrefix, predicate, limit, startKey));
     }
     if (!(await this.freshFor(semantics))) {
       this.logger.info('consistent read fell back to storage', { resource: this.resource });
-      return fromStorage();
+      return fromStorage('consistent_read_timeout');
     }
     // Any freshness ignores the limit: one page with everything.
     const pageLimit = semantics.mode === 'any' ? undefined : limit;
-    const result = this.listFromCache(scopePrefix, predicate, pageLimit);
-    this.metrics.list?.(this.resource, 'cache', this.now() - started);
-    return result;
+    const revision = this.cache.revision;
+    // A continuation carries no selector index (watch_cache.go waitAndListConsistent).
+    const indexed =
+      startKey === undefined ? this.indexedCandidates(scopePrefix, predicate) : undefined;
+    return fromCache(
+      this.page(this.cache.store, revision, scopePrefix, predicate, pageLimit, startKey, indexed),
+    );
   }
 
-  private listFromCache(
+  /** Why the cache cannot serve a read at exactly `revision`, or undefined when it can. */
+  private snapshotMiss(revision: number): ListDelegationReason | undefined {
+    // What storage compacted reads as 410 there, whatever the window still holds.
+    if (revision < this.storage.compactRevision()) return 'revision_compacted';
+    if (revision > this.cache.revision) return 'revision_ahead_of_cache';
+    return this.cache.snapshotAt(revision) ? undefined : 'revision_not_in_cache';
+  }
+
+  /**
+   * One page of `source` as the etcd3 store pages (cacher.go GetList, storage.PrepareContinueToken):
+   * `limit` matches from `startKey` on; a continue token after the last one when anything at all
+   * follows it; remainingItemCount only when no selector filtered.
+   */
+  private page(
+    source: Pick<StoreSnapshot, 'range' | 'count'>,
+    revision: number,
     scopePrefix: string,
     predicate: SelectionPredicate,
     limit: number | undefined,
-  ): CacheListResult {
-    const revision = this.cache.revision;
+    startKey: string | undefined,
+    indexed?: { index: string; elements: Iterable<StoreElement> },
+  ): ServedPage {
     const items: KubeObject[] = [];
     let lastKey: string | undefined;
     let more = false;
-    let examined = 0;
-    const candidates =
-      this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix);
+    let fetched = 0;
+    const candidates = indexed?.elements ?? source.range(scopePrefix, startKey);
     for (const element of candidates) {
-      examined++;
-      if (!predicate.matches(element.labels, element.fields)) continue;
       if (limit !== undefined && items.length >= limit) {
         more = true;
         break;
       }
+      fetched++;
+      if (!predicate.matches(element.labels, element.fields)) continue;
       items.push(element.object);
       lastKey = element.key;
     }
     const result: CacheListResult = { items, resourceVersion: String(revision), shared: true };
     if (more && lastKey !== undefined) {
       result.continue = encodeContinue(revision, lastKey, scopePrefix);
-      if (predicate.empty) result.remainingItemCount = this.countFrom(scopePrefix) - examined + 1;
+      if (predicate.empty) result.remainingItemCount = source.count(scopePrefix, keyAfter(lastKey));
     }
-    return result;
-  }
-
-  private countFrom(scopePrefix: string): number {
-    let n = 0;
-    for (const _ of this.cache.store.range(scopePrefix)) n++;
-    return n;
+    return { result, fetched, index: indexed?.index ?? '' };
   }
 
   /** Uses a resource index when the field selector pins it (pods by spec.nodeName). */
   private indexedCandidates(
     scopePrefix: string,
     predicate: SelectionPredicate,
-  ): Iterable<StoreElement> | undefined {
+  ): { index: string; elements: StoreElement[] } | undefined {
     for (const index of Object.keys(this.definition.indexes)) {
       const value = predicate.exactField(index);
       if (value === undefined) continue;
-      return this.cache.store.byIndex(index, value).filter((e) => e.key.startsWith(scopePrefix));
+      const elements = this.cache.store
+        .byIndex(index, value)
+        .filter((e) => e.key.startsWith(scopePrefix));
+      return { index, elements };
     }
     return undefined;
   }
@@ -474,7 +515,8 @@ export class Cacher implements ListWatchSource {
     const elements: Iterable<StoreElement> =
       exactKey !== undefined
         ? [this.cache.store.get(exactKey)].filter((e) => e !== undefined)
-        : (this.indexedCandidates(scopePrefix, predicate) ?? this.cache.store.range(scopePrefix));
+        : (this.indexedCandidates(scopePrefix, predicate)?.elements ??
+          this.cache.store.range(scopePrefix));
     for (const element of elements) {
       if (predicate.matches(element.labels, element.fields)) yield element.object;
     }
@@ -544,6 +586,11 @@ export class Cacher implements ListWatchSource {
       this.cache.window.size,
       this.cache.window.capacity,
       this.cache.window.age(now),
+    );
+    this.metrics.snapshots?.(
+      this.resource,
+      this.cache.window.snapshotCount,
+      this.cache.snapshotBytes(),
     );
   }
 }

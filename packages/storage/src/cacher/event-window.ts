@@ -1,5 +1,6 @@
 import type { KubeObject } from '@listwatch/api';
 import type { StorageEventType } from '../storage.js';
+import type { StoreSnapshot } from './cache-store.js';
 
 /** One change as the watch cache keeps it: both states, their labels/fields computed once. */
 export interface WatchCacheEvent {
@@ -30,9 +31,18 @@ export interface EventWindowOptions {
  * The ring buffer of recent events (watchCache.cache). Adaptive by default, as watchCache sizes
  * itself: doubles while full and its oldest event is younger than 75 s, halves when the newest
  * quarter is older than that, between 100 and 100×1024 events.
+ *
+ * Beside each event it keeps the store as it was right after it (KEP-4988, watch_cache.go with
+ * ListFromCacheSnapshot: `storeSnapshotter`), and the store as listed until the first event falls
+ * out: a LIST at any revision the window covers is served from these. They leave with their event.
  */
 export class EventWindow {
   private buffer: (WatchCacheEvent | undefined)[];
+  /** snapshots[i % capacity]: the store after buffer[i % capacity]. */
+  private snapshots: (StoreSnapshot | undefined)[];
+  /** The store at listRevision: valid while no event has fallen out. */
+  private listSnapshot: StoreSnapshot | undefined;
+  private heldSnapshots = 0;
   private start = 0;
   private end = 0;
   private readonly lower: number;
@@ -47,6 +57,7 @@ export class EventWindow {
     this.lower = fixed ?? LOWER_BOUND_CAPACITY;
     this.upper = fixed ?? UPPER_BOUND_CAPACITY;
     this.buffer = new Array<WatchCacheEvent | undefined>(this.lower);
+    this.snapshots = new Array<StoreSnapshot | undefined>(this.lower);
   }
 
   get capacity(): number {
@@ -57,24 +68,37 @@ export class EventWindow {
     return this.end - this.start;
   }
 
-  /** Empties the window after a relist at `revision`. */
-  reset(listRevision: number): void {
+  /** Empties the window after a relist at `revision` (the store then is `snapshot`). */
+  reset(listRevision: number, snapshot?: StoreSnapshot): void {
     this.buffer = new Array<WatchCacheEvent | undefined>(this.lower);
+    this.snapshots = new Array<StoreSnapshot | undefined>(this.lower);
+    this.listSnapshot = snapshot;
+    this.heldSnapshots = 0;
     this.start = 0;
     this.end = 0;
     this.evictedSinceReset = false;
     this.listRevision = listRevision;
   }
 
-  push(event: WatchCacheEvent): void {
+  /** Appends `event`; `snapshot` is the store right after it. */
+  push(event: WatchCacheEvent, snapshot?: StoreSnapshot): void {
     this.resize(event.recordTime);
     if (this.size === this.capacity) {
       this.buffer[this.start % this.capacity] = undefined;
+      if (this.snapshots[this.start % this.capacity]) this.heldSnapshots--;
+      this.snapshots[this.start % this.capacity] = undefined;
       this.start++;
-      this.evictedSinceReset = true;
+      this.evicted();
     }
     this.buffer[this.end % this.capacity] = event;
+    this.snapshots[this.end % this.capacity] = snapshot;
+    if (snapshot) this.heldSnapshots++;
     this.end++;
+  }
+
+  private evicted(): void {
+    this.evictedSinceReset = true;
+    this.listSnapshot = undefined;
   }
 
   private at(index: number): WatchCacheEvent {
@@ -100,10 +124,18 @@ export class EventWindow {
   private reallocate(capacity: number): void {
     const kept = Math.min(this.size, capacity);
     const next = new Array<WatchCacheEvent | undefined>(capacity);
+    const nextSnapshots = new Array<StoreSnapshot | undefined>(capacity);
     const from = this.end - kept;
-    if (from > this.start) this.evictedSinceReset = true;
-    for (let i = 0; i < kept; i++) next[(from + i) % capacity] = this.at(from + i);
+    if (from > this.start) this.evicted();
+    this.heldSnapshots = 0;
+    for (let i = 0; i < kept; i++) {
+      next[(from + i) % capacity] = this.at(from + i);
+      const snapshot = this.snapshots[(from + i) % this.capacity];
+      nextSnapshots[(from + i) % capacity] = snapshot;
+      if (snapshot) this.heldSnapshots++;
+    }
     this.buffer = next;
+    this.snapshots = nextSnapshots;
     this.start = from;
   }
 
@@ -116,10 +148,8 @@ export class EventWindow {
     return this.size > 0 ? this.at(this.start).revision - 1 : this.listRevision;
   }
 
-  /** Events with revision > `revision`, oldest first; undefined when some have fallen out. */
-  since(revision: number): WatchCacheEvent[] | undefined {
-    if (revision < this.oldestResumableRevision()) return undefined;
-    // Binary search for the first event newer than `revision`.
+  /** How many of the window's events have a revision ≤ `revision` (binary search). */
+  private countUpTo(revision: number): number {
     let lo = 0;
     let hi = this.size;
     while (lo < hi) {
@@ -127,9 +157,31 @@ export class EventWindow {
       if (this.at(this.start + mid).revision > revision) hi = mid;
       else lo = mid + 1;
     }
+    return lo;
+  }
+
+  /** Events with revision > `revision`, oldest first; undefined when some have fallen out. */
+  since(revision: number): WatchCacheEvent[] | undefined {
+    if (revision < this.oldestResumableRevision()) return undefined;
     const events: WatchCacheEvent[] = [];
-    for (let i = this.start + lo; i < this.end; i++) events.push(this.at(i));
+    for (let i = this.start + this.countUpTo(revision); i < this.end; i++) events.push(this.at(i));
     return events;
+  }
+
+  /**
+   * The store as it was at `revision` (the snapshot of the newest event at or before it, as
+   * storeSnapshotter.GetLessOrEqual), or undefined when the window no longer covers it. The
+   * caller makes sure the cache has seen `revision`.
+   */
+  snapshotAt(revision: number): StoreSnapshot | undefined {
+    const n = this.countUpTo(revision);
+    if (n > 0) return this.snapshots[(this.start + n - 1) % this.capacity];
+    return revision >= this.listRevision ? this.listSnapshot : undefined;
+  }
+
+  /** How many snapshots the window holds. */
+  get snapshotCount(): number {
+    return this.heldSnapshots + (this.listSnapshot ? 1 : 0);
   }
 
   /** Age of the oldest event (ms), 0 when empty: a metric. */

@@ -1,5 +1,5 @@
 export { Cacher, type CacherOptions } from './cacher.js';
-export type { CacherMetrics } from './cacher-metrics.js';
+export type { CacherMetrics, ListDelegationReason } from './cacher-metrics.js';
 export { CacheWatcher, type CacheWatchEvent, type WatcherEndReason } from './cache-watcher.js';
 export { bookmarkEvent } from './bookmarks.js';
 export type * from './list-watch-source.js';

@@ -1,6 +1,6 @@
 import { ApiError, type KubeObject, type ResourceDefinition } from '@listwatch/api';
 import type { StorageChange } from '../storage.js';
-import { CacheStore, type StoreElement } from './cache-store.js';
+import { CacheStore, type StoreElement, type StoreSnapshot } from './cache-store.js';
 import { EventWindow, type WatchCacheEvent } from './event-window.js';
 
 /** watch_cache.go resourceVersionTooHighRetrySeconds. */
@@ -14,6 +14,9 @@ export function tooLargeResourceVersion(requested: number, current: number): Api
     [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
   );
 }
+
+/** One copied B+ tree node: 32 keys and 32 values (8 bytes each) plus the node and arrays. */
+const SNAPSHOT_NODE_BYTES = 32 * 16 + 96;
 
 interface Waiter {
   revision: number;
@@ -35,7 +38,7 @@ export class WatchCache {
 
   constructor(
     readonly definition: ResourceDefinition,
-    options: { fixedCapacity?: number },
+    private readonly options: { fixedCapacity?: number; snapshots?: boolean },
     private readonly now: () => number,
   ) {
     this.store = new CacheStore(definition);
@@ -47,7 +50,7 @@ export class WatchCache {
   /** Refills from a list taken at `revision`; the window starts empty after it. */
   replace(items: { key: string; object: KubeObject }[], revision: number): void {
     this.store.replace(items.map((i) => this.store.element(i.object, i.key)));
-    this.window.reset(revision);
+    this.window.reset(revision, this.snapshot(revision));
     this.advance(revision);
   }
 
@@ -79,9 +82,30 @@ export class WatchCache {
       revision: change.revision,
       recordTime: this.now(),
     };
-    this.window.push(event);
+    this.window.push(event, this.snapshot(change.revision));
     this.advance(change.revision);
     return event;
+  }
+
+  private snapshot(revision: number): StoreSnapshot | undefined {
+    return this.options.snapshots === false ? undefined : this.store.snapshot(revision);
+  }
+
+  /**
+   * The store at `revision` when the window still covers it and the cache has seen it; undefined
+   * otherwise (then storage serves that revision, or says it is compacted).
+   */
+  snapshotAt(revision: number): StoreSnapshot | undefined {
+    if (revision > this.revision) return undefined;
+    return this.window.snapshotAt(revision);
+  }
+
+  /**
+   * Bytes the snapshots hold beyond the store, estimated: each write after a snapshot copies one
+   * node per tree level (a key and a value slot per entry), so that much stays with the snapshot.
+   */
+  snapshotBytes(): number {
+    return this.window.snapshotCount * this.store.height * SNAPSHOT_NODE_BYTES;
   }
 
   /** A progress notification: nothing under our prefix changed up to `revision`. */

@@ -70,6 +70,8 @@ export class Etcd3Storage implements Storage {
   readonly endpoints: readonly string[];
   private readonly client: Etcd3;
   private readonly compactor: Compactor;
+  /** The newest compaction made through this client (etcd tells no one else's without a read). */
+  private compacted: Revision = 0;
   private readonly objects: StoredObjectCodec;
   private readonly watches = new Set<Etcd3Watch>();
   /** Watches still finding out "now"; this client's writes wait for them (see watch()). */
@@ -373,12 +375,20 @@ export class Etcd3Storage implements Storage {
     return { round: version, revision: current, won: false };
   }
 
+  compactRevision(): Revision {
+    return this.compacted;
+  }
+
   async compact(revision: Revision): Promise<void> {
     try {
       await this.call(this.prefix, true, (o) => this.client.kv.compact({ revision }, o));
+      this.compacted = Math.max(this.compacted, revision);
     } catch (err) {
       // Already compacted that far: a no-op, as for the other backends.
-      if (isStorageError(err, 'Expired')) return;
+      if (isStorageError(err, 'Expired')) {
+        this.compacted = Math.max(this.compacted, revision);
+        return;
+      }
       if (isStorageError(err) && isFutureRevisionError(err.cause)) {
         throw StorageError.resourceVersionTooLarge(
           this.prefix,

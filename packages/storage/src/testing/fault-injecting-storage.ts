@@ -16,13 +16,17 @@ import type { KubeObject } from '@listwatch/api';
 /**
  * A real backend with fault switches: `breakWatches()` makes every open watch fail as a lost etcd
  * connection or a compaction would; `failLists` makes lists fail. For testing re-initialization,
- * and, by counting gets, which reads a cache answered.
+ * and, by counting gets, range reads (lists) and revision checks, which reads a cache answered.
  */
 export class FaultInjectingStorage implements Storage {
   private readonly breakers = new Set<(err: Error) => void>();
   watchesOpened = 0;
   /** Keys read with get(), in order: shows which reads reached storage. */
   readonly gets: string[] = [];
+  /** Range reads (list()), in order: shows which LISTs reached storage. */
+  readonly lists: { prefix: string; options: StorageListOptions | undefined }[] = [];
+  /** currentRevision() calls: the progress checks of consistent reads. */
+  revisionChecks = 0;
   /** While set, every list fails as if storage were unreachable. */
   failLists = false;
 
@@ -58,6 +62,7 @@ export class FaultInjectingStorage implements Storage {
     return this.inner.get(key);
   }
   list(prefix: string, options?: StorageListOptions): Promise<StorageListResult> {
+    this.lists.push({ prefix, options });
     if (this.failLists)
       return Promise.reject(StorageError.unreachable(prefix, new Error('injected fault')));
     return this.inner.list(prefix, options);
@@ -78,7 +83,11 @@ export class FaultInjectingStorage implements Storage {
     return this.inner.delete(key, options);
   }
   currentRevision(): Promise<Revision> {
+    this.revisionChecks++;
     return this.inner.currentRevision();
+  }
+  compactRevision(): Revision {
+    return this.inner.compactRevision();
   }
   compact(revision: Revision): Promise<void> {
     return this.inner.compact(revision);
