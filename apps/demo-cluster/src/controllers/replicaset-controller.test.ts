@@ -107,17 +107,6 @@ describe('the ReplicaSet controller with the scheduler and two kubelets', () => 
     await expectRunningPods(pods, ns, 2);
   });
 
-  it('deleting a ReplicaSet deletes its pods, as the garbage collector would', async () => {
-    const ns = await api.namespace();
-    const { pods, replicaSets } = clients();
-    await replicaSets.namespace(ns).create(webReplicaSet(ns, 'web', 2));
-    await expectRunningPods(pods, ns, 2);
-    await replicaSets.namespace(ns).delete('web');
-    await expect
-      .poll(async () => (await listPods(pods, ns)).length, { timeout: 20_000, interval: 100 })
-      .toBe(0);
-  });
-
   it('pods of another ReplicaSet, or of none, are left alone', async () => {
     const ns = await api.namespace();
     const { pods, replicaSets } = clients();
