@@ -45,6 +45,12 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * current generation, which the strategy bumps if its kind has one.
    */
   prepareForUpdate?(next: KubeObject, current: KubeObject): void;
+  /**
+   * The status strategy's PrepareForUpdate beyond the generic one (which keeps everything but
+   * status from the stored object): what else a /status write may change (deployments: their
+   * annotations, where the controller records the revision).
+   */
+  prepareForStatusUpdate?(result: KubeObject, sent: KubeObject): void;
   /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
   validate?(object: KubeObject): FieldError[];
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
@@ -300,7 +306,9 @@ export function prepareForUpdate(
   else delete meta.namespace;
   if (current.metadata.generation !== undefined) meta.generation = current.metadata.generation;
   else delete meta.generation;
-  strategy.prepareForUpdate?.(result, current);
+  // The status strategy's own PrepareForUpdate, or the main one's (which may bump generation).
+  if (subresource === 'status') strategy.prepareForStatusUpdate?.(result, next);
+  else strategy.prepareForUpdate?.(result, current);
   if (current.metadata.uid !== undefined) meta.uid = current.metadata.uid;
   if (current.metadata.creationTimestamp !== undefined)
     meta.creationTimestamp = current.metadata.creationTimestamp;

@@ -139,7 +139,7 @@ export class DependencyGraph {
 
   /** An object added or updated, as an informer of `identity`'s resource saw it. */
   observe(identity: ObjectIdentity, obj: KubeObject, oldObj?: KubeObject): void {
-    let existing = this.nodes.get(identity.uid);
+    const existing = this.nodes.get(identity.uid);
     if (existing && !existing.observed) {
       // A virtual node turns out to exist; dependents that named it otherwise are rechecked.
       if (!sameIdentity(existing.identity, identity)) {
