@@ -120,10 +120,13 @@ export function fnv32a(bytes: Uint8Array, seed = 0x811c9dc5): number {
 /** The alphabet of k8s.io/apimachinery/pkg/util/rand: no vowels, no look-alikes. */
 const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
 
-/** rand.SafeEncodeString: each byte mapped into ALPHANUMS, so no bad words can form. */
+/**
+ * rand.SafeEncodeString: each character (rune) mapped into ALPHANUMS, so no bad words can form.
+ * Only ever given the decimal digits of a hash.
+ */
 export function safeEncodeString(s: string): string {
   let out = '';
-  for (const byte of Buffer.from(s, 'utf8')) out += ALPHANUMS[byte % ALPHANUMS.length];
+  for (const ch of s) out += ALPHANUMS[(ch.codePointAt(0) ?? 0) % ALPHANUMS.length];
   return out;
 }
 
