@@ -131,7 +131,8 @@ describe('kubectl against the demo control plane', () => {
     // kubectl waits for the Deployment to be gone; foreground makes that after its dependents.
     await ok(['delete', 'deployment', 'web', '-n', ns, '--cascade=foreground', '--timeout=60s']);
     expect((await replicaSets().namespace(ns).list()).items).toEqual([]);
-    expect((await listPods(pods(), ns)).filter((p) => !p.metadata.deletionTimestamp)).toEqual([]);
+    // Foreground: the pods went (their kubelets confirmed) before the ReplicaSet, it before the Deployment.
+    expect(await listPods(pods(), ns)).toEqual([]);
   });
 
   it('kubectl delete rs --cascade=orphan keeps its pods, without an owner', async () => {
