@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
-it('pnpm demo serves the API, runs the web ReplicaSet on its nodes, writes ConfigMaps and prints the events, then stops cleanly on SIGTERM', async () => {
+it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes ConfigMaps and prints the events, then stops cleanly on SIGTERM', async () => {
   const dir = tempDir('listwatch-demo-');
   const child = spawn(
     process.execPath,
@@ -33,7 +33,7 @@ it('pnpm demo serves the API, runs the web ReplicaSet on its nodes, writes Confi
       .toMatch(/MODIFIED\s+configmap\/config-0/);
     const runningPods = () =>
       new Set(
-        [...out.matchAll(/MODIFIED\s+pod\/(web-\w{5})\s+node=node-\d\s+phase=Running/g)].map(
+        [...out.matchAll(/MODIFIED\s+pod\/(web-\w+-\w{5})\s+node=node-\d\s+phase=Running/g)].map(
           (m) => m[1],
         ),
       ).size;
@@ -42,15 +42,22 @@ it('pnpm demo serves the API, runs the web ReplicaSet on its nodes, writes Confi
     expect(out).toMatch(/kubectl --server http:\S+ get pods -n demo -o wide -w/);
     expect(out).toMatch(/controllers: leading as /);
     expect(out).toMatch(/ADDED\s+configmap\/config-0/);
-    expect(out).toMatch(/ADDED\s+pod\/web-\w{5}\s+node=<none>\s+phase=Pending/);
+    expect(out).toMatch(/ADDED\s+pod\/web-\w+-\w{5}\s+node=<none>\s+phase=Pending/);
+    expect(out).toMatch(/ADDED\s+deployment\/web\s+desired=3/);
     const url = /apiserver on (http:\/\/\S+)/.exec(out)![1]!;
     const get = async (path: string) => (await fetch(`${url}${path}`)).json();
     const nodes = (await get('/api/v1/nodes')) as { items: { metadata: { name: string } }[] };
     expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1', 'node-2', 'node-3']);
-    const rs = (await get('/apis/apps/v1/namespaces/demo/replicasets/web')) as {
+    const d = (await get('/apis/apps/v1/namespaces/demo/deployments/web')) as {
       spec: { replicas: number };
     };
-    expect(rs.spec.replicas).toBe(3);
+    expect(d.spec.replicas).toBe(3);
+    const rss = (await get('/apis/apps/v1/namespaces/demo/replicasets')) as {
+      items: { metadata: { name: string; ownerReferences: { kind: string; name: string }[] } }[];
+    };
+    expect(rss.items.map((rs) => rs.metadata.ownerReferences)).toEqual([
+      [expect.objectContaining({ kind: 'Deployment', name: 'web' })],
+    ]);
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];

@@ -3,12 +3,12 @@ import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@list
 import { jsonLineLogger, RestClient } from '@listwatch/client';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
-import { ensureReplicaSet, webReplicaSet } from './web-replicaset.js';
+import { ensureDeployment, webDeployment } from './web-workload.js';
 import { Workload } from './workload.js';
 
 // The demo cluster: a durable apiserver (SQLite in .data/ by default) and, against it, simulated
-// kubelets, a scheduler and a ReplicaSet controller (leader-elected) keeping the `web` ReplicaSet's
-// pods running, a workload writing ConfigMaps, and informers printing every event in namespace
+// kubelets, a scheduler, Deployment and ReplicaSet controllers and a garbage collector
+// (leader-elected) keeping the `web` Deployment's pods running, a workload writing ConfigMaps, and informers printing every event in namespace
 // demo. Point kubectl at the printed URL to join in. Takes the apiserver's flags; --interval sets
 // the ConfigMap write period (ms), --nodes the number of nodes.
 /** Removes `--name value` or `--name=value` from args and returns the value. */
@@ -47,12 +47,13 @@ async function main(): Promise<void> {
     `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
   say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
-  say(`     kubectl --server ${server.url} get nodes,rs -A`);
+  say(`     kubectl --server ${server.url} get nodes,deploy,rs -A`);
+  say(`     kubectl --server ${server.url} scale deployment web -n demo --replicas=5`);
   say(
-    `     kubectl --server ${server.url} patch rs web -n demo --type=merge -p '{"spec":{"replicas":5}}'`,
+    `     kubectl --server ${server.url} set image deployment/web -n demo nginx=nginx:1.28 && kubectl --server ${server.url} rollout status deployment/web -n demo`,
   );
   say(
-    `     kubectl --server ${server.url} delete pod -n demo <name>   (the ReplicaSet replaces it)`,
+    `     kubectl --server ${server.url} delete pod -n demo <name>   (its ReplicaSet replaces it)`,
   );
 
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
   const cluster = new DemoCluster({ client, nodes, report: say, logger });
   await cluster.start();
   say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
-  await ensureReplicaSet(client, webReplicaSet('demo'));
+  await ensureDeployment(client, webDeployment('demo'));
   const printer = new EventPrinter(client, 'demo', say, logger);
   printer.start();
   workload.start(interval);

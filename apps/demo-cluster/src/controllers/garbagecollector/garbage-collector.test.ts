@@ -7,7 +7,7 @@ import {
   startTestApiServer,
   type TestApiServer,
 } from '../../testing/test-apiserver.js';
-import { webReplicaSet } from '../../web-replicaset.js';
+import { webReplicaSet } from '../../web-workload.js';
 import { resources, type Pod, type ReplicaSet } from '../objects.js';
 
 // The rules of kubernetes pkg/controller/garbagecollector (attemptToDeleteItem,
