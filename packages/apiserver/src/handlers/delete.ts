@@ -116,8 +116,8 @@ async function deleteOne(
   try {
     if (strategy.delete) {
       const { registry, logger } = scope.server;
-      const object = await strategy.delete({ registry, logger, name, current, dryRun });
-      return { object, deleted: false };
+      const object = await strategy.delete({ registry, logger, name, current, options, dryRun });
+      if (object) return { object, deleted: false };
     }
     const first = beforeDelete(strategy, current, options, Date.now());
     // Finalizers cannot change through DeleteOptions once a graceful deletion is pending.
