@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { DeploymentController } from './controllers/deployment/deployment-controller.js';
 import { GarbageCollector } from './controllers/garbagecollector/garbage-collector.js';
 import { Kubelet } from './controllers/kubelet.js';
+import { NamespaceController } from './controllers/namespace/namespace-controller.js';
 import { resources } from './controllers/objects.js';
 import { ReplicaSetController } from './controllers/replicaset-controller.js';
 import { Scheduler } from './controllers/scheduler.js';
@@ -37,7 +38,7 @@ export interface DemoClusterOptions {
 /**
  * The cluster half of the demo, built only from @listwatch/client: a kubelet per node, always
  * running, and the control plane — the Deployment and ReplicaSet controllers and the scheduler, sharing one
- * informer factory, and the garbage collector with its own metadata informers — running only while this process holds the controllers' Lease, so two
+ * informer factory, the namespace controller, and the garbage collector with its own metadata informers — running only while this process holds the controllers' Lease, so two
  * demo processes against one apiserver never both reconcile. The leader releases the lease on
  * a clean stop and a standby takes over at once; after a crash, once the lease expires.
  */
@@ -135,6 +136,7 @@ export class DemoCluster {
     const scheduler = new Scheduler({ client, factory, logger: this.logger });
     const deployments = new DeploymentController({ client, factory, logger: this.logger });
     const garbageCollector = new GarbageCollector({ client, logger: this.logger });
+    const namespaces = new NamespaceController({ client, factory, logger: this.logger });
     factory.start();
     try {
       await Promise.all([
@@ -142,6 +144,7 @@ export class DemoCluster {
         deployments.run(signal),
         scheduler.run(signal),
         garbageCollector.run(signal),
+        namespaces.run(signal),
       ]);
     } finally {
       await factory.shutdown();

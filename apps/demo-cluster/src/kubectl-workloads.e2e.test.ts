@@ -9,9 +9,9 @@ import {
   type TestApiServer,
 } from './testing/test-apiserver.js';
 
-// kubectl rollout status / undo / history, kubectl scale and kubectl delete --cascade, run
-// against the apiserver and the demo's controllers (Deployment, ReplicaSet, garbage collector),
-// as on a real cluster.
+// kubectl rollout status / undo / history, kubectl scale, kubectl delete --cascade and kubectl
+// delete namespace, run against the apiserver and the demo's controllers (Deployment,
+// ReplicaSet, garbage collector, namespace), as on a real cluster.
 describe('kubectl against the demo control plane', () => {
   let api: TestApiServer;
   let cluster: DemoCluster;
@@ -152,5 +152,24 @@ describe('kubectl against the demo control plane', () => {
     const left = await listPods(pods(), ns);
     expect(left).toHaveLength(2);
     for (const pod of left) expect(pod.metadata.ownerReferences ?? []).toEqual([]);
+  });
+
+  it('kubectl delete namespace empties it (Deployment, ReplicaSets, pods, ConfigMaps) and returns once it is gone', async () => {
+    const ns = await api.namespace();
+    await createDeployment(ns, 2);
+    await ok(['create', 'configmap', 'settings', '--from-literal=a=b', '-n', ns]);
+    await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
+    expect(await ok(['delete', 'namespace', ns, '--timeout=60s'])).toMatch(
+      `namespace "${ns}" deleted`,
+    );
+    const get = await kubectl.run(['get', 'namespace', ns]);
+    expect(get.stderr.trim()).toBe(`Error from server (NotFound): namespaces "${ns}" not found`);
+    for (const resource of [
+      resources.deployments,
+      resources.replicasets,
+      resources.pods,
+      resources.configmaps,
+    ])
+      expect((await api.client.resource(resource).namespace(ns).list()).items).toEqual([]);
   });
 });
