@@ -67,3 +67,59 @@ it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes 
     dir.remove();
   }
 });
+
+/** Runs `pnpm demo` (src/main.ts) with `args` to its exit; its output and exit code. */
+async function runDemo(args: string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@listwatch/source', '--import', 'tsx', 'src/main.ts', '--port', '0', ...args],
+    { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  try {
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, out };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+it.each([
+  ['memory', ['--storage-backend', 'memory']],
+  ['sqlite', ['--data-dir']],
+])(
+  'pnpm demo --duration 60 on %s runs the scripted scenario, every step converging, and exits 0 with a summary',
+  async (_backend, flags) => {
+    const dir = tempDir('listwatch-scenario-');
+    try {
+      const args = flags[0] === '--data-dir' ? ['--data-dir', dir.path] : flags;
+      const { code, out } = await runDemo([...args, '--duration', '60']);
+      expect(out).toMatch(/scenario: every step converged \(9 steps\)/);
+      for (const step of [
+        /ok\s+nodes Ready \(3\)/,
+        /ok\s+create Deployments web \(3\) and api \(2\)/,
+        /ok\s+scale web up to 5/,
+        /ok\s+scale web down to 2/,
+        /ok\s+roll out api with nginx:1\.28/,
+        /ok\s+delete a web pod \(it comes back\)/,
+        /ok\s+delete Deployment api \(its ReplicaSets and pods go\)/,
+        /ok\s+delete namespace scenario-\w+/,
+      ])
+        expect(out).toMatch(step);
+      expect(out).toMatch(/events delivered: [1-9]\d*\s+watch restarts: \d+\s+relists: \d+/);
+      expect(code).toBe(0);
+    } finally {
+      dir.remove();
+    }
+  },
+);
+
+it('pnpm demo --duration with too little time exits non-zero, naming the step that did not converge', async () => {
+  const { code, out } = await runDemo(['--storage-backend', 'memory', '--duration', '0.5']);
+  expect(out).toMatch(/scenario: FAILED at step "[^"]+": \S/);
+  expect(out).toMatch(/^FAIL /m);
+  expect(code).toBe(1);
+});
