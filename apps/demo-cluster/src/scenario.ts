@@ -156,10 +156,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
       return true;
     };
 
-  const steps: { name: string; act: () => Promise<Check> }[] = [
+  const steps: { name: string; act: () => Promise<Check> | Check }[] = [
     {
       name: `nodes Ready (${options.nodes.length})`,
-      act: async () => async () => {
+      act: () => async () => {
         const nodes = (await client.resource<Node>(resources.nodes).list()).items;
         const ready = nodes.filter(
           (n) =>
