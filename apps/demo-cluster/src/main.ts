@@ -63,16 +63,6 @@ async function main(): Promise<void> {
   say(
     `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
-  say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
-  say(`     kubectl --server ${server.url} get nodes,deploy,rs -A`);
-  say(`     kubectl --server ${server.url} scale deployment web -n demo --replicas=5`);
-  say(
-    `     kubectl --server ${server.url} set image deployment/web -n demo nginx=nginx:1.28 && kubectl --server ${server.url} rollout status deployment/web -n demo`,
-  );
-  say(
-    `     kubectl --server ${server.url} delete pod -n demo <name>   (its ReplicaSet replaces it)`,
-  );
-
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
   const client = new RestClient({ server: server.url, userAgent: 'listwatch-demo', logger });
   if (duration !== undefined) {
@@ -87,6 +77,16 @@ async function main(): Promise<void> {
     await server.close();
     process.exit(summary.ok ? 0 : 1);
   }
+  say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
+  say(`     kubectl --server ${server.url} get nodes,deploy,rs -A`);
+  say(`     kubectl --server ${server.url} scale deployment web -n demo --replicas=5`);
+  say(
+    `     kubectl --server ${server.url} set image deployment/web -n demo nginx=nginx:1.28 && kubectl --server ${server.url} rollout status deployment/web -n demo`,
+  );
+  say(
+    `     kubectl --server ${server.url} delete pod -n demo <name>   (its ReplicaSet replaces it)`,
+  );
+
   const workload = new Workload(server.url);
   await workload.ensureNamespace();
   const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
