@@ -7,7 +7,7 @@ import {
   startTestApiServer,
   type TestApiServer,
 } from './testing/test-apiserver.js';
-import { webReplicaSet } from './web-replicaset.js';
+import { webReplicaSet } from './web-workload.js';
 
 let api: TestApiServer;
 

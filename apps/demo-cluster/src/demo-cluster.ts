@@ -9,7 +9,10 @@ import {
 } from '@listwatch/client';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DeploymentController } from './controllers/deployment/deployment-controller.js';
+import { GarbageCollector } from './controllers/garbagecollector/garbage-collector.js';
 import { Kubelet } from './controllers/kubelet.js';
+import { NamespaceController } from './controllers/namespace/namespace-controller.js';
 import { resources } from './controllers/objects.js';
 import { ReplicaSetController } from './controllers/replicaset-controller.js';
 import { Scheduler } from './controllers/scheduler.js';
@@ -34,8 +37,8 @@ export interface DemoClusterOptions {
 
 /**
  * The cluster half of the demo, built only from @listwatch/client: a kubelet per node, always
- * running, and the control plane — the ReplicaSet controller and the scheduler, sharing one
- * informer factory — running only while this process holds the controllers' Lease, so two
+ * running, and the control plane — the Deployment and ReplicaSet controllers and the scheduler, sharing one
+ * informer factory, the namespace controller, and the garbage collector with its own metadata informers — running only while this process holds the controllers' Lease, so two
  * demo processes against one apiserver never both reconcile. The leader releases the lease on
  * a clean stop and a standby takes over at once; after a crash, once the lease expires.
  */
@@ -131,9 +134,18 @@ export class DemoCluster {
     const factory = new SharedInformerFactory({ client, logger: this.logger });
     const replicaSets = new ReplicaSetController({ client, factory, logger: this.logger });
     const scheduler = new Scheduler({ client, factory, logger: this.logger });
+    const deployments = new DeploymentController({ client, factory, logger: this.logger });
+    const garbageCollector = new GarbageCollector({ client, logger: this.logger });
+    const namespaces = new NamespaceController({ client, factory, logger: this.logger });
     factory.start();
     try {
-      await Promise.all([replicaSets.run(signal), scheduler.run(signal)]);
+      await Promise.all([
+        replicaSets.run(signal),
+        deployments.run(signal),
+        scheduler.run(signal),
+        garbageCollector.run(signal),
+        namespaces.run(signal),
+      ]);
     } finally {
       await factory.shutdown();
     }

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEvent } from './event-printer.js';
-import { webReplicaSet } from './web-replicaset.js';
+import { webDeployment, webReplicaSet } from './web-workload.js';
 
 it('a pod event line names the type, the pod, its node, phase, ready containers and IP', () => {
   expect(
@@ -19,6 +19,16 @@ it('a ReplicaSet event line shows desired, current and ready replicas', () => {
   const rs = { ...webReplicaSet('demo', 'web', 5), status: { replicas: 3, readyReplicas: 2 } };
   expect(describeEvent('MODIFIED', 'replicaset', rs)).toBe(
     'MODIFIED replicaset/web           desired=5 current=3 ready=2',
+  );
+});
+
+it('a Deployment event line shows desired, updated, ready and available replicas', () => {
+  const d = {
+    ...webDeployment('demo', 'web', 3),
+    status: { updatedReplicas: 2, readyReplicas: 1, availableReplicas: 1 },
+  };
+  expect(describeEvent('MODIFIED', 'deployment', d)).toBe(
+    'MODIFIED deployment/web           desired=3 updated=2 ready=1 available=1',
   );
 });
 

@@ -6,7 +6,7 @@ import {
   type Logger,
   type RestClient,
 } from '@listwatch/client';
-import { resources, type Pod, type ReplicaSet } from './controllers/objects.js';
+import { resources, type Deployment, type Pod, type ReplicaSet } from './controllers/objects.js';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -33,13 +33,17 @@ function details(kind: string, object: KubeObject): string {
       const rs = object as ReplicaSet;
       return `desired=${rs.spec?.replicas ?? 1} current=${rs.status?.replicas ?? 0} ready=${rs.status?.readyReplicas ?? 0}`;
     }
+    case 'deployment': {
+      const d = object as Deployment;
+      return `desired=${d.spec?.replicas ?? 1} updated=${d.status?.updatedReplicas ?? 0} ready=${d.status?.readyReplicas ?? 0} available=${d.status?.availableReplicas ?? 0}`;
+    }
     default:
       return `rv=${(object.metadata.resourceVersion ?? '').padEnd(6)} ${JSON.stringify(object['data'] ?? {})}`;
   }
 }
 
 /**
- * Prints what happens in one namespace — pods, ReplicaSets and ConfigMaps — from shared
+ * Prints what happens in one namespace — Deployments, ReplicaSets, pods and ConfigMaps — from shared
  * informers: the initial state as ADDED, then every change as it is watched.
  */
 export class EventPrinter {
@@ -63,6 +67,9 @@ export class EventPrinter {
         if (last) print(describeEvent('DELETED', kind, last));
       },
     });
+    this.factory
+      .informerFor<Deployment>(resources.deployments)
+      .addEventHandler(handler('deployment'));
     this.factory
       .informerFor<ReplicaSet>(resources.replicasets)
       .addEventHandler(handler('replicaset'));

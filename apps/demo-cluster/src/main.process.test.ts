@@ -3,10 +3,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { runDemo } from './testing/run-demo.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
-it('pnpm demo serves the API, runs the web ReplicaSet on its nodes, writes ConfigMaps and prints the events, then stops cleanly on SIGTERM', async () => {
+it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes ConfigMaps and prints the events, then stops cleanly on SIGTERM', async () => {
   const dir = tempDir('listwatch-demo-');
   const child = spawn(
     process.execPath,
@@ -33,7 +34,7 @@ it('pnpm demo serves the API, runs the web ReplicaSet on its nodes, writes Confi
       .toMatch(/MODIFIED\s+configmap\/config-0/);
     const runningPods = () =>
       new Set(
-        [...out.matchAll(/MODIFIED\s+pod\/(web-\w{5})\s+node=node-\d\s+phase=Running/g)].map(
+        [...out.matchAll(/MODIFIED\s+pod\/(web-\w+-\w{5})\s+node=node-\d\s+phase=Running/g)].map(
           (m) => m[1],
         ),
       ).size;
@@ -42,15 +43,22 @@ it('pnpm demo serves the API, runs the web ReplicaSet on its nodes, writes Confi
     expect(out).toMatch(/kubectl --server http:\S+ get pods -n demo -o wide -w/);
     expect(out).toMatch(/controllers: leading as /);
     expect(out).toMatch(/ADDED\s+configmap\/config-0/);
-    expect(out).toMatch(/ADDED\s+pod\/web-\w{5}\s+node=<none>\s+phase=Pending/);
+    expect(out).toMatch(/ADDED\s+pod\/web-\w+-\w{5}\s+node=<none>\s+phase=Pending/);
+    expect(out).toMatch(/ADDED\s+deployment\/web\s+desired=3/);
     const url = /apiserver on (http:\/\/\S+)/.exec(out)![1]!;
     const get = async (path: string) => (await fetch(`${url}${path}`)).json();
     const nodes = (await get('/api/v1/nodes')) as { items: { metadata: { name: string } }[] };
     expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1', 'node-2', 'node-3']);
-    const rs = (await get('/apis/apps/v1/namespaces/demo/replicasets/web')) as {
+    const d = (await get('/apis/apps/v1/namespaces/demo/deployments/web')) as {
       spec: { replicas: number };
     };
-    expect(rs.spec.replicas).toBe(3);
+    expect(d.spec.replicas).toBe(3);
+    const rss = (await get('/apis/apps/v1/namespaces/demo/replicasets')) as {
+      items: { metadata: { name: string; ownerReferences: { kind: string; name: string }[] } }[];
+    };
+    expect(rss.items.map((rs) => rs.metadata.ownerReferences)).toEqual([
+      [expect.objectContaining({ kind: 'Deployment', name: 'web' })],
+    ]);
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];
@@ -59,4 +67,41 @@ it('pnpm demo serves the API, runs the web ReplicaSet on its nodes, writes Confi
     child.kill('SIGKILL');
     dir.remove();
   }
+});
+
+it.each([
+  ['memory', ['--storage-backend', 'memory']],
+  ['sqlite', ['--data-dir']],
+])(
+  'pnpm demo --duration 60 on %s runs the scripted scenario, every step converging, and exits 0 with a summary',
+  async (_backend, flags) => {
+    const dir = tempDir('listwatch-scenario-');
+    try {
+      const args = flags[0] === '--data-dir' ? ['--data-dir', dir.path] : flags;
+      const { code, out } = await runDemo([...args, '--duration', '60']);
+      expect(out).toMatch(/scenario: every step converged \(9 steps\)/);
+      for (const step of [
+        /ok\s+nodes Ready \(3\)/,
+        /ok\s+create Deployments web \(3\) and api \(2\)/,
+        /ok\s+scale web up to 5/,
+        /ok\s+scale web down to 2/,
+        /ok\s+roll out api with nginx:1\.28/,
+        /ok\s+delete a web pod \(it comes back\)/,
+        /ok\s+delete Deployment api \(its ReplicaSets and pods go\)/,
+        /ok\s+delete namespace scenario-\w+/,
+      ])
+        expect(out).toMatch(step);
+      expect(out).toMatch(/events delivered: [1-9]\d*\s+watch restarts: \d+\s+relists: \d+/);
+      expect(code).toBe(0);
+    } finally {
+      dir.remove();
+    }
+  },
+);
+
+it('pnpm demo --duration with too little time exits non-zero, naming the step that did not converge', async () => {
+  const { code, out } = await runDemo(['--storage-backend', 'memory', '--duration', '0.5']);
+  expect(out).toMatch(/scenario: FAILED at step "[^"]+": \S/);
+  expect(out).toMatch(/^FAIL /m);
+  expect(code).toBe(1);
 });

@@ -3,14 +3,16 @@ import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@list
 import { jsonLineLogger, RestClient } from '@listwatch/client';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
-import { ensureReplicaSet, webReplicaSet } from './web-replicaset.js';
+import { ensureDeployment, webDeployment } from './web-workload.js';
+import { formatSummary, runScenario } from './scenario.js';
 import { Workload } from './workload.js';
 
 // The demo cluster: a durable apiserver (SQLite in .data/ by default) and, against it, simulated
-// kubelets, a scheduler and a ReplicaSet controller (leader-elected) keeping the `web` ReplicaSet's
-// pods running, a workload writing ConfigMaps, and informers printing every event in namespace
+// kubelets, a scheduler, Deployment and ReplicaSet controllers and a garbage collector
+// (leader-elected) keeping the `web` Deployment's pods running, a workload writing ConfigMaps, and informers printing every event in namespace
 // demo. Point kubectl at the printed URL to join in. Takes the apiserver's flags; --interval sets
-// the ConfigMap write period (ms), --nodes the number of nodes.
+// the ConfigMap write period (ms), --nodes the number of nodes; --duration N runs the scripted
+// scenario (scenario.ts) instead, exiting 0 only if every step converged within N seconds.
 /** Removes `--name value` or `--name=value` from args and returns the value. */
 function takeFlag(args: string[], name: string): string | undefined {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -30,13 +32,28 @@ async function main(): Promise<void> {
   const interval = Number(takeFlag(args, 'interval') ?? 1000);
   if (!Number.isFinite(interval) || interval <= 0)
     throw ApiError.badRequest('--interval must be a positive number of milliseconds');
+  const durationFlag = takeFlag(args, 'duration');
+  const duration = durationFlag === undefined ? undefined : Number(durationFlag);
+  if (duration !== undefined && (!Number.isFinite(duration) || duration <= 0))
+    throw ApiError.badRequest('--duration must be a positive number of seconds');
   const nodeCount = Number(takeFlag(args, 'nodes') ?? 3);
   if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 250)
     throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
   const parsed = parseArgs(args);
   if (parsed.help) {
     process.stdout.write(
-      `Usage: pnpm demo [--interval ms] [--nodes n] [apiserver flags]\n\n${usage()}\n`,
+      [
+        'Usage: pnpm demo [--interval ms] [--nodes n] [--duration s] [apiserver flags]',
+        '',
+        '  --interval ms   period of the ConfigMap writes of the workload (default 1000)',
+        '  --nodes n       simulated nodes, one kubelet each (default 3)',
+        '  --duration s    run the scripted scenario (a namespace, two Deployments, scaling, a',
+        '                  rollout, a pod and a Deployment deleted, the namespace deleted), print',
+        "                  each step's time to converge and exit 0 only if all converged within s",
+        '',
+        usage(),
+        '',
+      ].join('\n'),
     );
     return;
   }
@@ -46,24 +63,37 @@ async function main(): Promise<void> {
   say(
     `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
-  say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
-  say(`     kubectl --server ${server.url} get nodes,rs -A`);
-  say(
-    `     kubectl --server ${server.url} patch rs web -n demo --type=merge -p '{"spec":{"replicas":5}}'`,
-  );
-  say(
-    `     kubectl --server ${server.url} delete pod -n demo <name>   (the ReplicaSet replaces it)`,
-  );
-
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
   const client = new RestClient({ server: server.url, userAgent: 'listwatch-demo', logger });
+  if (duration !== undefined) {
+    const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
+    const cluster = new DemoCluster({ client, nodes, report: say, logger });
+    await cluster.start();
+    say(`scenario: ${nodes.length} nodes, at most ${duration} s`);
+    const summary = await runScenario({ client, nodes, durationMs: duration * 1000, report: say });
+    for (const line of formatSummary(summary)) say(line);
+    await cluster.stop();
+    await client.close();
+    await server.close();
+    process.exit(summary.ok ? 0 : 1);
+  }
+  say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
+  say(`     kubectl --server ${server.url} get nodes,deploy,rs -A`);
+  say(`     kubectl --server ${server.url} scale deployment web -n demo --replicas=5`);
+  say(
+    `     kubectl --server ${server.url} set image deployment/web -n demo nginx=nginx:1.28 && kubectl --server ${server.url} rollout status deployment/web -n demo`,
+  );
+  say(
+    `     kubectl --server ${server.url} delete pod -n demo <name>   (its ReplicaSet replaces it)`,
+  );
+
   const workload = new Workload(server.url);
   await workload.ensureNamespace();
   const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
   const cluster = new DemoCluster({ client, nodes, report: say, logger });
   await cluster.start();
   say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
-  await ensureReplicaSet(client, webReplicaSet('demo'));
+  await ensureDeployment(client, webDeployment('demo'));
   const printer = new EventPrinter(client, 'demo', say, logger);
   printer.start();
   workload.start(interval);

@@ -52,13 +52,55 @@ export interface PodTemplate {
 }
 
 export interface ReplicaSet extends KubeObject {
-  spec?: { replicas?: number; selector?: MetaLabelSelector; template?: PodTemplate };
+  spec?: {
+    replicas?: number;
+    minReadySeconds?: number;
+    selector?: MetaLabelSelector;
+    template?: PodTemplate;
+  };
   status?: {
     replicas?: number;
     fullyLabeledReplicas?: number;
     readyReplicas?: number;
     availableReplicas?: number;
     observedGeneration?: number;
+  };
+}
+
+export interface DeploymentCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastUpdateTime?: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface DeploymentStrategy {
+  type?: 'RollingUpdate' | 'Recreate';
+  rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string };
+}
+
+export interface Deployment extends KubeObject {
+  spec?: {
+    replicas?: number;
+    selector?: MetaLabelSelector;
+    template?: PodTemplate;
+    strategy?: DeploymentStrategy;
+    minReadySeconds?: number;
+    revisionHistoryLimit?: number;
+    paused?: boolean;
+    progressDeadlineSeconds?: number;
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    unavailableReplicas?: number;
+    conditions?: DeploymentCondition[];
+    collisionCount?: number;
   };
 }
 
@@ -121,6 +163,7 @@ export const resources = {
   pods: builtin('pods'),
   nodes: builtin('nodes'),
   replicasets: builtin('replicasets', 'apps'),
+  deployments: builtin('deployments', 'apps'),
   leases: builtin('leases', 'coordination.k8s.io'),
   configmaps: builtin('configmaps'),
 };

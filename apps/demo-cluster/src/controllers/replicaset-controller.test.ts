@@ -7,7 +7,7 @@ import {
   startTestApiServer,
   type TestApiServer,
 } from '../testing/test-apiserver.js';
-import { webReplicaSet } from '../web-replicaset.js';
+import { webReplicaSet } from '../web-workload.js';
 import { resources, type Pod, type ReplicaSet } from './objects.js';
 import { calculateStatus, podsToDelete, slowStartBatch } from './replicaset-controller.js';
 
@@ -105,17 +105,6 @@ describe('the ReplicaSet controller with the scheduler and two kubelets', () => 
       )
       .toSatisfy((names: (string | undefined)[]) => names.length === 2 && !names.includes(victim));
     await expectRunningPods(pods, ns, 2);
-  });
-
-  it('deleting a ReplicaSet deletes its pods, as the garbage collector would', async () => {
-    const ns = await api.namespace();
-    const { pods, replicaSets } = clients();
-    await replicaSets.namespace(ns).create(webReplicaSet(ns, 'web', 2));
-    await expectRunningPods(pods, ns, 2);
-    await replicaSets.namespace(ns).delete('web');
-    await expect
-      .poll(async () => (await listPods(pods, ns)).length, { timeout: 20_000, interval: 100 })
-      .toBe(0);
   });
 
   it('pods of another ReplicaSet, or of none, are left alone', async () => {

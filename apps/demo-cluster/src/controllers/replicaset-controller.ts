@@ -148,12 +148,11 @@ export class ReplicaSetController {
       rs = this.rsLister.namespace(namespace).get(name);
     } catch (err) {
       if (!isApiError(err) || err.code !== 404) throw err;
+      // Its pods are the garbage collector's.
       this.expectations.delete(key);
-      await this.deleteOrphanedPods(namespace, name, undefined);
       return;
     }
     const uid = rs.metadata.uid ?? '';
-    await this.deleteOrphanedPods(namespace, name, uid);
     const needsSync = this.expectations.satisfied(key);
     const pods = this.podInformer
       .getIndexer()
@@ -241,49 +240,6 @@ export class ReplicaSetController {
     await this.pods.namespace(pod.metadata.namespace ?? '').delete(pod.metadata.name ?? '', {
       ...(pod.metadata.uid ? { preconditions: { uid: pod.metadata.uid } } : {}),
     });
-  }
-
-  /**
-   * Stands in for the garbage collector: pods whose controller is a ReplicaSet named `name` that
-   * no longer exists (deleted, or replaced by one with another uid) are deleted. The apiserver,
-   * not the cache, has the last word on whether the owner is gone, as in the collector's
-   * attemptToDeleteItem.
-   */
-  private async deleteOrphanedPods(
-    namespace: string,
-    name: string,
-    liveUid: string | undefined,
-  ): Promise<void> {
-    const orphans = this.podInformer
-      .lister()
-      .namespace(namespace)
-      .list()
-      .filter((pod) => {
-        const ref = controllerOf(pod);
-        // One already terminating needs no second delete.
-        return (
-          !pod.metadata.deletionTimestamp &&
-          ref?.kind === 'ReplicaSet' &&
-          ref.name === name &&
-          ref.uid !== liveUid
-        );
-      });
-    if (orphans.length === 0) return;
-    let ownerUid: string | undefined;
-    try {
-      ownerUid = (await this.replicaSets.namespace(namespace).get(name)).metadata.uid;
-    } catch (err) {
-      if (!isApiError(err) || err.code !== 404) throw err;
-    }
-    await Promise.all(
-      orphans
-        .filter((pod) => controllerOf(pod)?.uid !== ownerUid)
-        .map((pod) =>
-          this.deletePodObject(pod).catch((err: unknown) => {
-            if (!isApiError(err) || err.code !== 404) throw err;
-          }),
-        ),
-    );
   }
 
   /**

@@ -169,6 +169,42 @@ print("ok")
     expect((await e2e.api.get(cmPath(viaKubectl))).body.metadata.finalizers).toEqual(['orphan']);
   });
 
+  it('an object with finalizers is only marked (deletionTimestamp, grace 0) and goes when an update removes the last one', async () => {
+    const name = await configMap({ finalizers: ['example.com/a', 'example.com/b'] });
+    const marked = await deleteWith(cmPath(name), {});
+    expect(marked.status).toBe(200);
+    expect(marked.body.metadata).toMatchObject({
+      finalizers: ['example.com/a', 'example.com/b'],
+      deletionGracePeriodSeconds: 0,
+    });
+    const first = await e2e.api.patch(cmPath(name), {
+      metadata: { finalizers: ['example.com/b'] },
+    });
+    expect(first.status).toBe(200);
+    expect((await e2e.api.get(cmPath(name))).body.metadata.deletionTimestamp).toBe(
+      marked.body.metadata.deletionTimestamp,
+    );
+    const last = await e2e.api.patch(cmPath(name), { metadata: { finalizers: [] } });
+    expect(last.status).toBe(200);
+    expect((await e2e.api.get(cmPath(name))).status).toBe(404);
+  });
+
+  it('a deletecollection with propagationPolicy Orphan marks every object it selects with the orphan finalizer', async () => {
+    const names = [
+      await configMap({ labels: { batch: 'orphan' } }),
+      await configMap({ labels: { batch: 'orphan' } }),
+    ];
+    const res = await deleteWith(`${cmPath()}?labelSelector=batch%3Dorphan`, {
+      propagationPolicy: 'Orphan',
+    });
+    expect(res.status).toBe(200);
+    for (const name of names) {
+      const got = (await e2e.api.get(cmPath(name))).body;
+      expect(got.metadata.finalizers).toEqual(['orphan']);
+      expect(got.metadata.deletionTimestamp).toBeTruthy();
+    }
+  });
+
   it('orphanDependents: false on an object kept by finalizers answers 202 Accepted', async () => {
     const name = await configMap({ finalizers: ['example.com/keep'] });
     const res = await deleteWith(cmPath(name), { orphanDependents: false });

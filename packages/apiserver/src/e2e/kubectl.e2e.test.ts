@@ -494,41 +494,75 @@ describe('kubectl namespaces', () => {
     });
   });
 
-  it('delete namespace removes everything in it, and kubectl waits until the namespace is gone', async () => {
+  it('delete namespace leaves it Terminating, refusing new content, and kubectl waits until a PUT to finalize (the namespace controller) removes it', async () => {
     const ns = await e2e.api.namespace('doomed-ns');
     for (const name of ['a', 'b'])
       await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap(name));
-    await e2e.api.post(`/api/v1/namespaces/${ns}/pods`, pod('p'));
-    const { code, stdout, stderr } = await e2e.kubectl.run([
-      'delete',
-      'namespace',
-      ns,
-      '--timeout=20s',
-      '-v=6',
-    ]);
-    expect(code).toBe(0);
-    expect(stdout.trim()).toBe(`namespace "${ns}" deleted`);
-    // After the DELETE, kubectl waited: it read the namespace back until it was gone (404), or
-    // watched it by name while the namespace was still Terminating.
-    const requests = [...stderr.matchAll(/round_trippers\.go:\d+\] (\w+) (\S+) (\d{3})/g)].map(
-      (m) => `${m[1] ?? ''} ${(m[2] ?? '').replace(e2e.server.url, '')} ${m[3] ?? ''}`,
-    );
-    const deleted = requests.indexOf(`DELETE /api/v1/namespaces/${ns} 200`);
-    expect(deleted).toBeGreaterThanOrEqual(0);
-    expect(requests.slice(deleted + 1)).toContainEqual(
-      expect.stringMatching(
-        new RegExp(
-          `^GET /api/v1/namespaces(/${ns} 404|\\?\\S*fieldSelector=metadata\\.name%3D${ns}\\S*watch=true 200)$`,
+    const deleting = e2e.kubectl.spawn(['delete', 'namespace', ns, '--timeout=20s', '-v=6']);
+    try {
+      const path = `/api/v1/namespaces/${ns}`;
+      await eventually(async () => {
+        const got = await e2e.api.get(path);
+        return got.body.metadata.deletionTimestamp ? got : undefined;
+      }, 'the namespace marked for deletion');
+      const terminating = await e2e.api.get(path);
+      expect(terminating.body['status']).toEqual({ phase: 'Terminating' });
+      expect(terminating.body['spec']).toEqual({ finalizers: ['kubernetes'] });
+      const refused = await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('c'));
+      expect(refused.status).toBe(403);
+      // The content stays until a namespace controller deletes it.
+      expect((await e2e.api.get(`${path}/configmaps/a`)).status).toBe(200);
+      expect(deleting.exitCode).toBeUndefined();
+      for (const name of ['a', 'b']) await e2e.api.delete(`${path}/configmaps/${name}`);
+      const finalized = await e2e.api.put(`${path}/finalize`, {
+        ...terminating.body,
+        spec: { finalizers: [] },
+      });
+      expect(finalized.status).toBe(200);
+      expect(await deleting.exit()).toBe(0);
+      expect(deleting.stdout.trim()).toBe(`namespace "${ns}" deleted`);
+      // After the DELETE, kubectl waited: it read the namespace back until it was gone (404), or
+      // watched it by name while the namespace was still Terminating.
+      const requests = [
+        ...deleting.stderr.matchAll(/round_trippers\.go:\d+\] (\w+) (\S+) (\d{3})/g),
+      ].map((m) => `${m[1] ?? ''} ${(m[2] ?? '').replace(e2e.server.url, '')} ${m[3] ?? ''}`);
+      const deleted = requests.indexOf(`DELETE /api/v1/namespaces/${ns} 200`);
+      expect(deleted).toBeGreaterThanOrEqual(0);
+      expect(requests.slice(deleted + 1)).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^GET /api/v1/namespaces(/${ns} 404|\\?\\S*fieldSelector=metadata\\.name%3D${ns}\\S*watch=true 200)$`,
+          ),
         ),
-      ),
+      );
+      expect((await e2e.api.get(path)).status).toBe(404);
+      const get = await e2e.kubectl.run(['get', 'ns', ns]);
+      expect(get.stderr.trim()).toBe(`Error from server (NotFound): namespaces "${ns}" not found`);
+    } finally {
+      await deleting.stop();
+    }
+  });
+
+  it('PUT namespaces/{name}/finalize keeps the status, refuses a bad finalizer name (422), and PATCH is not served on it', async () => {
+    const ns = await e2e.api.namespace('finalize');
+    const path = `/api/v1/namespaces/${ns}`;
+    const current = (await e2e.api.get(path)).body;
+    const bad = await e2e.api.put(`${path}/finalize`, {
+      ...current,
+      spec: { finalizers: ['not qualified'] },
+    });
+    expect(bad.status).toBe(422);
+    const kept = await e2e.api.put(`${path}/finalize`, {
+      ...current,
+      spec: { finalizers: ['example.com/wait'] },
+      status: { phase: 'Terminating' },
+    });
+    expect(kept.status).toBe(200);
+    expect(kept.body['spec']).toEqual({ finalizers: ['example.com/wait'] });
+    expect(kept.body['status']).toEqual({ phase: 'Active' });
+    expect((await e2e.api.patch(`${path}/finalize`, { spec: { finalizers: [] } })).status).toBe(
+      404,
     );
-    expect((await e2e.api.get(`/api/v1/namespaces/${ns}`)).status).toBe(404);
-    expect((await e2e.api.get<KubeList>(`/api/v1/namespaces/${ns}/configmaps`)).body.items).toEqual(
-      [],
-    );
-    expect((await e2e.api.get<KubeList>(`/api/v1/namespaces/${ns}/pods`)).body.items).toEqual([]);
-    const get = await e2e.kubectl.run(['get', 'ns', ns]);
-    expect(get.stderr.trim()).toBe(`Error from server (NotFound): namespaces "${ns}" not found`);
   });
 });
 

@@ -4,7 +4,6 @@ import {
   deleteOptionsFromQuery,
   isDryRunOf,
   parseListOptions,
-  propagationOf,
   successStatus,
   validateDeleteOptions,
   type DeleteOptions,
@@ -12,7 +11,11 @@ import {
   type Status,
 } from '@listwatch/api';
 import { isStorageError } from '@listwatch/storage';
-import { beforeDelete, markAsDeleting } from '../registry/graceful-deletion.js';
+import {
+  beforeDelete,
+  deletionFinalizersForGarbageCollection,
+  markAsDeleting,
+} from '../registry/graceful-deletion.js';
 import { strategyOf } from '../registry/strategy.js';
 import { decodeBody, readBody } from './body.js';
 import { interpret, objectKey, requireName, type RequestScope } from './request-scope.js';
@@ -58,26 +61,6 @@ function checkPreconditions(
       `Precondition failed: ResourceVersion in precondition: ${want.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
     );
   }
-}
-
-const ORPHAN = 'orphan';
-const FOREGROUND = 'foregroundDeletion';
-
-/**
- * The finalizers an object gets for the garbage collector from the propagation asked for
- * (registry/generic/registry/store.go deletionFinalizersForGarbageCollection): Orphan adds
- * `orphan`, Foreground adds `foregroundDeletion`, Background neither; with no policy given the
- * object's own GC finalizer stands. Every built-in kind here defaults to background deletion.
- */
-function finalizersForDeletion(object: KubeObject, options: DeleteOptions): string[] {
-  const current = object.metadata.finalizers ?? [];
-  const policy =
-    propagationOf(options) ??
-    (current.includes(ORPHAN) ? 'Orphan' : current.includes(FOREGROUND) ? 'Foreground' : undefined);
-  const kept = current.filter((f) => f !== ORPHAN && f !== FOREGROUND);
-  if (policy === 'Orphan') kept.push(ORPHAN);
-  if (policy === 'Foreground') kept.push(FOREGROUND);
-  return kept;
 }
 
 /**
@@ -133,8 +116,8 @@ async function deleteOne(
   try {
     if (strategy.delete) {
       const { registry, logger } = scope.server;
-      const object = await strategy.delete({ registry, logger, name, current, dryRun });
-      return { object, deleted: false };
+      const object = await strategy.delete({ registry, logger, name, current, options, dryRun });
+      if (object) return { object, deleted: false };
     }
     const first = beforeDelete(strategy, current, options, Date.now());
     // Finalizers cannot change through DeleteOptions once a graceful deletion is pending.
@@ -144,7 +127,10 @@ async function deleteOne(
     if (
       first.graceful ||
       finalizers.length > 0 ||
-      !sameFinalizers(finalizersForDeletion(current, options), finalizers)
+      !sameFinalizers(
+        deletionFinalizersForGarbageCollection(strategy, current, options),
+        finalizers,
+      )
     ) {
       let pendingFinalizers = false;
       let grace = 0;
@@ -153,7 +139,7 @@ async function deleteOne(
         checkPreconditions(scope, name, latest, options);
         const decided = beforeDelete(strategy, latest, options, Date.now());
         if (decided.pending) throw new AlreadyDeleting();
-        const kept = finalizersForDeletion(decided.object, options);
+        const kept = deletionFinalizersForGarbageCollection(strategy, decided.object, options);
         pendingFinalizers = kept.length > 0;
         if (!decided.graceful) {
           if (pendingFinalizers) return markAsDeleting(decided.object, kept, Date.now());

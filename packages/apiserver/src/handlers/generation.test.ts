@@ -116,6 +116,32 @@ describe('metadata.generation', () => {
     }
   });
 
+  it('a Deployment /status write sets its annotations (the controller records the revision there) without a new generation; a ReplicaSet /status write keeps its own', async () => {
+    const ns = await namespace();
+    for (const [kind, expected] of [
+      ['Deployment', { 'deployment.kubernetes.io/revision': '1' }],
+      ['ReplicaSet', undefined],
+    ] as const) {
+      const base = `/apis/apps/v1/namespaces/${ns}/${kind.toLowerCase()}s`;
+      const created = await env.api.post(base, workload(kind));
+      const written = await env.api.put(`${base}/web/status`, {
+        ...created.body,
+        metadata: {
+          ...created.body.metadata,
+          annotations: { 'deployment.kubernetes.io/revision': '1' },
+          labels: { changed: 'no' },
+        },
+        spec: { ...(created.body['spec'] as object), replicas: 9 },
+        status: { replicas: 1 },
+      });
+      expect(written.status, kind).toBe(200);
+      expect(written.body.metadata.annotations, kind).toEqual(expected);
+      expect(written.body.metadata.labels, kind).toBeUndefined();
+      expect(written.body.metadata.generation, kind).toBe(1);
+      expect((written.body['spec'] as { replicas: number }).replicas, kind).toBe(1);
+    }
+  });
+
   it('marking a Deployment for deletion (finalizers pending) bumps its generation once', async () => {
     const ns = await namespace();
     const base = `/apis/apps/v1/namespaces/${ns}/deployments`;

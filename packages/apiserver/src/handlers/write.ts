@@ -17,6 +17,7 @@ import {
   decodeObject,
   prepareForCreate,
   prepareForUpdate,
+  strategyOf,
   subresourceStrategyOf,
   type SubresourceStrategy,
 } from '../registry/strategy.js';
@@ -82,10 +83,14 @@ async function decodeWriteBody(
   });
 }
 
-function subresourceOf(scope: RequestScope): 'status' | undefined {
+function subresourceOf(scope: RequestScope, verb: 'update' | 'patch'): string | undefined {
   const sub = scope.info.subresource;
   if (sub === undefined) return undefined;
-  if (sub === 'status' && scope.definition.subresources.includes('status')) return 'status';
+  if (!scope.definition.subresources.includes(sub)) throw noSuchResource();
+  if (sub === 'status') return 'status';
+  // namespaces/finalize and the like: PUT only.
+  const own = strategyOf(scope.definition).updateSubresources;
+  if (verb === 'update' && own && Object.hasOwn(own, sub)) return sub;
   throw noSuchResource();
 }
 
@@ -131,12 +136,13 @@ class FinalizersEmptied extends Error {
 }
 
 /** Whether an update of `current` to `next` deletes the object instead (ShouldDeleteDuringUpdate). */
-function deletesDuringUpdate(next: KubeObject, current: KubeObject): boolean {
+function deletesDuringUpdate(scope: RequestScope, next: KubeObject, current: KubeObject): boolean {
   const grace = current.metadata.deletionGracePeriodSeconds;
   return (
     !next.metadata.finalizers?.length &&
     current.metadata.deletionTimestamp !== undefined &&
-    (grace === undefined || grace === 0)
+    (grace === undefined || grace === 0) &&
+    (strategyOf(scope.definition).mayDeleteDuringUpdate?.(next) ?? true)
   );
 }
 
@@ -161,7 +167,7 @@ export async function updateWith(
     ) {
       throw ApiError.conflict(scope.gr, name);
     }
-    if (!dryRun && deletesDuringUpdate(next, current))
+    if (!dryRun && deletesDuringUpdate(scope, next, current))
       throw new FinalizersEmptied(current.metadata.resourceVersion);
     return next;
   };
@@ -191,7 +197,7 @@ export async function updateWith(
 /** PUT: replace the object (or its status). */
 export async function updateObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
-  const subresource = subresourceOf(scope);
+  const subresource = subresourceOf(scope, 'update');
   const incoming = await decodeWriteBody(scope, 'UpdateOptions');
   const updated = await updateWith(scope, name, async (current) => {
     const next = fromInput(scope, () => {
@@ -215,7 +221,7 @@ export async function updateObject(scope: RequestScope): Promise<void> {
 /** PATCH: merge, JSON or strategic merge patch applied to the current state, retried on conflict. */
 export async function patchObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
-  const subresource = subresourceOf(scope);
+  const subresource = subresourceOf(scope, 'patch');
   const validation = fieldValidationOf(scope.query, 'PatchOptions');
   const patch = await body(scope);
   const contentType = scope.ctx.get('content-type');

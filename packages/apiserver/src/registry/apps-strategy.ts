@@ -51,5 +51,15 @@ function workloadStrategy(annotationsBumpGeneration: boolean): ResourceStrategy 
   };
 }
 
-export const deploymentStrategy = workloadStrategy(true);
+export const deploymentStrategy: ResourceStrategy = {
+  ...workloadStrategy(true),
+  // deploymentStatusStrategy.PrepareForUpdate keeps only spec and labels: the controller sets
+  // the deployment.kubernetes.io/revision annotation with its status write.
+  prepareForStatusUpdate(result, sent) {
+    const { annotations } = sent.metadata;
+    if (annotations && Object.keys(annotations).length > 0)
+      result.metadata.annotations = { ...annotations };
+    else delete result.metadata.annotations;
+  },
+};
 export const replicaSetStrategy = workloadStrategy(false);

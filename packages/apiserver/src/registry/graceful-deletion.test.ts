@@ -1,7 +1,13 @@
-import type { KubeObject } from '@listwatch/api';
+import type { DeleteOptions, KubeObject } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { beforeDelete, formatTime, markAsDeleting } from './graceful-deletion.js';
+import {
+  beforeDelete,
+  deletionFinalizersForGarbageCollection,
+  formatTime,
+  markAsDeleting,
+  type GarbageCollectionPolicy,
+} from './graceful-deletion.js';
 import { podGracePeriod, podStrategy } from './pod-strategy.js';
 
 // rest/delete.go BeforeDelete, pod/strategy.go CheckGracefulDelete and store.go markAsDeleting.
@@ -142,5 +148,87 @@ describe('markAsDeleting', () => {
     expect(
       markAsDeleting({ metadata: { name: 'c' } }, ['x'], NOW).metadata.generation,
     ).toBeUndefined();
+  });
+});
+
+// store.go deletionFinalizersForGarbageCollection, shouldOrphanDependents, shouldDeleteDependents.
+describe('the garbage collector finalizers a delete leaves', () => {
+  const object = (finalizers?: string[]): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', ...(finalizers ? { finalizers } : {}) },
+  });
+  const gc = (
+    finalizers: string[] | undefined,
+    options: DeleteOptions,
+    policy?: GarbageCollectionPolicy,
+  ) =>
+    deletionFinalizersForGarbageCollection(
+      policy ? { defaultGarbageCollectionPolicy: policy } : {},
+      object(finalizers),
+      options,
+    );
+
+  it('propagationPolicy Orphan adds orphan, Foreground adds foregroundDeletion, Background neither, replacing the other GC finalizer', () => {
+    expect(gc(['a'], { propagationPolicy: 'Orphan' })).toEqual(['a', 'orphan']);
+    expect(gc(['orphan', 'a'], { propagationPolicy: 'Foreground' })).toEqual([
+      'a',
+      'foregroundDeletion',
+    ]);
+    expect(gc(['foregroundDeletion', 'a'], { propagationPolicy: 'Background' })).toEqual(['a']);
+  });
+
+  it('orphanDependents true orphans; false removes both GC finalizers (never foreground)', () => {
+    expect(gc(undefined, { orphanDependents: true })).toEqual(['orphan']);
+    expect(gc(['foregroundDeletion'], { orphanDependents: false })).toEqual([]);
+  });
+
+  it('with no policy asked, the GC finalizer the object carries stands, else the kind default decides', () => {
+    expect(gc(['foregroundDeletion'], {})).toEqual(['foregroundDeletion']);
+    expect(gc(['orphan'], {}, 'DeleteDependents')).toEqual(['orphan']);
+    expect(gc(undefined, {})).toEqual([]);
+    expect(gc(undefined, {}, 'OrphanDependents')).toEqual(['orphan']);
+    expect(gc(['foregroundDeletion'], {}, 'OrphanDependents')).toEqual(['foregroundDeletion']);
+  });
+
+  it('a kind whose policy is Unsupported never gets a GC finalizer and loses none it has', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('orphan', 'foregroundDeletion', 'example.com/x'), {
+          maxLength: 4,
+        }),
+        fc.constantFrom<DeleteOptions>(
+          {},
+          { propagationPolicy: 'Orphan' },
+          { propagationPolicy: 'Foreground' },
+          { orphanDependents: true },
+        ),
+        (finalizers, options) => {
+          const result = gc(finalizers, options, 'Unsupported');
+          expect(result).toEqual(
+            finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion'),
+          );
+        },
+      ),
+    );
+  });
+
+  it('the other finalizers keep their order, and an unchanged set keeps the object’s own order', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.constantFrom('orphan', 'foregroundDeletion', 'x/a', 'x/b', 'x/c')),
+        fc.constantFrom<DeleteOptions>({}, { propagationPolicy: 'Orphan' }),
+        (finalizers, options) => {
+          const result = gc(finalizers, options);
+          const others = finalizers.filter((f) => f.startsWith('x/'));
+          expect(result.filter((f) => f.startsWith('x/'))).toEqual(others);
+          if (
+            new Set(result).size === finalizers.length &&
+            finalizers.every((f) => result.includes(f))
+          )
+            expect(result).toEqual(finalizers);
+        },
+      ),
+    );
   });
 });

@@ -3,8 +3,18 @@ import type { DeleteOptions, KubeObject } from '@listwatch/api';
 // The deletion steps of k8s.io/apiserver pkg/registry/rest/delete.go (BeforeDelete) and
 // pkg/registry/generic/registry/store.go (markAsDeleting), on plain objects.
 
+/**
+ * How a kind's dependents go when a delete does not say (k8s.io/apiserver pkg/registry/rest
+ * delete.go GarbageCollectionPolicy): DeleteDependents (background), OrphanDependents (kube's
+ * choice for a few legacy group versions, e.g. batch/v1 Jobs and v1 ReplicationControllers), or
+ * Unsupported (the object never gets a garbage collector finalizer).
+ */
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
+
 /** A strategy's answer to "how long may this object take to go" (CheckGracefulDelete). */
 export interface GracefulDeleteStrategy {
+  /** DefaultGarbageCollectionPolicy; DeleteDependents when absent, as for most kinds. */
+  defaultGarbageCollectionPolicy?: GarbageCollectionPolicy;
   /**
    * The grace period in seconds this delete gives the object (0: at once, but still through the
    * update that marks it), or undefined when the kind has no graceful deletion.
@@ -110,4 +120,61 @@ export function markAsDeleting(object: KubeObject, finalizers: string[], now: nu
       ? { generation: generation + 1 }
       : {}),
   });
+}
+
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/** store.go shouldOrphanDependents: options first, then the object's finalizers, then the kind. */
+function shouldOrphanDependents(
+  policy: GarbageCollectionPolicy,
+  finalizers: readonly string[],
+  options: DeleteOptions,
+): boolean {
+  if (policy === 'Unsupported') return false;
+  if (options.orphanDependents !== undefined) return options.orphanDependents;
+  if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Orphan';
+  for (const f of finalizers) {
+    if (f === ORPHAN_FINALIZER) return true;
+    if (f === FOREGROUND_FINALIZER) return false;
+  }
+  return policy === 'OrphanDependents';
+}
+
+/** store.go shouldDeleteDependents: only an explicit Foreground or the finalizer asks for it. */
+function shouldDeleteDependents(
+  policy: GarbageCollectionPolicy,
+  finalizers: readonly string[],
+  options: DeleteOptions,
+): boolean {
+  if (policy === 'Unsupported') return false;
+  if (options.orphanDependents !== undefined) return false;
+  if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Foreground';
+  for (const f of finalizers) {
+    if (f === FOREGROUND_FINALIZER) return true;
+    if (f === ORPHAN_FINALIZER) return false;
+  }
+  return false;
+}
+
+/**
+ * The finalizers an object is to carry for the garbage collector once this delete is asked
+ * (store.go deletionFinalizersForGarbageCollection): the other finalizers in their order, then
+ * `orphan` and/or `foregroundDeletion` as the options, the object's own GC finalizer or the
+ * kind's default policy decide.
+ */
+export function deletionFinalizersForGarbageCollection(
+  strategy: GracefulDeleteStrategy,
+  object: KubeObject,
+  options: DeleteOptions,
+): string[] {
+  const policy = strategy.defaultGarbageCollectionPolicy ?? 'DeleteDependents';
+  const current = object.metadata.finalizers ?? [];
+  const kept = current.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (shouldOrphanDependents(policy, current, options)) kept.push(ORPHAN_FINALIZER);
+  if (shouldDeleteDependents(policy, current, options)) kept.push(FOREGROUND_FINALIZER);
+  // The same set: the object keeps its own order.
+  const same = new Set(current);
+  if (same.size === new Set(kept).size && kept.every((f) => same.has(f))) return [...current];
+  return kept;
 }

@@ -1,4 +1,4 @@
-import { ApiError, type KubeObject, type Logger } from '@listwatch/api';
+import { ApiError, type DeleteOptions, type KubeObject } from '@listwatch/api';
 import { isStorageError, type Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from './resource-registry.js';
 
@@ -70,48 +70,78 @@ export async function admitNamespace(storage: Storage, namespace: string): Promi
 }
 
 /**
- * Deleting a namespace marks it Terminating, then (as the namespace controller does) deletes
- * everything in it, then the namespace itself. Returns the Terminating namespace.
+ * The first delete of a namespace (pkg/registry/core/namespace/storage REST.Delete): it is
+ * marked — deletionTimestamp, phase Terminating, the garbage collector finalizers the options ask
+ * for — and stays until the namespace controller has emptied it and removed its `kubernetes`
+ * finalizer. Returns the marked namespace (the dry-run answer when `dryRun`).
  */
 export async function beginNamespaceDeletion(
   registry: ResourceRegistry,
   name: string,
-  logger: Logger,
+  options: DeleteOptions,
+  dryRun: boolean,
 ): Promise<KubeObject> {
   const { storage } = registry;
   const key = namespaceKey(storage, name);
-  const terminating = await storage.guaranteedUpdate(key, (current) => {
-    if (current.metadata.deletionTimestamp) return current;
+  const mark = (current: KubeObject): KubeObject => {
+    const { uid, resourceVersion } = options.preconditions ?? {};
+    if (uid !== undefined && uid !== current.metadata.uid)
+      throw ApiError.conflict(
+        { resource: 'namespaces' },
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
+    if (resourceVersion !== undefined && resourceVersion !== current.metadata.resourceVersion)
+      throw ApiError.conflict(
+        { resource: 'namespaces' },
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      );
+    const finalizers = new Set(current.metadata.finalizers ?? []);
+    setFinalizer(finalizers, ORPHAN, shouldHaveOrphanFinalizer(options, finalizers.has(ORPHAN)));
+    setFinalizer(
+      finalizers,
+      FOREGROUND,
+      shouldHaveDeleteDependentsFinalizer(options, finalizers.has(FOREGROUND)),
+    );
+    const { finalizers: _old, ...meta } = current.metadata;
     return {
       ...current,
       metadata: {
-        ...current.metadata,
-        deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        ...meta,
+        deletionTimestamp:
+          current.metadata.deletionTimestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        ...(finalizers.size > 0 ? { finalizers: [...finalizers] } : {}),
       },
-      status: { phase: 'Terminating' },
+      status: { ...(current['status'] as object | undefined), phase: 'Terminating' },
     };
-  });
-  void finalizeNamespace(registry, name).catch((err: unknown) =>
-    logger.error('namespace finalization failed', { namespace: name, error: String(err) }),
-  );
-  return terminating;
+  };
+  if (dryRun) {
+    const current = await storage.get(key);
+    if (!current) throw ApiError.notFound({ resource: 'namespaces' }, name);
+    return mark(current);
+  }
+  return storage.guaranteedUpdate(key, mark);
 }
 
-async function finalizeNamespace(registry: ResourceRegistry, name: string): Promise<void> {
-  const { storage } = registry;
-  for (const { definition, source } of registry.all) {
-    if (!definition.namespaced) continue;
-    for (;;) {
-      const page = await storage.list(source.keys.scope(name), { limit: 500 });
-      for (const key of page.keys) {
-        await storage.delete(key).catch((err: unknown) => {
-          if (!isStorageError(err, 'KeyNotFound')) throw err;
-        });
-      }
-      if (!page.more) break;
-    }
-  }
-  await storage.delete(namespaceKey(storage, name)).catch((err: unknown) => {
-    if (!isStorageError(err, 'KeyNotFound')) throw err;
-  });
+const ORPHAN = 'orphan';
+const FOREGROUND = 'foregroundDeletion';
+
+function setFinalizer(finalizers: Set<string>, finalizer: string, present: boolean): void {
+  if (present) finalizers.add(finalizer);
+  else finalizers.delete(finalizer);
+}
+
+/** storage.go shouldHaveOrphanFinalizer. */
+function shouldHaveOrphanFinalizer(options: DeleteOptions, has: boolean): boolean {
+  if (options.orphanDependents !== undefined) return options.orphanDependents;
+  if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Orphan';
+  return has;
+}
+
+/** storage.go shouldHaveDeleteDependentsFinalizer. */
+function shouldHaveDeleteDependentsFinalizer(options: DeleteOptions, has: boolean): boolean {
+  if (options.orphanDependents !== undefined) return false;
+  if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Foreground';
+  return has;
 }

@@ -6,6 +6,7 @@ import {
   generateName,
   validateObjectMeta,
   type DecodeFailure,
+  type DeleteOptions,
   type FieldError,
   type GoField,
   type GroupResource,
@@ -45,6 +46,23 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * current generation, which the strategy bumps if its kind has one.
    */
   prepareForUpdate?(next: KubeObject, current: KubeObject): void;
+  /**
+   * The status strategy's PrepareForUpdate beyond the generic one (which keeps everything but
+   * status from the stored object): what else a /status write may change (deployments: their
+   * annotations, where the controller records the revision).
+   */
+  prepareForStatusUpdate?(result: KubeObject, sent: KubeObject): void;
+  /**
+   * Subresources a PUT updates with a strategy of their own, by name, each its PrepareForUpdate
+   * after the main one (namespaces/finalize: namespaceFinalizeStrategy keeps the status).
+   */
+  updateSubresources?: Readonly<Record<string, (next: KubeObject, current: KubeObject) => void>>;
+  /**
+   * Whether an update that leaves an object being deleted without finalizers may delete it,
+   * beyond the generic rule (namespaces: only once spec.finalizers is empty too,
+   * ShouldDeleteNamespaceDuringUpdate).
+   */
+  mayDeleteDuringUpdate?(next: KubeObject): boolean;
   /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
   validate?(object: KubeObject): FieldError[];
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
@@ -54,10 +72,11 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   /** Subresources a POST creates, by name (pods/binding). */
   subresources?: Readonly<Record<string, SubresourceStrategy>>;
   /**
-   * A delete of the kind's own REST storage instead of the store's (namespaces: REST.Delete in
-   * pkg/registry/core/namespace/storage); answers the object as left, still stored.
+   * A delete of the kind's own REST storage before the store's (namespaces: REST.Delete in
+   * pkg/registry/core/namespace/storage): answers the object as left, still stored, or
+   * undefined to go on with the store's delete.
    */
-  delete?(request: DeleteRequest): Promise<KubeObject>;
+  delete?(request: DeleteRequest): Promise<KubeObject | undefined>;
   /**
    * A check with the request's user, on create (before ObjectMeta and field validation, as kube's
    * policy-based storages) and in every attempt of an update: RBAC escalation prevention.
@@ -71,6 +90,7 @@ export interface DeleteRequest {
   logger: Logger;
   name: string;
   current: KubeObject;
+  options: DeleteOptions;
   dryRun: boolean;
 }
 
@@ -262,7 +282,7 @@ export function prepareForUpdate(
   definition: ResourceDefinition,
   next: KubeObject,
   current: KubeObject,
-  subresource: 'status' | undefined,
+  subresource: string | undefined,
 ): KubeObject {
   checkTypeMeta(definition, next);
   const name = current.metadata.name ?? '';
@@ -300,7 +320,11 @@ export function prepareForUpdate(
   else delete meta.namespace;
   if (current.metadata.generation !== undefined) meta.generation = current.metadata.generation;
   else delete meta.generation;
-  strategy.prepareForUpdate?.(result, current);
+  // The status strategy's own PrepareForUpdate, or the main one's (which may bump generation).
+  if (subresource === 'status') strategy.prepareForStatusUpdate?.(result, next);
+  else strategy.prepareForUpdate?.(result, current);
+  if (subresource !== undefined && subresource !== 'status')
+    strategy.updateSubresources?.[subresource]?.(result, current);
   if (current.metadata.uid !== undefined) meta.uid = current.metadata.uid;
   if (current.metadata.creationTimestamp !== undefined)
     meta.creationTimestamp = current.metadata.creationTimestamp;

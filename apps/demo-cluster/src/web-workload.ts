@@ -1,0 +1,49 @@
+import { isApiError } from '@listwatch/api';
+import type { RestClient } from '@listwatch/client';
+import { resources, type Deployment, type ReplicaSet } from './controllers/objects.js';
+
+function webSpec(name: string, replicas: number) {
+  const labels = { app: name };
+  return {
+    replicas,
+    selector: { matchLabels: labels },
+    template: {
+      metadata: { labels },
+      spec: {
+        containers: [{ name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }],
+      },
+    },
+  };
+}
+
+/** A bare ReplicaSet of `replicas` nginx pods labelled app=<name> (controller tests). */
+export function webReplicaSet(namespace: string, name = 'web', replicas = 3): ReplicaSet {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name, namespace, labels: { app: name } },
+    spec: webSpec(name, replicas),
+  };
+}
+
+/** The demo's Deployment: `replicas` nginx pods labelled app=<name>, rolled out by its controller. */
+export function webDeployment(namespace: string, name = 'web', replicas = 3): Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, labels: { app: name } },
+    spec: webSpec(name, replicas),
+  };
+}
+
+/** Creates the Deployment unless an earlier run did (then it is left as it is). */
+export async function ensureDeployment(client: RestClient, d: Deployment): Promise<void> {
+  try {
+    await client
+      .resource<Deployment>(resources.deployments)
+      .namespace(d.metadata.namespace ?? '')
+      .create(d);
+  } catch (err) {
+    if (!isApiError(err) || err.code !== 409) throw err;
+  }
+}
