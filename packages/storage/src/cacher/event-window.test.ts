@@ -1,4 +1,6 @@
+import { findBuiltinResource } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
+import { CacheStore } from './cache-store.js';
 import {
   EVENT_FRESH_MS,
   EventWindow,
@@ -54,5 +56,35 @@ describe('EventWindow', () => {
     expect(window.capacity).toBe(5);
     expect(window.since(15)?.map((e) => e.revision)).toEqual([16, 17, 18, 19, 20]);
     expect(window.since(14)).toBeUndefined();
+  });
+
+  it('keeps the store as it was after each event, and the listed store until an event falls out; snapshots leave with their events', () => {
+    const store = new CacheStore(findBuiltinResource('configmaps')!);
+    const window = new EventWindow({ fixedCapacity: 3 });
+    window.reset(10, store.snapshot(10));
+    const names = (revision: number) =>
+      window.snapshotAt(revision) &&
+      [...window.snapshotAt(revision)!.range('/registry/')].map((e) => e.object.metadata.name);
+    const push = (rv: number) => {
+      const e = event(rv, 1000);
+      store.upsert(store.element(e.object, e.key));
+      window.push(e, store.snapshot(rv));
+    };
+    push(12);
+    push(15);
+    expect(names(10)).toEqual([]);
+    expect(names(11)).toEqual([]);
+    expect(names(12)).toEqual(['c12']);
+    expect(names(14)).toEqual(['c12']);
+    expect(names(15)).toEqual(['c12', 'c15']);
+    expect(names(9)).toBeUndefined();
+    expect(window.snapshotCount).toBe(3);
+    push(16);
+    push(17); // 12 falls out, and with it the listed store
+    expect(window.snapshotCount).toBe(3);
+    expect(names(10)).toBeUndefined();
+    expect(names(14)).toBeUndefined();
+    expect(names(15)).toEqual(['c12', 'c15']);
+    expect(names(17)).toEqual(['c12', 'c15', 'c16', 'c17']);
   });
 });

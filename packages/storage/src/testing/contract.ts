@@ -362,7 +362,7 @@ export function storageContract(name: string, backend: ContractBackend): void {
     });
 
     describe('compaction', () => {
-      it('after compact(R), reads below R are 410 Expired and reads at R still work (etcd semantics)', async () => {
+      it('after compact(R), reads below R are 410 Expired, reads at R still work (etcd semantics) and compactRevision() is R', async () => {
         const s = await open();
         await s.create(key(s, 'a'), configMap('a', { v: '1' }));
         const a2 = await s.update(key(s, 'a'), configMap('a', { v: '2' }));
@@ -370,6 +370,7 @@ export function storageContract(name: string, backend: ContractBackend): void {
         await s.update(key(s, 'a'), configMap('a', { v: '3' }));
         const r = rv(b);
         await s.compact(r);
+        expect(s.compactRevision()).toBe(r);
         const err = await expectCode(s.list(prefix(s), { revision: r - 1 }), 'Expired', 410);
         expect(err.reason).toBe('Expired');
         expect((await s.list(prefix(s), { revision: r })).items).toEqual([a2, b]);
@@ -411,6 +412,7 @@ export function storageContract(name: string, backend: ContractBackend): void {
         await s.compact(r);
         await s.compact(r);
         await s.compact(r - 1);
+        expect(s.compactRevision()).toBe(r);
         await expectCode(s.compact(r + 1000), 'ResourceVersionTooLarge', 504);
         expect((await s.list(prefix(s), { revision: r })).items).toHaveLength(1);
       });
