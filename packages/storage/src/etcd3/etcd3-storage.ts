@@ -371,8 +371,12 @@ export class Etcd3Storage implements Storage {
     );
     const current = Number(res.header.revision);
     if (res.succeeded) return { round: round + 1, revision: current, won: true };
-    const version = Number(res.responses[0]?.response_range.kvs[0]?.version ?? 0);
-    return { round: version, revision: current, won: false };
+    const kv = res.responses[0]?.response_range.kvs[0];
+    // The winner stored the revision it compacted to: this apiserver knows it is gone too.
+    const compactedByOther = Number(kv?.value.toString() ?? 0);
+    if (Number.isSafeInteger(compactedByOther))
+      this.compacted = Math.max(this.compacted, compactedByOther);
+    return { round: Number(kv?.version ?? 0), revision: current, won: false };
   }
 
   compactRevision(): Revision {
