@@ -22,6 +22,8 @@ import {
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
+import { CustomResourceDefinitionHandler } from './apiextensions/crd-handler.js';
+import { customResourceDefinitions } from './apiextensions/customresourcedefinition-resource.js';
 import { FileAuditLog } from './audit/audit-log.js';
 import { jsonLogger } from './logger.js';
 import { RequestAuthenticator } from './authentication/request-authenticator.js';
@@ -146,6 +148,12 @@ export interface RunningApiServer {
   /** SIGTERM semantics: stop accepting, end watches cleanly, finish in-flight writes, close storage. */
   close(): Promise<void>;
 }
+
+/** What a server serves unless told otherwise: the built-ins and CRDs. */
+const servedResources: readonly ResourceDefinition[] = [
+  ...builtinResources,
+  customResourceDefinitions,
+];
 
 /** The HTTP/2 connection preface: a client speaking h2c with prior knowledge. */
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
@@ -292,7 +300,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       : {}),
     ...(options.watchCacheSizes ? { perResource: options.watchCacheSizes } : {}),
   };
-  const registry = new ResourceRegistry(storage, options.definitions ?? builtinResources, {
+  const registry = new ResourceRegistry(storage, options.definitions ?? servedResources, {
     watchCacheSizes,
     logger,
     metrics: metrics.cacher,
@@ -343,6 +351,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const serviceAccountsController = ServiceAccountsController.of(registry, logger);
   await serviceAccountsController?.start();
   await registry.start();
+  // Custom resources in storage are served before the server answers, so before /readyz is ok.
+  const crdHandler = registry.lookup(
+    customResourceDefinitions.group,
+    customResourceDefinitions.version,
+    customResourceDefinitions.plural,
+  )
+    ? new CustomResourceDefinitionHandler(registry, logger)
+    : undefined;
+  await crdHandler?.start();
   const app = createApp(context, {
     readOnly: options.maxRequestsInflight ?? 400,
     mutating: options.maxMutatingRequestsInflight ?? 200,
@@ -456,6 +473,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
       policy?.stop();
       serviceAccountsController?.stop();
+      crdHandler?.stop();
       await registry.stop();
       http1.close(); // stops its connection checks and closes idle keep-alive connections
       if (active > 0) {

@@ -435,7 +435,7 @@ function groupVersionPaths(gv: ApiGroupVersion): PathItem[] {
 function groupVersionSchemas(gv: ApiGroupVersion): Record<string, Schema> {
   const schemas: Record<string, Schema> = {};
   for (const def of gv.resources) {
-    schemas[schemaNameOf(def)] = kindSchema(def);
+    schemas[schemaNameOf(def)] = def.openAPISchema ? { ...def.openAPISchema } : kindSchema(def);
     schemas[schemaNameOf({ ...def, kind: def.listKind })] = listSchema(def);
     for (const sub of subresourcesOf(def)) {
       if (sub.shape === 'object') schemas[schemaNameOf(sub.kind)] ??= kindSchema(sub.kind);
