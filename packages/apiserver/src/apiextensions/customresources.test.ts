@@ -32,4 +32,248 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     expect(list.body.kind).toBe('FooList');
     expect(list.body.items.map((i) => i.metadata.name)).toEqual(['one']);
   });
+
+  it('custom objects are validated against the schema: 422 with field paths in kube words', async () => {
+    const crd = fooCrd({ group: 'b.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/b.example.com/v1/namespaces/${ns}/foos`;
+    const bad = await f.api.post<Status>(
+      path,
+      foo('bad', { deploymentName: '', replicas: 'three', color: 'green', tags: ['a', 'a'] }, 'b.example.com'),
+    );
+    expect(bad.status).toBe(422);
+    expect(bad.body.reason).toBe('Invalid');
+    expect(bad.body.details?.kind).toBe('Foo');
+    expect(bad.body.details?.group).toBe('b.example.com');
+    const fields = bad.body.details?.causes?.map((c) => c.field).sort();
+    expect(fields).toEqual(['spec.color', 'spec.deploymentName', 'spec.replicas', 'spec.tags[1]']);
+    expect(bad.body.message).toContain('spec.replicas in body must be of type integer: "string"');
+    expect(bad.body.message).toContain('spec.color: Unsupported value: "green": supported values: "red", "blue"');
+    const tooMany = await f.api.post<Status>(path, foo('big', { deploymentName: 'd', replicas: 11 }, 'b.example.com'));
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.message).toContain('spec.replicas in body should be less than or equal to 10');
+    const missing = await f.api.post<Status>(path, foo('none', {}, 'b.example.com'));
+    expect(missing.body.details?.causes).toEqual([
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.deploymentName' },
+    ]);
+    const intOrString = await f.api.post(path, foo('port', { deploymentName: 'd', port: 'http' }, 'b.example.com'));
+    expect(intOrString.status).toBe(201);
+    const badPort = await f.api.post<Status>(path, foo('port2', { deploymentName: 'd', port: true }, 'b.example.com'));
+    expect(badPort.status).toBe(422);
+  });
+
+  it('unknown fields are pruned (a warning, or 400 with fieldValidation=Strict) and defaults applied', async () => {
+    const crd = fooCrd({ group: 'c.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/c.example.com/v1/namespaces/${ns}/foos`;
+    const body = {
+      ...foo('p', { deploymentName: 'd', unknown: 1, extra: { kept: { deep: true } } }, 'c.example.com'),
+      top: 'level',
+    };
+    const created = await f.api.post(path, body);
+    expect(created.status).toBe(201);
+    expect(created.body['spec']).toEqual({ deploymentName: 'd', replicas: 1, extra: { kept: { deep: true } } });
+    expect(created.body['top']).toBeUndefined();
+    expect(created.headers.get('warning')).toContain('unknown field \\"spec.unknown\\"');
+    const strict = await f.api.post<Status>(`${path}?fieldValidation=Strict`, { ...body, metadata: { name: 'q' } });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toContain('strict decoding error: unknown field "spec.unknown"');
+    const read = await f.api.get(`${path}/p`);
+    expect(read.body['spec']).toEqual(created.body['spec']);
+  });
+
+  it('status is a subresource: the main resource ignores it, generation follows spec only', async () => {
+    const crd = fooCrd({ group: 'd.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/d.example.com/v1/namespaces/${ns}/foos`;
+    const created = await f.api.post(path, {
+      ...foo('s', { deploymentName: 'd' }, 'd.example.com'),
+      status: { availableReplicas: 5 },
+    });
+    expect(created.body['status']).toBeUndefined();
+    const status = await f.api.patch(`${path}/s/status`, { status: { availableReplicas: 2 } });
+    expect(status.status).toBe(200);
+    expect(status.body['status']).toEqual({ availableReplicas: 2 });
+    expect(status.body.metadata.generation).toBe(1);
+    const spec = await f.api.patch(`${path}/s`, { spec: { replicas: 3 }, status: { availableReplicas: 9 } });
+    expect(spec.body.metadata.generation).toBe(2);
+    expect(spec.body['status']).toEqual({ availableReplicas: 2 });
+    const labels = await f.api.patch(`${path}/s`, { metadata: { labels: { a: 'b' } } });
+    expect(labels.body.metadata.generation).toBe(2);
+  });
+
+  it('the scale subresource reads and writes the CRD paths', async () => {
+    const crd = fooCrd({ group: 'e.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/e.example.com/v1/namespaces/${ns}/foos`;
+    await f.api.post(path, foo('sc', { deploymentName: 'd', replicas: 2 }, 'e.example.com'));
+    await f.api.patch(`${path}/sc/status`, { status: { availableReplicas: 1, selector: 'app=sc' } });
+    const scale = await f.api.get(`${path}/sc/scale`);
+    expect(scale.status).toBe(200);
+    expect(scale.body).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      spec: { replicas: 2 },
+      status: { replicas: 1, selector: 'app=sc' },
+    });
+    const put = await f.api.put(`${path}/sc/scale`, { ...scale.body, spec: { replicas: 5 } });
+    expect(put.status).toBe(200);
+    expect((await f.api.get(`${path}/sc`)).body['spec']).toMatchObject({ replicas: 5 });
+    const tooMany = await f.api.put<Status>(`${path}/sc/scale`, { ...scale.body, metadata: { name: 'sc' }, spec: { replicas: 50 } });
+    expect(tooMany.status).toBe(422);
+  });
+
+  it('Table output has the printer columns; field selectors take selectableFields', async () => {
+    const crd = fooCrd({ group: 'g.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/g.example.com/v1/namespaces/${ns}/foos`;
+    await f.api.post(path, foo('red', { deploymentName: 'dr', color: 'red', replicas: 4 }, 'g.example.com'));
+    await f.api.post(path, foo('blue', { deploymentName: 'db', color: 'blue' }, 'g.example.com'));
+    const table = await f.api.get<{
+      columnDefinitions: { name: string; type: string }[];
+      rows: { cells: unknown[] }[];
+    }>(`${path}?fieldSelector=spec.color%3Dred`, {
+      Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
+    expect(table.status).toBe(200);
+    expect(table.body.columnDefinitions.map((c) => [c.name, c.type])).toEqual([
+      ['Name', 'string'],
+      ['Deployment', 'string'],
+      ['Replicas', 'integer'],
+      ['Age', 'date'],
+    ]);
+    expect(table.body.rows.map((r) => r.cells.slice(0, 3))).toEqual([['red', 'dr', 4]]);
+    const unsupported = await f.api.get<Status>(`${path}?fieldSelector=spec.deploymentName%3Dx`);
+    expect(unsupported.status).toBe(400);
+  });
+
+  it('discovery and OpenAPI gain the resource with new ETags, and lose it when the CRD goes', async () => {
+    const before = await f.api.get('/apis', {
+      Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    });
+    const crd = fooCrd({ group: 'h.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const after = await f.api.get<{ items: { metadata: { name: string } }[] }>('/apis', {
+      Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    });
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    expect(after.body.items.map((g) => g.metadata.name)).toContain('h.example.com');
+    const resources = await f.api.get<{ resources: { name: string; shortNames?: string[]; categories?: string[]; namespaced: boolean }[] }>(
+      '/apis/h.example.com/v1',
+    );
+    expect(resources.body.resources).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'foos', namespaced: true, shortNames: ['fox'], categories: ['all'] }),
+      ]),
+    );
+    const v3 = await f.api.get<{ components: { schemas: Record<string, { properties: Record<string, unknown> }> } }>(
+      '/openapi/v3/apis/h.example.com/v1',
+    );
+    expect(v3.status).toBe(200);
+    const schema = Object.entries(v3.body.components.schemas).find(([name]) => name.endsWith('.v1.Foo'))?.[1];
+    expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    const deleted = await f.api.delete(`${CRDS}/foos.h.example.com`);
+    expect(deleted.status).toBe(200);
+    await eventuallyStatus(f.api, '/apis/h.example.com/v1', 404);
+    expect((await f.api.get('/openapi/v3/apis/h.example.com/v1')).status).toBe(404);
+    expect((await f.api.get(`${CRDS}/foos.h.example.com`)).status).toBe(404);
+  });
+
+  it('deleting a CRD ends its open watches, deletes its objects; recreating it serves afresh', async () => {
+    const crd = fooCrd({ group: 'i.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/i.example.com/v1/namespaces/${ns}/foos`;
+    await f.api.post(path, foo('w', { deploymentName: 'd' }, 'i.example.com'));
+    const watch = openWatch(f.server.url, `${path}?watch=true`);
+    expect((await watch.take(1)).map((e) => e.type)).toEqual(['ADDED']);
+    await f.api.delete(`${CRDS}/foos.i.example.com`);
+    await waitFor(() => watch.ended);
+    await watch.close();
+    await eventuallyStatus(f.api, `${CRDS}/foos.i.example.com`, 404);
+    expect((await f.server.storage.list(`${f.server.storage.prefix}/i.example.com/foos/`)).items).toEqual([]);
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const list = await f.api.get<{ items: KubeObject[] }>(path);
+    expect(list.body.items).toEqual([]);
+  });
+
+  it('a CRD whose names another CRD of the group has accepted gets NamesAccepted False and is not served', async () => {
+    const first = fooCrd({ group: 'j.example.com' });
+    await f.api.post(CRDS, first);
+    await waitServed(f.api, first);
+    const second = fooCrd({ group: 'j.example.com', plural: 'bars', kind: 'Foo' });
+    expect((await f.api.post(CRDS, second)).status).toBe(201);
+    const conditions = await waitFor(async () => {
+      const got = await f.api.get<CustomResourceDefinition>(`${CRDS}/bars.j.example.com`);
+      const c = got.body.status?.conditions?.find((x) => x.type === 'NamesAccepted');
+      return c ? got.body.status?.conditions : undefined;
+    });
+    expect(conditions?.find((c) => c.type === 'NamesAccepted')).toMatchObject({
+      status: 'False',
+      reason: 'SingularConflict',
+      message: '"foo" is already in use',
+    });
+    expect(conditions?.find((c) => c.type === 'Established')).toMatchObject({ status: 'False', reason: 'NotAccepted' });
+    expect((await f.api.get('/apis/j.example.com/v1/bars')).status).toBe(404);
+  });
+
+  it('an invalid CRD is 422 with kube field paths', async () => {
+    const crd = fooCrd({ group: 'k.example.com' });
+    const versions = crd.spec.versions;
+    const bad = {
+      ...crd,
+      metadata: { name: 'wrong.k.example.com' },
+      spec: {
+        ...crd.spec,
+        scope: 'Everywhere',
+        versions: [
+          { ...versions[0], storage: false, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { properties: { a: { type: 'array' } } } } } } },
+        ],
+      },
+    };
+    const res = await f.api.post<Status>(CRDS, bad);
+    expect(res.status).toBe(422);
+    expect(res.body.details?.kind).toBe('CustomResourceDefinition');
+    expect(res.body.details?.causes?.map((c) => c.field)).toEqual(
+      expect.arrayContaining([
+        'metadata.name',
+        'spec.scope',
+        'spec.versions',
+        'spec.versions[0].schema.openAPIV3Schema.properties[spec].type',
+        'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].items',
+      ]),
+    );
+  });
 });
+
+async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error('gave up waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function eventuallyStatus(
+  api: { get: (path: string) => Promise<{ status: number }> },
+  path: string,
+  status: number,
+): Promise<void> {
+  await waitFor(async () => (await api.get(path)).status === status);
+}
+

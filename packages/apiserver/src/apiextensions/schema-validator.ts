@@ -119,7 +119,7 @@ function toFieldError(error: ErrorObject): FieldError | undefined {
 
 /** Compiles a version schema; a schema ajv cannot compile is an Error naming why. */
 export function compileSchema(schema: JSONSchemaProps): SchemaValidator {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, unicodeRegExp: true });
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, validateFormats: false, unicodeRegExp: true });
   const validateFn: ValidateFunction = ajv.compile(toJsonSchema(schema, true));
   return {
     validate(object) {
