@@ -1,6 +1,9 @@
 import type { KubeObject, Status } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
-import { openWatch, serverForFile } from '../testing/test-server.js';
+import { SqliteStorage } from '@listwatch/storage';
+import { tempDir } from '@listwatch/testing';
+import { join } from 'node:path';
+import { client, openWatch, serverForFile, testServer } from '../testing/test-server.js';
 import { foo, fooCrd, waitServed } from './crd.test-helper.js';
 import type { CustomResourceDefinition } from './types.js';
 
@@ -256,6 +259,37 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
         'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].items',
       ]),
     );
+  });
+});
+
+describe('custom resources on sqlite', () => {
+  it('CRDs and their objects survive a restart, served before the server is ready', async () => {
+    const dir = tempDir('listwatch-crd-');
+    const file = join(dir.path, 'state.db');
+    const crd = fooCrd({ group: 'sqlite.example.com', scope: 'Cluster' });
+    const path = '/apis/sqlite.example.com/v1/foos';
+    try {
+      const first = await testServer(new SqliteStorage({ file, compactionInterval: 0 }));
+      try {
+        await client(first.url).post(CRDS, crd);
+        await waitServed(client(first.url), crd);
+        const made = await client(first.url).post(path, foo('kept', { deploymentName: 'd' }, 'sqlite.example.com'));
+        expect(made.status).toBe(201);
+        expect(made.body.metadata.namespace).toBeUndefined();
+      } finally {
+        await first.close();
+      }
+      const second = await testServer(new SqliteStorage({ file, compactionInterval: 0 }));
+      try {
+        expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
+        const list = await client(second.url).get<{ items: KubeObject[] }>(path);
+        expect(list.body.items.map((o) => o.metadata.name)).toEqual(['kept']);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      dir.remove();
+    }
   });
 });
 
