@@ -4,6 +4,7 @@ import {
   isDNS1123Subdomain,
   type FieldError,
 } from '@listwatch/api';
+import { compileSchema } from './schema-validator.js';
 import { validateOpenAPISchema } from './structural-schema.js';
 import {
   isRecord,
@@ -90,10 +91,22 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
     const statusEnabled = isRecord(v.subresources) && isRecord(v.subresources.status);
     const schema = isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;
     if (schema === undefined) errors.push(fieldErrors.required(`${at}.schema.openAPIV3Schema`));
-    else
-      errors.push(
-        ...validateOpenAPISchema(schema, `${at}.schema.openAPIV3Schema`, { statusSubresource: statusEnabled }),
-      );
+    else {
+      const schemaErrors = validateOpenAPISchema(schema, `${at}.schema.openAPIV3Schema`, {
+        statusSubresource: statusEnabled,
+      });
+      errors.push(...schemaErrors);
+      // validation.go: a schema the validator cannot be built from is refused, not served.
+      if (!schemaErrors.length && isRecord(schema)) {
+        try {
+          compileSchema(schema);
+        } catch (err) {
+          errors.push(
+            fieldErrors.invalid(`${at}.schema.openAPIV3Schema`, '', `error building validator: ${(err as Error).message}`),
+          );
+        }
+      }
+    }
     const scale = isRecord(v.subresources) ? v.subresources.scale : undefined;
     if (scale !== undefined) errors.push(...validateScale(scale, `${at}.subresources.scale`));
     (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : []).forEach((c, j) =>

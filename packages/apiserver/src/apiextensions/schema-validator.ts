@@ -1,5 +1,6 @@
 import { fieldErrors, type FieldError } from '@listwatch/api';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { RE2JS } from 're2js';
 import { isRecord, type JSONSchemaProps } from './types.js';
 
 // Validation of custom objects against a version's openAPIV3Schema
@@ -117,9 +118,23 @@ function toFieldError(error: ErrorObject): FieldError | undefined {
   }
 }
 
+/**
+ * `pattern` as Go's regexp (RE2) matches it: linear time, so no pattern a CRD declares can hang
+ * a write (kube-openapi validates with Go's regexp too).
+ */
+const re2 = Object.assign((pattern: string) => RE2JS.compile(pattern), {
+  code: 'RE2JS.compile',
+});
+
 /** Compiles a version schema; a schema ajv cannot compile is an Error naming why. */
 export function compileSchema(schema: JSONSchemaProps): SchemaValidator {
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, validateFormats: false, unicodeRegExp: true });
+  const ajv = new Ajv({
+    allErrors: true,
+    verbose: true,
+    strict: false,
+    validateFormats: false,
+    code: { regExp: re2 },
+  });
   const validateFn: ValidateFunction = ajv.compile(toJsonSchema(schema, true));
   return {
     validate(object) {

@@ -1,4 +1,5 @@
 import { fieldErrors, type FieldError } from '@listwatch/api';
+import { RE2JS } from 're2js';
 import { isRecord, type JSONSchemaProps } from './types.js';
 
 // What an openAPIV3Schema must be for a CRD to be accepted: kube's CRD schema validation
@@ -276,7 +277,7 @@ function checkPattern(s: JSONSchemaProps, path: string, errors: FieldError[]): v
   const pattern = s['pattern'];
   if (typeof pattern !== 'string') return;
   try {
-    new RegExp(pattern, 'u');
+    RE2JS.compile(pattern);
   } catch (err) {
     errors.push(fieldErrors.invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${(err as Error).message}`));
   }
