@@ -8,6 +8,7 @@ import { customResourceStrategy } from './custom-resource-strategy.js';
 import { CLEANUP_FINALIZER } from './customresourcedefinition-strategy.js';
 import { customResourceDefinitions } from './customresourcedefinition-resource.js';
 import { namesAndConditions } from './naming-controller.js';
+import { VersionedStorage } from './nop-converter.js';
 import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 
 // What serves custom resources: kube's crdHandler (apiextensions-apiserver
@@ -158,18 +159,24 @@ export class CustomResourceDefinitionHandler {
     const current = this.served.get(name);
     if (current?.fingerprint === fingerprint) return;
     const definitions: ResourceDefinition[] = [];
+    const views = new Map<ResourceDefinition, VersionedStorage>();
+    const stored = crd.spec.versions.find((v) => v.storage)?.name ?? '';
     for (const version of crd.spec.versions) {
       if (!version.served) continue;
       const definition = customResourceOf(crd, version);
       setRuntimeStrategy(definition, customResourceStrategy(version));
       definitions.push(definition);
+      views.set(
+        definition,
+        new VersionedStorage(this.storage, `${crd.spec.group}/${version.name}`, `${crd.spec.group}/${stored}`),
+      );
     }
     // Versions no longer served, or served under other names, go first.
     for (const old of current?.definitions ?? []) {
       if (!definitions.some((d) => d.version === old.version && d.plural === old.plural))
         await this.registry.remove(old.group, old.version, old.plural);
     }
-    for (const definition of definitions) await this.registry.add(definition);
+    for (const definition of definitions) await this.registry.add(definition, views.get(definition));
     this.served.set(name, { fingerprint, definitions });
     this.logger.info('serving custom resource', { name, versions: definitions.map((d) => d.version) });
   }

@@ -35,6 +35,11 @@ function specOf(object: KubeObject): string {
 }
 
 export const customResourceDefinitionStrategy: ResourceStrategy = {
+  // v1 defaults (pkg/apis/apiextensions/v1/defaults.go): conversion None.
+  decode(object) {
+    const spec = object['spec'];
+    if (isRecord(spec) && spec['conversion'] === undefined) spec['conversion'] = { strategy: 'None' };
+  },
   prepareForCreate(object) {
     const crd = object as CustomResourceDefinition;
     crd.status = {};

@@ -136,7 +136,14 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
   const conversion = spec.conversion;
   if (conversion !== undefined) {
     const strategy = isRecord(conversion) ? conversion.strategy : undefined;
-    if (strategy !== 'None' && strategy !== 'Webhook')
+    if (strategy === 'Webhook')
+      errors.push(
+        fieldErrors.forbidden(
+          'spec.conversion.strategy',
+          'Webhook conversion is not supported by this server; use None (versions differ only in apiVersion)',
+        ),
+      );
+    else if (strategy !== 'None')
       errors.push(fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
   }
   if (spec.preserveUnknownFields === true) {

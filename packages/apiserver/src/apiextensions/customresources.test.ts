@@ -262,6 +262,62 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
   });
 });
 
+describe('versions of a CRD (conversion None)', () => {
+  it('objects are stored in the storage version and read, listed and watched in the version asked for', async () => {
+    const crd = fooCrd({ group: 'm.example.com' });
+    const v1 = crd.spec.versions[0]!;
+    crd.spec.versions = [{ ...v1, name: 'v1beta1', storage: false }, v1];
+    expect((await f.api.post(CRDS, crd)).status).toBe(201);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const beta = `/apis/m.example.com/v1beta1/namespaces/${ns}/foos`;
+    const stable = `/apis/m.example.com/v1/namespaces/${ns}/foos`;
+    const watch = openWatch(f.server.url, `${beta}?watch=true`);
+    const created = await f.api.post(beta, { ...foo('mv', { deploymentName: 'd' }, 'm.example.com'), apiVersion: 'm.example.com/v1beta1' });
+    expect(created.status).toBe(201);
+    expect(created.body.apiVersion).toBe('m.example.com/v1beta1');
+    const raw = await f.server.storage.get(`${f.server.storage.prefix}/m.example.com/foos/${ns}/mv`);
+    expect(raw?.apiVersion).toBe('m.example.com/v1');
+    expect((await f.api.get(`${stable}/mv`)).body.apiVersion).toBe('m.example.com/v1');
+    const patched = await f.api.patch(`${beta}/mv`, { spec: { replicas: 2 } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.apiVersion).toBe('m.example.com/v1beta1');
+    await f.api.patch(`${stable}/mv`, { spec: { replicas: 3 } });
+    const events = await watch.take(3);
+    expect(events.map((e) => [e.type, (e.object as KubeObject).apiVersion])).toEqual([
+      ['ADDED', 'm.example.com/v1beta1'],
+      ['MODIFIED', 'm.example.com/v1beta1'],
+      ['MODIFIED', 'm.example.com/v1beta1'],
+    ]);
+    await watch.close();
+    const list = await f.api.get<{ apiVersion: string; items: KubeObject[] }>(beta);
+    expect(list.body.apiVersion).toBe('m.example.com/v1beta1');
+    expect(list.body.items.map((i) => i.apiVersion)).toEqual(['m.example.com/v1beta1']);
+  });
+
+  it('webhook conversion is refused with a 422 saying it is not supported', async () => {
+    const crd = fooCrd({ group: 'n.example.com' });
+    const res = await f.api.post<Status>(CRDS, {
+      ...crd,
+      spec: {
+        ...crd.spec,
+        conversion: {
+          strategy: 'Webhook',
+          webhook: { clientConfig: { url: 'https://example.com/convert' }, conversionReviewVersions: ['v1'] },
+        },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.details?.causes).toEqual([
+      {
+        reason: 'FieldValueForbidden',
+        field: 'spec.conversion.strategy',
+        message: 'Forbidden: Webhook conversion is not supported by this server; use None (versions differ only in apiVersion)',
+      },
+    ]);
+  });
+});
+
 describe('custom resources on sqlite', () => {
   it('CRDs and their objects survive a restart, served before the server is ready', async () => {
     const dir = tempDir('listwatch-crd-');

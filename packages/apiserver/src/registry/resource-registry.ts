@@ -18,6 +18,8 @@ export interface WatchCacheSizes {
 export interface ResourceEntry {
   definition: ResourceDefinition;
   source: ListWatchSource;
+  /** The storage its handlers write through, when not the server's (a CRD version's view). */
+  storage?: Storage;
 }
 
 export function qualifiedResource(
@@ -64,8 +66,9 @@ export class ResourceRegistry {
     }
   }
 
-  private entryOf(definition: ResourceDefinition): ResourceEntry {
-    const { options, storage } = this;
+  private entryOf(definition: ResourceDefinition, own?: Storage): ResourceEntry {
+    const { options } = this;
+    const storage = own ?? this.storage;
     const size =
       options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ??
       options.watchCacheSizes?.default;
@@ -80,7 +83,7 @@ export class ResourceRegistry {
             ...(options.metrics ? { metrics: options.metrics } : {}),
             ...(options.bookmarkIntervalMs ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
           });
-    return { definition, source };
+    return { definition, source, ...(own ? { storage: own } : {}) };
   }
 
   lookup(group: string, version: string, resource: string): ResourceEntry | undefined {
@@ -107,12 +110,13 @@ export class ResourceRegistry {
 
   /**
    * Serves a resource from now on, replacing (and stopping) the entry of the same
-   * group/version/resource; its cache starts if the registry has.
+   * group/version/resource; its cache starts if the registry has. `storage` is a view of the
+   * server's storage the resource is read and written through, if not the server's own.
    */
-  async add(definition: ResourceDefinition): Promise<ResourceEntry> {
+  async add(definition: ResourceDefinition, storage?: Storage): Promise<ResourceEntry> {
     const key = keyOf(definition.group, definition.version, definition.plural);
     const previous = this.entries.get(key);
-    const entry = this.entryOf(definition);
+    const entry = this.entryOf(definition, storage);
     if (this.started) await entry.source.start();
     this.entries.set(key, entry);
     this.changed();
