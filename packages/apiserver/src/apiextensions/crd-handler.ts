@@ -9,6 +9,7 @@ import { CLEANUP_FINALIZER } from './customresourcedefinition-strategy.js';
 import { customResourceDefinitions } from './customresourcedefinition-resource.js';
 import { namesAndConditions } from './naming-controller.js';
 import { VersionedStorage } from './nop-converter.js';
+import { hasDefaults } from './structural-pruning.js';
 import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 
 // What serves custom resources: kube's crdHandler (apiextensions-apiserver
@@ -164,11 +165,17 @@ export class CustomResourceDefinitionHandler {
     for (const version of crd.spec.versions) {
       if (!version.served) continue;
       const definition = customResourceOf(crd, version);
-      setRuntimeStrategy(definition, customResourceStrategy(version));
+      const strategy = customResourceStrategy(version);
+      setRuntimeStrategy(definition, strategy);
       definitions.push(definition);
       views.set(
         definition,
-        new VersionedStorage(this.storage, `${crd.spec.group}/${version.name}`, `${crd.spec.group}/${stored}`),
+        new VersionedStorage(
+          this.storage,
+          `${crd.spec.group}/${version.name}`,
+          `${crd.spec.group}/${stored}`,
+          hasDefaults(version.schema?.openAPIV3Schema) ? strategy.decode : undefined,
+        ),
       );
     }
     // Versions no longer served, or served under other names, go first.

@@ -262,6 +262,29 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
   });
 });
 
+describe('defaulting on read', () => {
+  it('a default added to the schema later shows on objects read back, as kube defaults what it reads from etcd', async () => {
+    const crd = fooCrd({ group: 'r.example.com' });
+    expect((await f.api.post(CRDS, crd)).status).toBe(201);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/r.example.com/v1/namespaces/${ns}/foos`;
+    await f.api.post(path, foo('old', { deploymentName: 'd' }, 'r.example.com'));
+    const stored = await f.api.get<CustomResourceDefinition>(`${CRDS}/foos.r.example.com`);
+    const schema = stored.body.spec.versions[0]!.schema!.openAPIV3Schema as {
+      properties: { spec: { properties: Record<string, Record<string, unknown>> } };
+    };
+    schema.properties.spec.properties['color'] = { type: 'string', enum: ['red', 'blue'], default: 'blue' };
+    expect((await f.api.put(`${CRDS}/foos.r.example.com`, stored.body)).status).toBe(200);
+    await waitFor(async () => {
+      const got = await f.api.get(`${path}/old`);
+      return (got.body['spec'] as Record<string, unknown>)['color'] === 'blue' || undefined;
+    });
+    const list = await f.api.get<{ items: KubeObject[] }>(path);
+    expect(list.body.items[0]?.['spec']).toEqual({ deploymentName: 'd', replicas: 1, color: 'blue' });
+  });
+});
+
 describe('versions of a CRD (conversion None)', () => {
   it('objects are stored in the storage version and read, listed and watched in the version asked for', async () => {
     const crd = fooCrd({ group: 'm.example.com' });

@@ -21,19 +21,30 @@ function withApiVersion(object: KubeObject, apiVersion: string): KubeObject {
   return object.apiVersion === apiVersion ? object : { ...object, apiVersion };
 }
 
-/** A view of storage in which a CRD's objects are in `servedVersion`, stored in `storageVersion`. */
+/**
+ * A view of storage in which a CRD's objects are in `servedVersion`, stored in `storageVersion`;
+ * `defaults` (the served version's structural defaulting) applies to what is read, as kube
+ * defaults objects read from etcd.
+ */
 export class VersionedStorage implements Storage {
   constructor(
     private readonly storage: Storage,
     private readonly servedVersion: string,
     private readonly storageVersion: string,
+    private readonly defaults?: (object: KubeObject) => void,
   ) {}
 
   get prefix(): string {
     return this.storage.prefix;
   }
 
-  private out = (object: KubeObject): KubeObject => withApiVersion(object, this.servedVersion);
+  private out = (object: KubeObject): KubeObject => {
+    if (!this.defaults) return withApiVersion(object, this.servedVersion);
+    // Stored objects may be shared (memory storage): default a copy.
+    const copy = structuredClone(object);
+    this.defaults(copy);
+    return withApiVersion(copy, this.servedVersion);
+  };
   private in = (object: KubeObject): KubeObject => withApiVersion(object, this.storageVersion);
 
   async get(key: string): Promise<KubeObject | undefined> {

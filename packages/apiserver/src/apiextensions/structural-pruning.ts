@@ -80,3 +80,17 @@ function defaults(value: unknown, s: JSONSchemaProps, depth: number): void {
     for (const key of Object.keys(object)) if (!Object.hasOwn(properties, key)) defaults(object[key], additional, depth + 1);
   }
 }
+
+/** Whether a schema declares any default (reads then need defaulting). */
+export function hasDefaults(schema: unknown, depth = 0): boolean {
+  if (depth > MAX_DEPTH || schema === null || typeof schema !== 'object') return false;
+  if (Array.isArray(schema)) return schema.some((s) => hasDefaults(s, depth + 1));
+  const record = schema as Record<string, unknown>;
+  if (record['default'] !== undefined) return true;
+  return ['properties', 'items', 'additionalProperties'].some((key) => {
+    const inner = record[key];
+    if (key === 'properties' && isRecord(inner))
+      return Object.values(inner).some((s) => hasDefaults(s, depth + 1));
+    return hasDefaults(inner, depth + 1);
+  });
+}
