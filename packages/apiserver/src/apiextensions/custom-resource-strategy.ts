@@ -2,6 +2,7 @@ import type { KubeObject } from '@listwatch/api';
 import type { ScaleStrategy } from '../registry/scale.js';
 import type { ResourceStrategy } from '../registry/strategy.js';
 import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
+import { compileRules, hasRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { applyDefaults, pruneObject } from './structural-pruning.js';
 import {
@@ -78,6 +79,7 @@ export function customResourceStrategy(
     ? version.schema.openAPIV3Schema
     : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const validator = compileSchema(schema);
+  const rules = hasRules(schema) ? compileRules(schema, '').rules : undefined;
   const statusEnabled = version.subresources?.status !== undefined;
   const scale = scaleStrategy(version.subresources?.scale);
   return {
@@ -96,7 +98,13 @@ export function customResourceStrategy(
         next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     },
     validate(object) {
-      return validator.validate(object);
+      const errors = validator.validate(object);
+      return rules ? [...errors, ...rules.validate(object)] : errors;
+    },
+    // Transition rules (those naming oldSelf) see the stored object too.
+    validateUpdate(object, old) {
+      const errors = validator.validate(object);
+      return rules ? [...errors, ...rules.validate(object, old)] : errors;
     },
     ...(scale ? { scale } : {}),
   };

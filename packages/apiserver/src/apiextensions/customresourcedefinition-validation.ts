@@ -4,6 +4,7 @@ import {
   isDNS1123Subdomain,
   type FieldError,
 } from '@listwatch/api';
+import { compileRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { validateOpenAPISchema } from './structural-schema.js';
 import {
@@ -100,6 +101,7 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
       if (!schemaErrors.length && isRecord(schema)) {
         try {
           compileSchema(schema);
+          errors.push(...compileRules(schema, `${at}.schema.openAPIV3Schema`).errors);
         } catch (err) {
           errors.push(
             fieldErrors.invalid(`${at}.schema.openAPIV3Schema`, '', `error building validator: ${(err as Error).message}`),
