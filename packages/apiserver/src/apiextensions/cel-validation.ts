@@ -25,7 +25,12 @@ export const PER_EXPRESSION_COST_LIMIT = 10_000_000;
 export const PER_CRD_COST_LIMIT = 100_000_000;
 /** The most elements an unbounded list or map may have: a 3 MiB request of two-byte items. */
 const UNBOUNDED = Math.floor((3 * 1024 * 1024) / 2);
-const REASONS = ['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'];
+const REASONS = [
+  'FieldValueInvalid',
+  'FieldValueForbidden',
+  'FieldValueRequired',
+  'FieldValueDuplicate',
+];
 
 const env = celEnv({
   variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
@@ -70,7 +75,8 @@ function usesOldSelf(expr: Expr | undefined): boolean {
       return kind.value.elements.some(usesOldSelf);
     case 'structExpr':
       return kind.value.entries.some(
-        (e) => usesOldSelf(e.value) || (e.keyKind.case === 'mapKey' && usesOldSelf(e.keyKind.value)),
+        (e) =>
+          usesOldSelf(e.value) || (e.keyKind.case === 'mapKey' && usesOldSelf(e.keyKind.value)),
       );
     case 'comprehensionExpr': {
       const c = kind.value;
@@ -82,10 +88,17 @@ function usesOldSelf(expr: Expr | undefined): boolean {
 }
 
 /** The schema a path of `self` selects (`self.a.b`), if it can be followed. */
-function schemaOf(expr: Expr | undefined, self: JSONSchemaProps, vars: Map<string, JSONSchemaProps | undefined>): JSONSchemaProps | undefined {
+function schemaOf(
+  expr: Expr | undefined,
+  self: JSONSchemaProps,
+  vars: Map<string, JSONSchemaProps | undefined>,
+): JSONSchemaProps | undefined {
   if (!expr) return undefined;
   const kind = expr.exprKind;
-  if (kind.case === 'identExpr') return kind.value.name === 'self' || kind.value.name === 'oldSelf' ? self : vars.get(kind.value.name);
+  if (kind.case === 'identExpr')
+    return kind.value.name === 'self' || kind.value.name === 'oldSelf'
+      ? self
+      : vars.get(kind.value.name);
   if (kind.case === 'selectExpr') {
     const parent = schemaOf(kind.value.operand, self, vars);
     const props = parent && isRecord(parent['properties']) ? parent['properties'] : undefined;
@@ -106,7 +119,11 @@ function maxSize(schema: JSONSchemaProps | undefined): number {
 }
 
 /** kube's estimated cost, simplified: one per node, comprehensions times their range's size. */
-function estimate(expr: Expr | undefined, self: JSONSchemaProps, vars: Map<string, JSONSchemaProps | undefined>): number {
+function estimate(
+  expr: Expr | undefined,
+  self: JSONSchemaProps,
+  vars: Map<string, JSONSchemaProps | undefined>,
+): number {
   if (!expr) return 0;
   const kind = expr.exprKind;
   switch (kind.case) {
@@ -151,7 +168,10 @@ function costMessage(name: string, cost: number, limit: number): string {
  * Compiles every rule of a version schema. `path` names the schema in errors
  * (`spec.versions[0].schema.openAPIV3Schema`); errors are the CRD's 422 causes.
  */
-export function compileRules(schema: JSONSchemaProps, path: string): { rules: CompiledRules; errors: FieldError[] } {
+export function compileRules(
+  schema: JSONSchemaProps,
+  path: string,
+): { rules: CompiledRules; errors: FieldError[] } {
   const errors: FieldError[] = [];
   let total = 0;
   const build = (s: JSONSchemaProps, at: string, cardinality: number, depth: number): RuleNode => {
@@ -164,7 +184,12 @@ export function compileRules(schema: JSONSchemaProps, path: string): { rules: Co
       if (!compiled) return;
       const cost = compiled.cost;
       if (cost > PER_EXPRESSION_COST_LIMIT) {
-        errors.push(fieldErrors.forbidden(`${rulePath}.rule`, costMessage('estimated rule cost', cost, PER_EXPRESSION_COST_LIMIT)));
+        errors.push(
+          fieldErrors.forbidden(
+            `${rulePath}.rule`,
+            costMessage('estimated rule cost', cost, PER_EXPRESSION_COST_LIMIT),
+          ),
+        );
         return;
       }
       total += cost * cardinality;
@@ -172,17 +197,34 @@ export function compileRules(schema: JSONSchemaProps, path: string): { rules: Co
     });
     const properties = isRecord(s['properties']) ? s['properties'] : {};
     for (const [name, child] of Object.entries(properties)) {
-      if (isRecord(child)) node.properties.set(name, build(child, `${at}.properties[${name}]`, cardinality, depth + 1));
+      if (isRecord(child))
+        node.properties.set(
+          name,
+          build(child, `${at}.properties[${name}]`, cardinality, depth + 1),
+        );
     }
-    if (isRecord(s['items'])) node.items = build(s['items'], `${at}.items`, cardinality * maxSize(s), depth + 1);
+    if (isRecord(s['items']))
+      node.items = build(s['items'], `${at}.items`, cardinality * maxSize(s), depth + 1);
     if (isRecord(s['additionalProperties']))
-      node.additionalProperties = build(s['additionalProperties'], `${at}.additionalProperties`, cardinality * maxSize(s), depth + 1);
+      node.additionalProperties = build(
+        s['additionalProperties'],
+        `${at}.additionalProperties`,
+        cardinality * maxSize(s),
+        depth + 1,
+      );
     return node;
   };
   const root = build(schema, path, 1, 0);
   if (total > PER_CRD_COST_LIMIT) {
     errors.push(
-      fieldErrors.forbidden(path, costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, PER_CRD_COST_LIMIT)),
+      fieldErrors.forbidden(
+        path,
+        costMessage(
+          'x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema',
+          total,
+          PER_CRD_COST_LIMIT,
+        ),
+      ),
     );
   }
   return { rules: { validate: (object, old) => evaluate(root, object, old) }, errors };
@@ -206,18 +248,33 @@ function compileRule(
   }
   if (message !== undefined) {
     if (typeof message !== 'string' || message.trim() === '') {
-      errors.push(fieldErrors.invalid(`${path}.message`, message, 'must be non-empty if specified'));
+      errors.push(
+        fieldErrors.invalid(`${path}.message`, message, 'must be non-empty if specified'),
+      );
       ok = false;
     } else if (/[\n\r]/.test(message)) {
       errors.push(fieldErrors.invalid(`${path}.message`, message, 'must not contain line breaks'));
       ok = false;
     }
   } else if (/[\n\r]/.test(rule) && messageExpression === undefined) {
-    errors.push(fieldErrors.required(`${path}.message`, 'message must be specified if rule contains line breaks'));
+    errors.push(
+      fieldErrors.required(
+        `${path}.message`,
+        'message must be specified if rule contains line breaks',
+      ),
+    );
     ok = false;
   }
-  if (messageExpression !== undefined && (typeof messageExpression !== 'string' || messageExpression.trim() === '')) {
-    errors.push(fieldErrors.required(`${path}.messageExpression`, 'messageExpression must be non-empty if specified'));
+  if (
+    messageExpression !== undefined &&
+    (typeof messageExpression !== 'string' || messageExpression.trim() === '')
+  ) {
+    errors.push(
+      fieldErrors.required(
+        `${path}.messageExpression`,
+        'messageExpression must be non-empty if specified',
+      ),
+    );
     ok = false;
   }
   if (reason !== undefined && (typeof reason !== 'string' || !REASONS.includes(reason))) {
@@ -234,7 +291,13 @@ function compileRule(
     parsed = parse(rule);
     program = planned(parsed);
   } catch (err) {
-    errors.push(fieldErrors.invalid(`${path}.rule`, rule, `compilation failed: ERROR: ${(err as Error).message}`));
+    errors.push(
+      fieldErrors.invalid(
+        `${path}.rule`,
+        rule,
+        `compilation failed: ERROR: ${(err as Error).message}`,
+      ),
+    );
     return undefined;
   }
   let messageProgram: Program | undefined;
@@ -245,7 +308,13 @@ function compileRule(
       messageProgram = planned(parsedMessage);
       messageCost = estimate(parsedMessage.expr, schema, new Map());
     } catch (err) {
-      errors.push(fieldErrors.invalid(`${path}.messageExpression`, messageExpression, `messageExpression compilation failed: ERROR: ${(err as Error).message}`));
+      errors.push(
+        fieldErrors.invalid(
+          `${path}.messageExpression`,
+          messageExpression,
+          `messageExpression compilation failed: ERROR: ${(err as Error).message}`,
+        ),
+      );
       ok = false;
     }
   }
@@ -278,7 +347,10 @@ function toCel(value: unknown, schema: JSONSchemaProps | undefined, depth = 0): 
   }
   if (isRecord(value)) {
     const properties = schema && isRecord(schema['properties']) ? schema['properties'] : {};
-    const additional = schema && isRecord(schema['additionalProperties']) ? schema['additionalProperties'] : undefined;
+    const additional =
+      schema && isRecord(schema['additionalProperties'])
+        ? schema['additionalProperties']
+        : undefined;
     const entries: [string, CelInput][] = Object.entries(value).map(([k, v]) => {
       const child = properties[k];
       return [k, toCel(v, isRecord(child) ? child : additional, depth + 1)];
@@ -292,10 +364,18 @@ function typeName(schema: JSONSchemaProps): string {
   return typeof schema['type'] === 'string' ? schema['type'] : 'object';
 }
 
-function ruleError(rule: CompiledRule, path: string, schema: JSONSchemaProps, message: string): FieldError {
+function ruleError(
+  rule: CompiledRule,
+  path: string,
+  schema: JSONSchemaProps,
+  message: string,
+): FieldError {
   const steps = rule.fieldPath ? parseSimplePath(rule.fieldPath) : undefined;
   const field = steps
-    ? steps.reduce<string>((p, s) => (typeof s === 'number' ? `${p}[${s}]` : p ? `${p}.${s}` : s), path)
+    ? steps.reduce<string>(
+        (p, s) => (typeof s === 'number' ? `${p}[${s}]` : p ? `${p}.${s}` : s),
+        path,
+      )
     : path;
   switch (rule.reason) {
     case 'FieldValueForbidden':
@@ -320,7 +400,13 @@ function run(program: Program, bindings: Record<string, CelInput>): CelResult | 
 
 function evaluate(root: RuleNode, object: unknown, old: unknown): FieldError[] {
   const errors: FieldError[] = [];
-  const walk = (node: RuleNode, value: unknown, oldValue: unknown, path: string, depth: number): void => {
+  const walk = (
+    node: RuleNode,
+    value: unknown,
+    oldValue: unknown,
+    path: string,
+    depth: number,
+  ): void => {
     if (value === undefined || depth > 10_000) return;
     if (node.rules.length) {
       const self = toCel(value, node.schema);
@@ -330,12 +416,19 @@ function evaluate(root: RuleNode, object: unknown, old: unknown): FieldError[] {
         const bindings = oldSelf === undefined ? { self } : { self, oldSelf };
         const result = run(rule.program, bindings);
         if (isCelError(result) || result instanceof Error) {
-          errors.push(fieldErrors.invalid(path, typeName(node.schema), `${result.message} evaluating rule: ${rule.rule}`));
+          errors.push(
+            fieldErrors.invalid(
+              path,
+              typeName(node.schema),
+              `${result.message} evaluating rule: ${rule.rule}`,
+            ),
+          );
         } else if (result !== true) {
           let message = rule.message ?? `failed rule: ${rule.rule}`;
           if (rule.messageExpression) {
             const text = run(rule.messageExpression, bindings);
-            if (typeof text === 'string' && text.trim() !== '' && !/[\n\r]/.test(text)) message = text;
+            if (typeof text === 'string' && text.trim() !== '' && !/[\n\r]/.test(text))
+              message = text;
           }
           errors.push(ruleError(rule, path, node.schema, message));
         }
@@ -345,10 +438,11 @@ function evaluate(root: RuleNode, object: unknown, old: unknown): FieldError[] {
     if (Array.isArray(value) && node.items) {
       // Items correlate with the old list only by map keys (x-kubernetes-list-type: map).
       const keys = node.schema['x-kubernetes-list-map-keys'];
-      const oldItems = Array.isArray(oldValue) && Array.isArray(keys) ? oldValue : [];
+      const oldItems: unknown[] = Array.isArray(oldValue) && Array.isArray(keys) ? oldValue : [];
       value.forEach((item, i) => {
         const match = oldItems.find(
-          (o: unknown) => isRecord(o) && isRecord(item) && (keys as string[]).every((k) => o[k] === item[k]),
+          (o: unknown) =>
+            isRecord(o) && isRecord(item) && (keys as string[]).every((k) => o[k] === item[k]),
         );
         walk(node.items!, item, match, `${path}[${i}]`, depth + 1);
       });
@@ -367,7 +461,13 @@ function evaluate(root: RuleNode, object: unknown, old: unknown): FieldError[] {
 /** Whether a schema has any rule: versions without do not pay for the walk. */
 export function hasRules(schema: unknown, depth = 0): boolean {
   if (depth > 64 || !isRecord(schema)) return false;
-  if (Array.isArray(schema['x-kubernetes-validations']) && schema['x-kubernetes-validations'].length) return true;
+  if (
+    Array.isArray(schema['x-kubernetes-validations']) &&
+    schema['x-kubernetes-validations'].length
+  )
+    return true;
   const properties = isRecord(schema['properties']) ? Object.values(schema['properties']) : [];
-  return [...properties, schema['items'], schema['additionalProperties']].some((s) => hasRules(s, depth + 1));
+  return [...properties, schema['items'], schema['additionalProperties']].some((s) =>
+    hasRules(s, depth + 1),
+  );
 }

@@ -35,7 +35,7 @@ const schemaArb: fc.Arbitrary<Record<string, unknown>> = fc.letrec((tie) => ({
     ),
     { maxKeys: 6 },
   ),
-})).schema as fc.Arbitrary<Record<string, unknown>>;
+})).schema;
 
 function crdWith(n: number, schema: unknown) {
   const plural = `fuzz${n}s`;
@@ -65,7 +65,12 @@ describe('hostile schemas', () => {
         } catch {
           return; // refused as "error building validator"
         }
-        const object = { apiVersion: 'fuzz.example.com/v1', kind: 'Fuzz', metadata: {}, spec: value };
+        const object = {
+          apiVersion: 'fuzz.example.com/v1',
+          kind: 'Fuzz',
+          metadata: {},
+          spec: value,
+        };
         applyDefaults(object, schema);
         pruneObject(object, schema);
         expect(Array.isArray(validator.validate(object))).toBe(true);
@@ -106,10 +111,14 @@ describe('hostile schemas', () => {
   it('a pattern that backtracks exponentially elsewhere is matched in linear time (RE2)', async () => {
     const crd = crdWith(9999, {
       type: 'object',
-      properties: { spec: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } },
+      properties: {
+        spec: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } },
+      },
     });
     expect((await f.api.post(CRDS, crd)).status).toBe(201);
-    const validator = compileSchema(crd.spec.versions[0]!.schema.openAPIV3Schema as Record<string, unknown>);
+    const validator = compileSchema(
+      crd.spec.versions[0]!.schema.openAPIV3Schema as Record<string, unknown>,
+    );
     const errors = validator.validate({ spec: { s: `${'a'.repeat(100_000)}!` } });
     expect(errors.map((e) => e.field)).toEqual(['spec.s']);
   });

@@ -47,7 +47,8 @@ export class CustomResourceDefinitionHandler {
       {
         listed: (objects) => {
           this.crds.clear();
-          for (const o of objects) this.crds.set(o.metadata.name ?? '', o as CustomResourceDefinition);
+          for (const o of objects)
+            this.crds.set(o.metadata.name ?? '', o as CustomResourceDefinition);
           return this.enqueue();
         },
         changed: (type, object) => {
@@ -78,7 +79,11 @@ export class CustomResourceDefinitionHandler {
   }
 
   private keys() {
-    const entry = this.registry.lookup(customResourceDefinitions.group, 'v1', customResourceDefinitions.plural);
+    const entry = this.registry.lookup(
+      customResourceDefinitions.group,
+      'v1',
+      customResourceDefinitions.plural,
+    );
     if (!entry) throw new Error('customresourcedefinitions are not served');
     return entry.source.keys;
   }
@@ -174,7 +179,9 @@ export class CustomResourceDefinitionHandler {
           this.storage,
           `${crd.spec.group}/${version.name}`,
           `${crd.spec.group}/${stored}`,
-          hasDefaults(version.schema?.openAPIV3Schema) ? strategy.decode : undefined,
+          hasDefaults(version.schema?.openAPIV3Schema)
+            ? (object: KubeObject) => strategy.decode?.(object)
+            : undefined,
         ),
       );
     }
@@ -183,9 +190,13 @@ export class CustomResourceDefinitionHandler {
       if (!definitions.some((d) => d.version === old.version && d.plural === old.plural))
         await this.registry.remove(old.group, old.version, old.plural);
     }
-    for (const definition of definitions) await this.registry.add(definition, views.get(definition));
+    for (const definition of definitions)
+      await this.registry.add(definition, views.get(definition));
     this.served.set(name, { fingerprint, definitions });
-    this.logger.info('serving custom resource', { name, versions: definitions.map((d) => d.version) });
+    this.logger.info('serving custom resource', {
+      name,
+      versions: definitions.map((d) => d.version),
+    });
   }
 
   private async unserve(name: string): Promise<void> {

@@ -4,7 +4,12 @@ import type { CustomResourceDefinition } from './types.js';
 
 /** A namespaced `Foo` CRD with a schema, printer columns, status and scale subresources. */
 export function fooCrd(
-  options: { group?: string; plural?: string; kind?: string; scope?: 'Namespaced' | 'Cluster' } = {},
+  options: {
+    group?: string;
+    plural?: string;
+    kind?: string;
+    scope?: 'Namespaced' | 'Cluster';
+  } = {},
 ): CustomResourceDefinition {
   const group = options.group ?? 'example.com';
   const plural = options.plural ?? 'foos';
@@ -38,11 +43,19 @@ export function fooCrd(
                   description: 'The desired state of the Foo.',
                   required: ['deploymentName'],
                   properties: {
-                    deploymentName: { type: 'string', minLength: 1, description: 'The name of the Deployment.' },
+                    deploymentName: {
+                      type: 'string',
+                      minLength: 1,
+                      description: 'The name of the Deployment.',
+                    },
                     replicas: { type: 'integer', minimum: 0, maximum: 10, default: 1 },
                     color: { type: 'string', enum: ['red', 'blue'] },
                     port: { 'x-kubernetes-int-or-string': true },
-                    tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+                    tags: {
+                      type: 'array',
+                      items: { type: 'string' },
+                      'x-kubernetes-list-type': 'set',
+                    },
                     extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
                   },
                 },
@@ -76,7 +89,11 @@ export function fooCrd(
   };
 }
 
-export function foo(name: string, spec: Record<string, unknown>, group = 'example.com'): KubeObject {
+export function foo(
+  name: string,
+  spec: Record<string, unknown>,
+  group = 'example.com',
+): KubeObject {
   return { apiVersion: `${group}/v1`, kind: 'Foo', metadata: { name }, spec };
 }
 

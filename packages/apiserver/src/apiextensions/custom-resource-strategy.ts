@@ -5,11 +5,7 @@ import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
 import { compileRules, hasRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { applyDefaults, pruneObject } from './structural-pruning.js';
-import {
-  isRecord,
-  type CustomResourceDefinitionVersion,
-  type JSONSchemaProps,
-} from './types.js';
+import { isRecord, type CustomResourceDefinitionVersion, type JSONSchemaProps } from './types.js';
 
 // The strategy of one served CRD version's objects (apiextensions-apiserver
 // pkg/registry/customresource/strategy.go, validator.go, status_strategy.go and the scale
@@ -36,7 +32,9 @@ function setAt(object: KubeObject, steps: readonly PathStep[], value: unknown): 
 }
 
 /** The scale subresource by the CRD's paths (etcd.go scaleFromCustomResource). */
-function scaleStrategy(scale: NonNullable<CustomResourceDefinitionVersion['subresources']>['scale']): ScaleStrategy | undefined {
+function scaleStrategy(
+  scale: NonNullable<CustomResourceDefinitionVersion['subresources']>['scale'],
+): ScaleStrategy | undefined {
   if (!scale) return undefined;
   const spec = parseSimplePath(scale.specReplicasPath) ?? [];
   const status = parseSimplePath(scale.statusReplicasPath) ?? [];
@@ -60,7 +58,9 @@ function scaleStrategy(scale: NonNullable<CustomResourceDefinitionVersion['subre
         spec: typeof replicas === 'number' && replicas !== 0 ? { replicas } : {},
         status: {
           replicas: typeof current === 'number' ? current : 0,
-          ...(typeof labelSelector === 'string' && labelSelector ? { selector: labelSelector } : {}),
+          ...(typeof labelSelector === 'string' && labelSelector
+            ? { selector: labelSelector }
+            : {}),
         },
       };
     },
@@ -72,9 +72,7 @@ function scaleStrategy(scale: NonNullable<CustomResourceDefinitionVersion['subre
 }
 
 /** The strategy of `version`'s objects; its schema is compiled here, once. */
-export function customResourceStrategy(
-  version: CustomResourceDefinitionVersion,
-): ResourceStrategy {
+export function customResourceStrategy(version: CustomResourceDefinitionVersion): ResourceStrategy {
   const schema: JSONSchemaProps = isRecord(version.schema?.openAPIV3Schema)
     ? version.schema.openAPIV3Schema
     : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -94,7 +92,9 @@ export function customResourceStrategy(
       object.metadata.generation = 1;
     },
     prepareForUpdate(next, current) {
-      if (withoutMetaAndStatus(next, statusEnabled) !== withoutMetaAndStatus(current, statusEnabled))
+      if (
+        withoutMetaAndStatus(next, statusEnabled) !== withoutMetaAndStatus(current, statusEnabled)
+      )
         next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     },
     validate(object) {

@@ -17,7 +17,16 @@ import {
 // from the CRD (apiextensions-apiserver pkg/apiserver/customresource_handler.go getOrCreateServingInfoFor),
 // with the table convertor of pkg/registry/customresource/tableconvertor and the accepted names.
 
-const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const ALL_VERBS: readonly Verb[] = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
 
 const NAME_COLUMN: TableColumn = {
   name: 'Name',
@@ -66,7 +75,8 @@ function printerColumn(column: CustomResourceColumnDefinition): TableColumn {
     type: column.type as TableColumn['type'],
     ...(column.format ? { format: column.format } : {}),
     description:
-      column.description || `Custom resource definition column (in JSONPath format): ${column.jsonPath}`,
+      column.description ||
+      `Custom resource definition column (in JSONPath format): ${column.jsonPath}`,
     priority: column.priority ?? 0,
     cell: (object, now) => (steps ? cellOf(column.type, valueAt(object, steps), now) : null),
   };
@@ -107,7 +117,8 @@ function publishedSchema(
         type: 'string',
       },
       metadata: {
-        description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        description:
+          "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
         allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }],
       },
     },
@@ -143,7 +154,10 @@ export function customResourceOf(
     nameRule: 'dns1123Subdomain',
     subresources,
     selectableFields: Object.fromEntries(
-      (version.selectableFields ?? []).map((f) => [f.jsonPath.slice(1), selectableField(f.jsonPath)]),
+      (version.selectableFields ?? []).map((f) => [
+        f.jsonPath.slice(1),
+        selectableField(f.jsonPath),
+      ]),
     ),
     indexes: {},
     tableColumns: [NAME_COLUMN, ...columns.map(printerColumn)],

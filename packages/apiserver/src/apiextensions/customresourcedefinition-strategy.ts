@@ -38,7 +38,8 @@ export const customResourceDefinitionStrategy: ResourceStrategy = {
   // v1 defaults (pkg/apis/apiextensions/v1/defaults.go): conversion None.
   decode(object) {
     const spec = object['spec'];
-    if (isRecord(spec) && spec['conversion'] === undefined) spec['conversion'] = { strategy: 'None' };
+    if (isRecord(spec) && spec['conversion'] === undefined)
+      spec['conversion'] = { strategy: 'None' };
   },
   prepareForCreate(object) {
     const crd = object as CustomResourceDefinition;
@@ -63,7 +64,11 @@ export const customResourceDefinitionStrategy: ResourceStrategy = {
   async delete({ registry, name, current, dryRun }) {
     const marked = markTerminating(current as CustomResourceDefinition);
     if (dryRun) return marked;
-    const source = registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')?.source;
+    const source = registry.lookup(
+      'apiextensions.k8s.io',
+      'v1',
+      'customresourcedefinitions',
+    )?.source;
     if (!source) return marked;
     return registry.storage.guaranteedUpdate(source.keys.object(undefined, name), (stored) =>
       markTerminating(stored as CustomResourceDefinition),
@@ -91,7 +96,8 @@ function markTerminating(crd: CustomResourceDefinition): CustomResourceDefinitio
           status: 'True',
           lastTransitionTime: now(),
           reason: 'InstanceDeletionPending',
-          message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+          message:
+            'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
         },
       ],
     },

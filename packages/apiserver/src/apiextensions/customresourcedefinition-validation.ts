@@ -1,9 +1,4 @@
-import {
-  fieldErrors,
-  isDNS1035Label,
-  isDNS1123Subdomain,
-  type FieldError,
-} from '@listwatch/api';
+import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@listwatch/api';
 import { compileRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { validateOpenAPISchema } from './structural-schema.js';
@@ -17,37 +12,64 @@ import {
 // (apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go), for the v1 shape.
 
 const PRINTER_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
-const PRINTER_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'name', 'password'];
+const PRINTER_FORMATS = [
+  'byte',
+  'date',
+  'date-time',
+  'double',
+  'float',
+  'int32',
+  'int64',
+  'name',
+  'password',
+];
 
 /** The names a CRD declares, in spec or status (ValidateCustomResourceDefinitionNames). */
 export function validateNames(names: CustomResourceDefinitionNames, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  const label = (value: unknown) => (typeof value === 'string' ? isDNS1035Label(value) : ['must be a string']);
+  const label = (value: unknown) =>
+    typeof value === 'string' ? isDNS1035Label(value) : ['must be a string'];
   if (names.plural) {
     const errs = label(names.plural);
-    if (errs.length) errors.push(fieldErrors.invalid(`${path}.plural`, names.plural, errs.join(',')));
+    if (errs.length)
+      errors.push(fieldErrors.invalid(`${path}.plural`, names.plural, errs.join(',')));
   }
   if (names.singular) {
     const errs = label(names.singular);
-    if (errs.length) errors.push(fieldErrors.invalid(`${path}.singular`, names.singular, errs.join(',')));
+    if (errs.length)
+      errors.push(fieldErrors.invalid(`${path}.singular`, names.singular, errs.join(',')));
   }
   for (const key of ['kind', 'listKind'] as const) {
     const value = names[key];
     if (!value) continue;
     const errs = label(typeof value === 'string' ? value.toLowerCase() : value);
     if (errs.length)
-      errors.push(fieldErrors.invalid(`${path}.${key}`, value, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+      errors.push(
+        fieldErrors.invalid(
+          `${path}.${key}`,
+          value,
+          `may have mixed case, but should otherwise match: ${errs.join(',')}`,
+        ),
+      );
   }
   (Array.isArray(names.shortNames) ? names.shortNames : []).forEach((s, i) => {
     const errs = label(s);
-    if (errs.length) errors.push(fieldErrors.invalid(`${path}.shortNames[${i}]`, s, errs.join(',')));
+    if (errs.length)
+      errors.push(fieldErrors.invalid(`${path}.shortNames[${i}]`, s, errs.join(',')));
   });
   if (names.kind && names.kind === names.listKind) {
-    errors.push(fieldErrors.invalid(`${path}.listKind`, names.listKind, 'kind and listKind may not be the same'));
+    errors.push(
+      fieldErrors.invalid(
+        `${path}.listKind`,
+        names.listKind,
+        'kind and listKind may not be the same',
+      ),
+    );
   }
   (Array.isArray(names.categories) ? names.categories : []).forEach((c, i) => {
     const errs = label(c);
-    if (errs.length) errors.push(fieldErrors.invalid(`${path}.categories[${i}]`, c, errs.join(',')));
+    if (errs.length)
+      errors.push(fieldErrors.invalid(`${path}.categories[${i}]`, c, errs.join(',')));
   });
   return errors;
 }
@@ -56,18 +78,23 @@ export function validateNames(names: CustomResourceDefinitionNames, path: string
 export function validateCustomResourceDefinition(crd: CustomResourceDefinition): FieldError[] {
   const errors: FieldError[] = [];
   const spec = isRecord(crd.spec) ? crd.spec : ({} as CustomResourceDefinition['spec']);
-  const names = isRecord(spec.names) ? spec.names : {};
+  const names: CustomResourceDefinitionNames = isRecord(spec.names) ? spec.names : {};
   const group = typeof spec.group === 'string' ? spec.group : '';
   const name = crd.metadata.name ?? '';
-  if (name && name !== `${names.plural ?? ''}.${group}`) {
-    errors.push(fieldErrors.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
+  const plural = typeof names.plural === 'string' ? names.plural : '';
+  if (name && name !== `${plural}.${group}`) {
+    errors.push(
+      fieldErrors.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'),
+    );
   }
   if (!group) errors.push(fieldErrors.required('spec.group'));
   else {
     const errs = isDNS1123Subdomain(group);
     if (errs.length) errors.push(fieldErrors.invalid('spec.group', group, errs.join(',')));
     else if (group.split('.').length < 2)
-      errors.push(fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'));
+      errors.push(
+        fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'),
+      );
   }
   if (!spec.scope) errors.push(fieldErrors.required('spec.scope'));
   else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced')
@@ -104,7 +131,11 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
           errors.push(...compileRules(schema, `${at}.schema.openAPIV3Schema`).errors);
         } catch (err) {
           errors.push(
-            fieldErrors.invalid(`${at}.schema.openAPIV3Schema`, '', `error building validator: ${(err as Error).message}`),
+            fieldErrors.invalid(
+              `${at}.schema.openAPIV3Schema`,
+              '',
+              `error building validator: ${(err as Error).message}`,
+            ),
           );
         }
       }
@@ -128,9 +159,18 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
       if (typeof jsonPath === 'string') paths.add(jsonPath);
     });
   });
-  if (!unique) errors.push(fieldErrors.invalid('spec.versions', versions, 'must contain unique version names'));
+  if (!unique)
+    errors.push(
+      fieldErrors.invalid('spec.versions', versions, 'must contain unique version names'),
+    );
   if (storage !== 1)
-    errors.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+    errors.push(
+      fieldErrors.invalid(
+        'spec.versions',
+        versions,
+        'must have exactly one version marked as storage version',
+      ),
+    );
   for (const key of ['plural', 'singular', 'kind', 'listKind'] as const) {
     if (!names[key]) errors.push(fieldErrors.required(`spec.names.${key}`));
   }
@@ -146,7 +186,9 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
         ),
       );
     else if (strategy !== 'None')
-      errors.push(fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
+      errors.push(
+        fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']),
+      );
   }
   if (spec.preserveUnknownFields === true) {
     errors.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'must be false'));
@@ -161,15 +203,34 @@ function validateScale(scale: unknown, path: string): FieldError[] {
     const value = scale[key];
     if (!value) errors.push(fieldErrors.required(`${path}.${key}`));
     else if (typeof value !== 'string' || !/^(\.[A-Za-z0-9_-]+)+$/.test(value))
-      errors.push(fieldErrors.invalid(`${path}.${key}`, value, 'should be a json path under either .spec or .status'));
+      errors.push(
+        fieldErrors.invalid(
+          `${path}.${key}`,
+          value,
+          'should be a json path under either .spec or .status',
+        ),
+      );
     else if (key === 'specReplicasPath' && !value.startsWith('.spec.'))
-      errors.push(fieldErrors.invalid(`${path}.${key}`, value, 'should be a json path under .spec'));
+      errors.push(
+        fieldErrors.invalid(`${path}.${key}`, value, 'should be a json path under .spec'),
+      );
     else if (key === 'statusReplicasPath' && !value.startsWith('.status.'))
-      errors.push(fieldErrors.invalid(`${path}.${key}`, value, 'should be a json path under .status'));
+      errors.push(
+        fieldErrors.invalid(`${path}.${key}`, value, 'should be a json path under .status'),
+      );
   }
   const selector = scale['labelSelectorPath'];
-  if (selector !== undefined && (typeof selector !== 'string' || !/^\.(spec|status)(\.[A-Za-z0-9_-]+)+$/.test(selector)))
-    errors.push(fieldErrors.invalid(`${path}.labelSelectorPath`, selector, 'should be a json path under either .spec or .status'));
+  if (
+    selector !== undefined &&
+    (typeof selector !== 'string' || !/^\.(spec|status)(\.[A-Za-z0-9_-]+)+$/.test(selector))
+  )
+    errors.push(
+      fieldErrors.invalid(
+        `${path}.labelSelectorPath`,
+        selector,
+        'should be a json path under either .spec or .status',
+      ),
+    );
   return errors;
 }
 
@@ -178,16 +239,27 @@ function validateColumn(column: unknown, path: string): FieldError[] {
   const errors: FieldError[] = [];
   if (!column['name']) errors.push(fieldErrors.required(`${path}.name`));
   const type = column['type'];
-  if (!type) errors.push(fieldErrors.required(`${path}.type`, `must be one of ${PRINTER_TYPES.join(',')}`));
+  if (!type)
+    errors.push(fieldErrors.required(`${path}.type`, `must be one of ${PRINTER_TYPES.join(',')}`));
   else if (typeof type !== 'string' || !PRINTER_TYPES.includes(type))
-    errors.push(fieldErrors.invalid(`${path}.type`, type, `must be one of ${PRINTER_TYPES.join(',')}`));
+    errors.push(
+      fieldErrors.invalid(`${path}.type`, type, `must be one of ${PRINTER_TYPES.join(',')}`),
+    );
   const format = column['format'];
-  if (format !== undefined && format !== '' && (typeof format !== 'string' || !PRINTER_FORMATS.includes(format)))
-    errors.push(fieldErrors.invalid(`${path}.format`, format, `must be one of ${PRINTER_FORMATS.join(',')}`));
+  if (
+    format !== undefined &&
+    format !== '' &&
+    (typeof format !== 'string' || !PRINTER_FORMATS.includes(format))
+  )
+    errors.push(
+      fieldErrors.invalid(`${path}.format`, format, `must be one of ${PRINTER_FORMATS.join(',')}`),
+    );
   if (!column['jsonPath']) errors.push(fieldErrors.required(`${path}.JSONPath`));
   const priority = column['priority'];
   if (priority !== undefined && (!Number.isSafeInteger(priority) || (priority as number) < 0))
-    errors.push(fieldErrors.invalid(`${path}.priority`, priority, 'must be a non-negative integer'));
+    errors.push(
+      fieldErrors.invalid(`${path}.priority`, priority, 'must be a non-negative integer'),
+    );
   return errors;
 }
 
@@ -200,9 +272,13 @@ export function validateCustomResourceDefinitionUpdate(
   old: CustomResourceDefinition,
 ): FieldError[] {
   const errors = validateCustomResourceDefinition(crd);
-  if (old.spec.scope !== crd.spec?.scope && (old.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True'))
+  if (
+    old.spec.scope !== crd.spec?.scope &&
+    (old.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True')
+  )
     errors.push(fieldErrors.invalid('spec.scope', crd.spec?.scope, 'field is immutable'));
-  if (old.spec.group !== crd.spec?.group) errors.push(fieldErrors.invalid('spec.group', crd.spec?.group, 'field is immutable'));
+  if (old.spec.group !== crd.spec?.group)
+    errors.push(fieldErrors.invalid('spec.group', crd.spec?.group, 'field is immutable'));
   const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
   (old.status?.storedVersions ?? []).forEach((v, i) => {
     if (!versions.some((x) => isRecord(x) && x.name === v))

@@ -75,7 +75,9 @@ describe('custom resources with kubectl', () => {
     const { kubectl } = e2e;
     const applied = await kubectl.run(['apply', '-f', kubectl.write('crd.yaml', CRD_YAML)]);
     expect(applied.stderr).toBe('');
-    expect(applied.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/foos.example.com created');
+    expect(applied.stdout.trim()).toBe(
+      'customresourcedefinition.apiextensions.k8s.io/foos.example.com created',
+    );
     const waited = await kubectl.run([
       'wait',
       '--for',
@@ -83,9 +85,17 @@ describe('custom resources with kubectl', () => {
       'crd/foos.example.com',
       '--timeout=30s',
     ]);
-    expect(waited.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/foos.example.com condition met');
+    expect(waited.stdout.trim()).toBe(
+      'customresourcedefinition.apiextensions.k8s.io/foos.example.com condition met',
+    );
 
-    const created = await kubectl.run(['apply', '-n', ns, '-f', kubectl.write('foo.yaml', fooYaml('one', 3))]);
+    const created = await kubectl.run([
+      'apply',
+      '-n',
+      ns,
+      '-f',
+      kubectl.write('foo.yaml', fooYaml('one', 3)),
+    ]);
     expect(created.stderr).toBe('');
     expect(created.stdout.trim()).toBe('foo.example.com/one created');
 
@@ -94,7 +104,15 @@ describe('custom resources with kubectl', () => {
     const [header, row] = got.stdout.trim().split('\n');
     expect(header?.split(/\s+/)).toEqual(['NAME', 'DEPLOYMENT', 'REPLICAS']);
     expect(row?.split(/\s+/)).toEqual(['one', 'one-deployment', '3']);
-    const short = await kubectl.run(['get', 'fo', 'one', '-n', ns, '-o', 'jsonpath={.spec.replicas}']);
+    const short = await kubectl.run([
+      'get',
+      'fo',
+      'one',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.spec.replicas}',
+    ]);
     expect(short.stdout).toBe('3');
 
     const explained = await kubectl.run(['explain', 'foo.spec']);
@@ -102,18 +120,42 @@ describe('custom resources with kubectl', () => {
     expect(explained.stdout).toContain('FooSpec is the spec for a Foo resource.');
     expect(explained.stdout).toContain('deploymentName\t<string>');
 
-    const invalid = await kubectl.run(['apply', '-n', ns, '-f', kubectl.write('bad.yaml', fooYaml('two', 50))]);
+    const invalid = await kubectl.run([
+      'apply',
+      '-n',
+      ns,
+      '-f',
+      kubectl.write('bad.yaml', fooYaml('two', 50)),
+    ]);
     expect(invalid.code).not.toBe(0);
-    expect(invalid.stderr).toContain('spec.replicas: Invalid value: 50: spec.replicas in body should be less than or equal to 10');
+    expect(invalid.stderr).toContain(
+      'spec.replicas: Invalid value: 50: spec.replicas in body should be less than or equal to 10',
+    );
 
     const scaled = await kubectl.run(['scale', 'foo', 'one', '--replicas=5', '-n', ns]);
     expect(scaled.stderr).toBe('');
     expect(scaled.stdout.trim()).toBe('foo.example.com/one scaled');
-    const after = await kubectl.run(['get', 'foo', 'one', '-n', ns, '-o', 'jsonpath={.spec.replicas}']);
+    const after = await kubectl.run([
+      'get',
+      'foo',
+      'one',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.spec.replicas}',
+    ]);
     expect(after.stdout).toBe('5');
 
-    const deleted = await kubectl.run(['delete', 'crd', 'foos.example.com', '--wait=true', '--timeout=30s']);
-    expect(deleted.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "foos.example.com" deleted');
+    const deleted = await kubectl.run([
+      'delete',
+      'crd',
+      'foos.example.com',
+      '--wait=true',
+      '--timeout=30s',
+    ]);
+    expect(deleted.stdout.trim()).toBe(
+      'customresourcedefinition.apiextensions.k8s.io "foos.example.com" deleted',
+    );
     const gone = await kubectl.run(['get', 'foos', '-n', ns]);
     expect(gone.code).not.toBe(0);
     // kubectl's discovery cache still names foos: the server's 404 is what it shows.

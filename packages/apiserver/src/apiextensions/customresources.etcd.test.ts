@@ -29,7 +29,10 @@ describe('custom resources on etcd', () => {
       const path = '/apis/two.example.com/v1/namespaces/default/foos';
       const watch = openWatch(b.url, `${path}?watch=1&resourceVersion=0`);
       await new Promise((r) => setTimeout(r, 200));
-      const created = await client(a.url).post(path, foo('shared', { deploymentName: 'd' }, 'two.example.com'));
+      const created = await client(a.url).post(
+        path,
+        foo('shared', { deploymentName: 'd' }, 'two.example.com'),
+      );
       expect(created.status).toBe(201);
       const [event] = await watch.take(1, 10_000);
       expect(event?.type).toBe('ADDED');
@@ -56,7 +59,10 @@ describe('custom resources on etcd', () => {
     try {
       await client(first.url).post(CRDS, crd);
       await waitServed(client(first.url), crd);
-      await client(first.url).post(path, foo('kept', { deploymentName: 'd' }, 'restart.example.com'));
+      await client(first.url).post(
+        path,
+        foo('kept', { deploymentName: 'd' }, 'restart.example.com'),
+      );
     } finally {
       await first.close();
     }

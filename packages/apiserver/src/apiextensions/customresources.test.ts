@@ -44,7 +44,11 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     const path = `/apis/b.example.com/v1/namespaces/${ns}/foos`;
     const bad = await f.api.post<Status>(
       path,
-      foo('bad', { deploymentName: '', replicas: 'three', color: 'green', tags: ['a', 'a'] }, 'b.example.com'),
+      foo(
+        'bad',
+        { deploymentName: '', replicas: 'three', color: 'green', tags: ['a', 'a'] },
+        'b.example.com',
+      ),
     );
     expect(bad.status).toBe(422);
     expect(bad.body.reason).toBe('Invalid');
@@ -53,17 +57,30 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     const fields = bad.body.details?.causes?.map((c) => c.field).sort();
     expect(fields).toEqual(['spec.color', 'spec.deploymentName', 'spec.replicas', 'spec.tags[1]']);
     expect(bad.body.message).toContain('spec.replicas in body must be of type integer: "string"');
-    expect(bad.body.message).toContain('spec.color: Unsupported value: "green": supported values: "red", "blue"');
-    const tooMany = await f.api.post<Status>(path, foo('big', { deploymentName: 'd', replicas: 11 }, 'b.example.com'));
+    expect(bad.body.message).toContain(
+      'spec.color: Unsupported value: "green": supported values: "red", "blue"',
+    );
+    const tooMany = await f.api.post<Status>(
+      path,
+      foo('big', { deploymentName: 'd', replicas: 11 }, 'b.example.com'),
+    );
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body.message).toContain('spec.replicas in body should be less than or equal to 10');
+    expect(tooMany.body.message).toContain(
+      'spec.replicas in body should be less than or equal to 10',
+    );
     const missing = await f.api.post<Status>(path, foo('none', {}, 'b.example.com'));
     expect(missing.body.details?.causes).toEqual([
       { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.deploymentName' },
     ]);
-    const intOrString = await f.api.post(path, foo('port', { deploymentName: 'd', port: 'http' }, 'b.example.com'));
+    const intOrString = await f.api.post(
+      path,
+      foo('port', { deploymentName: 'd', port: 'http' }, 'b.example.com'),
+    );
     expect(intOrString.status).toBe(201);
-    const badPort = await f.api.post<Status>(path, foo('port2', { deploymentName: 'd', port: true }, 'b.example.com'));
+    const badPort = await f.api.post<Status>(
+      path,
+      foo('port2', { deploymentName: 'd', port: true }, 'b.example.com'),
+    );
     expect(badPort.status).toBe(422);
   });
 
@@ -74,15 +91,26 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     const ns = await f.namespace();
     const path = `/apis/c.example.com/v1/namespaces/${ns}/foos`;
     const body = {
-      ...foo('p', { deploymentName: 'd', unknown: 1, extra: { kept: { deep: true } } }, 'c.example.com'),
+      ...foo(
+        'p',
+        { deploymentName: 'd', unknown: 1, extra: { kept: { deep: true } } },
+        'c.example.com',
+      ),
       top: 'level',
     };
     const created = await f.api.post(path, body);
     expect(created.status).toBe(201);
-    expect(created.body['spec']).toEqual({ deploymentName: 'd', replicas: 1, extra: { kept: { deep: true } } });
+    expect(created.body['spec']).toEqual({
+      deploymentName: 'd',
+      replicas: 1,
+      extra: { kept: { deep: true } },
+    });
     expect(created.body['top']).toBeUndefined();
     expect(created.headers.get('warning')).toContain('unknown field \\"spec.unknown\\"');
-    const strict = await f.api.post<Status>(`${path}?fieldValidation=Strict`, { ...body, metadata: { name: 'q' } });
+    const strict = await f.api.post<Status>(`${path}?fieldValidation=Strict`, {
+      ...body,
+      metadata: { name: 'q' },
+    });
     expect(strict.status).toBe(400);
     expect(strict.body.message).toContain('strict decoding error: unknown field "spec.unknown"');
     const read = await f.api.get(`${path}/p`);
@@ -104,7 +132,10 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     expect(status.status).toBe(200);
     expect(status.body['status']).toEqual({ availableReplicas: 2 });
     expect(status.body.metadata.generation).toBe(1);
-    const spec = await f.api.patch(`${path}/s`, { spec: { replicas: 3 }, status: { availableReplicas: 9 } });
+    const spec = await f.api.patch(`${path}/s`, {
+      spec: { replicas: 3 },
+      status: { availableReplicas: 9 },
+    });
     expect(spec.body.metadata.generation).toBe(2);
     expect(spec.body['status']).toEqual({ availableReplicas: 2 });
     const labels = await f.api.patch(`${path}/s`, { metadata: { labels: { a: 'b' } } });
@@ -118,7 +149,9 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     const ns = await f.namespace();
     const path = `/apis/e.example.com/v1/namespaces/${ns}/foos`;
     await f.api.post(path, foo('sc', { deploymentName: 'd', replicas: 2 }, 'e.example.com'));
-    await f.api.patch(`${path}/sc/status`, { status: { availableReplicas: 1, selector: 'app=sc' } });
+    await f.api.patch(`${path}/sc/status`, {
+      status: { availableReplicas: 1, selector: 'app=sc' },
+    });
     const scale = await f.api.get(`${path}/sc/scale`);
     expect(scale.status).toBe(200);
     expect(scale.body).toMatchObject({
@@ -130,7 +163,11 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     const put = await f.api.put(`${path}/sc/scale`, { ...scale.body, spec: { replicas: 5 } });
     expect(put.status).toBe(200);
     expect((await f.api.get(`${path}/sc`)).body['spec']).toMatchObject({ replicas: 5 });
-    const tooMany = await f.api.put<Status>(`${path}/sc/scale`, { ...scale.body, metadata: { name: 'sc' }, spec: { replicas: 50 } });
+    const tooMany = await f.api.put<Status>(`${path}/sc/scale`, {
+      ...scale.body,
+      metadata: { name: 'sc' },
+      spec: { replicas: 50 },
+    });
     expect(tooMany.status).toBe(422);
   });
 
@@ -140,7 +177,10 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     await waitServed(f.api, crd);
     const ns = await f.namespace();
     const path = `/apis/g.example.com/v1/namespaces/${ns}/foos`;
-    await f.api.post(path, foo('red', { deploymentName: 'dr', color: 'red', replicas: 4 }, 'g.example.com'));
+    await f.api.post(
+      path,
+      foo('red', { deploymentName: 'dr', color: 'red', replicas: 4 }, 'g.example.com'),
+    );
     await f.api.post(path, foo('blue', { deploymentName: 'db', color: 'blue' }, 'g.example.com'));
     const table = await f.api.get<{
       columnDefinitions: { name: string; type: string }[];
@@ -172,20 +212,38 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     });
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
     expect(after.body.items.map((g) => g.metadata.name)).toContain('h.example.com');
-    const resources = await f.api.get<{ resources: { name: string; shortNames?: string[]; categories?: string[]; namespaced: boolean }[] }>(
-      '/apis/h.example.com/v1',
-    );
+    const resources = await f.api.get<{
+      resources: {
+        name: string;
+        shortNames?: string[];
+        categories?: string[];
+        namespaced: boolean;
+      }[];
+    }>('/apis/h.example.com/v1');
     expect(resources.body.resources).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ name: 'foos', namespaced: true, shortNames: ['fox'], categories: ['all'] }),
+        expect.objectContaining({
+          name: 'foos',
+          namespaced: true,
+          shortNames: ['fox'],
+          categories: ['all'],
+        }),
       ]),
     );
-    const v3 = await f.api.get<{ components: { schemas: Record<string, { properties: Record<string, unknown> }> } }>(
-      '/openapi/v3/apis/h.example.com/v1',
-    );
+    const v3 = await f.api.get<{
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    }>('/openapi/v3/apis/h.example.com/v1');
     expect(v3.status).toBe(200);
-    const schema = Object.entries(v3.body.components.schemas).find(([name]) => name.endsWith('.v1.Foo'))?.[1];
-    expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    const schema = Object.entries(v3.body.components.schemas).find(([name]) =>
+      name.endsWith('.v1.Foo'),
+    )?.[1];
+    expect(Object.keys(schema?.properties ?? {}).sort()).toEqual([
+      'apiVersion',
+      'kind',
+      'metadata',
+      'spec',
+      'status',
+    ]);
     const deleted = await f.api.delete(`${CRDS}/foos.h.example.com`);
     expect(deleted.status).toBe(200);
     await eventuallyStatus(f.api, '/apis/h.example.com/v1', 404);
@@ -206,7 +264,9 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     await waitFor(() => watch.ended);
     await watch.close();
     await eventuallyStatus(f.api, `${CRDS}/foos.i.example.com`, 404);
-    expect((await f.server.storage.list(`${f.server.storage.prefix}/i.example.com/foos/`)).items).toEqual([]);
+    expect(
+      (await f.server.storage.list(`${f.server.storage.prefix}/i.example.com/foos/`)).items,
+    ).toEqual([]);
     await f.api.post(CRDS, crd);
     await waitServed(f.api, crd);
     const list = await f.api.get<{ items: KubeObject[] }>(path);
@@ -229,7 +289,10 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
       reason: 'SingularConflict',
       message: '"foo" is already in use',
     });
-    expect(conditions?.find((c) => c.type === 'Established')).toMatchObject({ status: 'False', reason: 'NotAccepted' });
+    expect(conditions?.find((c) => c.type === 'Established')).toMatchObject({
+      status: 'False',
+      reason: 'NotAccepted',
+    });
     expect((await f.api.get('/apis/j.example.com/v1/bars')).status).toBe(404);
   });
 
@@ -243,7 +306,16 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
         ...crd.spec,
         scope: 'Everywhere',
         versions: [
-          { ...versions[0], storage: false, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { properties: { a: { type: 'array' } } } } } } },
+          {
+            ...versions[0],
+            storage: false,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { properties: { a: { type: 'array' } } } },
+              },
+            },
+          },
         ],
       },
     };
@@ -274,14 +346,22 @@ describe('defaulting on read', () => {
     const schema = stored.body.spec.versions[0]!.schema!.openAPIV3Schema as {
       properties: { spec: { properties: Record<string, Record<string, unknown>> } };
     };
-    schema.properties.spec.properties['color'] = { type: 'string', enum: ['red', 'blue'], default: 'blue' };
+    schema.properties.spec.properties['color'] = {
+      type: 'string',
+      enum: ['red', 'blue'],
+      default: 'blue',
+    };
     expect((await f.api.put(`${CRDS}/foos.r.example.com`, stored.body)).status).toBe(200);
     await waitFor(async () => {
       const got = await f.api.get(`${path}/old`);
       return (got.body['spec'] as Record<string, unknown>)['color'] === 'blue' || undefined;
     });
     const list = await f.api.get<{ items: KubeObject[] }>(path);
-    expect(list.body.items[0]?.['spec']).toEqual({ deploymentName: 'd', replicas: 1, color: 'blue' });
+    expect(list.body.items[0]?.['spec']).toEqual({
+      deploymentName: 'd',
+      replicas: 1,
+      color: 'blue',
+    });
   });
 });
 
@@ -296,10 +376,15 @@ describe('versions of a CRD (conversion None)', () => {
     const beta = `/apis/m.example.com/v1beta1/namespaces/${ns}/foos`;
     const stable = `/apis/m.example.com/v1/namespaces/${ns}/foos`;
     const watch = openWatch(f.server.url, `${beta}?watch=true`);
-    const created = await f.api.post(beta, { ...foo('mv', { deploymentName: 'd' }, 'm.example.com'), apiVersion: 'm.example.com/v1beta1' });
+    const created = await f.api.post(beta, {
+      ...foo('mv', { deploymentName: 'd' }, 'm.example.com'),
+      apiVersion: 'm.example.com/v1beta1',
+    });
     expect(created.status).toBe(201);
     expect(created.body.apiVersion).toBe('m.example.com/v1beta1');
-    const raw = await f.server.storage.get(`${f.server.storage.prefix}/m.example.com/foos/${ns}/mv`);
+    const raw = await f.server.storage.get(
+      `${f.server.storage.prefix}/m.example.com/foos/${ns}/mv`,
+    );
     expect(raw?.apiVersion).toBe('m.example.com/v1');
     expect((await f.api.get(`${stable}/mv`)).body.apiVersion).toBe('m.example.com/v1');
     const patched = await f.api.patch(`${beta}/mv`, { spec: { replicas: 2 } });
@@ -326,7 +411,10 @@ describe('versions of a CRD (conversion None)', () => {
         ...crd.spec,
         conversion: {
           strategy: 'Webhook',
-          webhook: { clientConfig: { url: 'https://example.com/convert' }, conversionReviewVersions: ['v1'] },
+          webhook: {
+            clientConfig: { url: 'https://example.com/convert' },
+            conversionReviewVersions: ['v1'],
+          },
         },
       },
     });
@@ -335,7 +423,8 @@ describe('versions of a CRD (conversion None)', () => {
       {
         reason: 'FieldValueForbidden',
         field: 'spec.conversion.strategy',
-        message: 'Forbidden: Webhook conversion is not supported by this server; use None (versions differ only in apiVersion)',
+        message:
+          'Forbidden: Webhook conversion is not supported by this server; use None (versions differ only in apiVersion)',
       },
     ]);
   });
@@ -352,7 +441,10 @@ describe('custom resources on sqlite', () => {
       try {
         await client(first.url).post(CRDS, crd);
         await waitServed(client(first.url), crd);
-        const made = await client(first.url).post(path, foo('kept', { deploymentName: 'd' }, 'sqlite.example.com'));
+        const made = await client(first.url).post(
+          path,
+          foo('kept', { deploymentName: 'd' }, 'sqlite.example.com'),
+        );
         expect(made.status).toBe(201);
         expect(made.body.metadata.namespace).toBeUndefined();
       } finally {
@@ -372,7 +464,9 @@ describe('custom resources on sqlite', () => {
   });
 });
 
-async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
+async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+): Promise<T> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const value = await check();
@@ -389,4 +483,3 @@ async function eventuallyStatus(
 ): Promise<void> {
   await waitFor(async () => (await api.get(path)).status === status);
 }
-

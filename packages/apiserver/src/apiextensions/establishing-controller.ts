@@ -17,6 +17,13 @@ export function establishedCondition(
 ): CustomResourceDefinitionCondition {
   if (isConditionTrue(crd, 'Established')) return conditionOf(crd, 'Established')!;
   return namesAccepted
-    ? condition(crd, 'Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted', now)
+    ? condition(
+        crd,
+        'Established',
+        'True',
+        'InitialNamesAccepted',
+        'the initial names have been accepted',
+        now,
+      )
     : condition(crd, 'Established', 'False', 'NotAccepted', 'not all names are accepted', now);
 }

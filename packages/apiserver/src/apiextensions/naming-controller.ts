@@ -19,7 +19,10 @@ interface UsedNames {
   listKinds: Set<string>;
 }
 
-function usedNames(crd: CustomResourceDefinition, all: Iterable<CustomResourceDefinition>): UsedNames {
+function usedNames(
+  crd: CustomResourceDefinition,
+  all: Iterable<CustomResourceDefinition>,
+): UsedNames {
   const used: UsedNames = {
     plurals: new Set(),
     singulars: new Set(),
@@ -51,7 +54,8 @@ export function condition(
   return {
     type,
     status,
-    lastTransitionTime: old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : now,
+    lastTransitionTime:
+      old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : now,
     reason,
     message,
   };

@@ -65,7 +65,11 @@ export class VersionedStorage implements Storage {
     return this.out(await this.storage.create(key, this.in(object)));
   }
 
-  async update(key: string, object: KubeObject, options?: StorageUpdateOptions): Promise<KubeObject> {
+  async update(
+    key: string,
+    object: KubeObject,
+    options?: StorageUpdateOptions,
+  ): Promise<KubeObject> {
     return this.out(await this.storage.update(key, this.in(object), options));
   }
 

@@ -18,13 +18,22 @@ export interface SchemaValidator {
 function toJsonSchema(s: JSONSchemaProps, root: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(s)) {
-    if (key.startsWith('x-kubernetes-') || key === 'default' || key === 'example' || key === 'externalDocs') continue;
+    if (
+      key.startsWith('x-kubernetes-') ||
+      key === 'default' ||
+      key === 'example' ||
+      key === 'externalDocs'
+    )
+      continue;
     if (key === 'format') continue; // go-openapi's formats are not JSON Schema's
     if (key === 'properties' && isRecord(value)) {
       out[key] = Object.fromEntries(
         Object.entries(value).map(([k, v]) => [k, isRecord(v) ? toJsonSchema(v, false) : {}]),
       );
-    } else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && isRecord(value)) {
+    } else if (
+      (key === 'items' || key === 'additionalProperties' || key === 'not') &&
+      isRecord(value)
+    ) {
       out[key] = toJsonSchema(value, false);
     } else if ((key === 'allOf' || key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
       out[key] = value.map((v: unknown) => (isRecord(v) ? toJsonSchema(v, false) : {}));
@@ -33,8 +42,8 @@ function toJsonSchema(s: JSONSchemaProps, root: boolean): Record<string, unknown
     }
   }
   if (s['x-kubernetes-int-or-string'] === true && out['type'] === undefined) {
-    out['anyOf'] = [...(Array.isArray(out['anyOf']) ? out['anyOf'] : []), { type: 'integer' }, { type: 'string' }];
-    if (Array.isArray(s['anyOf'])) out['allOf'] = [{ anyOf: out['anyOf'] }];
+    const allOf: unknown[] = Array.isArray(out['allOf']) ? out['allOf'] : [];
+    out['allOf'] = [...allOf, { anyOf: [{ type: 'integer' }, { type: 'string' }] }];
   }
   if (out['nullable'] === true && out['type'] === undefined) delete out['nullable'];
   // The root's apiVersion, kind and metadata are the apiserver's, whatever the schema says.
@@ -77,39 +86,103 @@ function toFieldError(error: ErrorObject): FieldError | undefined {
     case 'required':
       return fieldErrors.required(fieldPath(error.instancePath, String(params['missingProperty'])));
     case 'type': {
-      const expected = Array.isArray(params['type']) ? params['type'].join(',') : String(params['type']);
-      return { type: 'FieldValueTypeInvalid', field: path, badValue: typeName(value), detail: `${inBody} must be of type ${expected}: ${JSON.stringify(typeName(value))}` };
+      const expected = Array.isArray(params['type'])
+        ? params['type'].join(',')
+        : String(params['type']);
+      return {
+        type: 'FieldValueTypeInvalid',
+        field: path,
+        badValue: typeName(value),
+        detail: `${inBody} must be of type ${expected}: ${JSON.stringify(typeName(value))}`,
+      };
     }
     case 'enum':
-      return fieldErrors.notSupported(path, value, ((params['allowedValues'] as unknown[]) ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
+      return fieldErrors.notSupported(
+        path,
+        value,
+        ((params['allowedValues'] as unknown[]) ?? []).map((v) =>
+          typeof v === 'string' ? v : JSON.stringify(v),
+        ),
+      );
     case 'maximum':
     case 'exclusiveMaximum':
-      return fieldErrors.invalid(path, value, `${inBody} should be less than ${error.keyword === 'maximum' ? 'or equal to ' : ''}${String(params['limit'])}`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} should be less than ${error.keyword === 'maximum' ? 'or equal to ' : ''}${String(params['limit'])}`,
+      );
     case 'minimum':
     case 'exclusiveMinimum':
-      return fieldErrors.invalid(path, value, `${inBody} should be greater than ${error.keyword === 'minimum' ? 'or equal to ' : ''}${String(params['limit'])}`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} should be greater than ${error.keyword === 'minimum' ? 'or equal to ' : ''}${String(params['limit'])}`,
+      );
     case 'maxLength':
-      return { type: 'FieldValueTooLong', field: path, badValue: value, detail: `may not be more than ${String(params['limit'])} bytes` };
+      return {
+        type: 'FieldValueTooLong',
+        field: path,
+        badValue: value,
+        detail: `may not be more than ${String(params['limit'])} bytes`,
+      };
     case 'minLength':
-      return fieldErrors.invalid(path, value, `${inBody} should be at least ${String(params['limit'])} chars long`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} should be at least ${String(params['limit'])} chars long`,
+      );
     case 'pattern':
-      return fieldErrors.invalid(path, value, `${inBody} should match '${String(params['pattern'])}'`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} should match '${String(params['pattern'])}'`,
+      );
     case 'maxItems':
-      return { type: 'FieldValueTooMany', field: path, badValue: Array.isArray(value) ? value.length : value, detail: `must have at most ${String(params['limit'])} items` };
+      return {
+        type: 'FieldValueTooMany',
+        field: path,
+        badValue: Array.isArray(value) ? value.length : value,
+        detail: `must have at most ${String(params['limit'])} items`,
+      };
     case 'minItems':
-      return fieldErrors.invalid(path, value, `${inBody} should have at least ${String(params['limit'])} items`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} should have at least ${String(params['limit'])} items`,
+      );
     case 'maxProperties':
-      return { type: 'FieldValueTooMany', field: path, badValue: isRecord(value) ? Object.keys(value).length : value, detail: `must have at most ${String(params['limit'])} items` };
+      return {
+        type: 'FieldValueTooMany',
+        field: path,
+        badValue: isRecord(value) ? Object.keys(value).length : value,
+        detail: `must have at most ${String(params['limit'])} items`,
+      };
     case 'minProperties':
-      return fieldErrors.invalid(path, value, `${inBody} should have at least ${String(params['limit'])} properties`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} should have at least ${String(params['limit'])} properties`,
+      );
     case 'multipleOf':
-      return fieldErrors.invalid(path, value, `${inBody} should be a multiple of ${String(params['multipleOf'])}`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} should be a multiple of ${String(params['multipleOf'])}`,
+      );
     case 'not':
       return fieldErrors.invalid(path, value, `${inBody} must not validate the schema (not)`);
     case 'oneOf':
-      return fieldErrors.invalid(path, value, `${inBody} must validate one and only one schema (oneOf)`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} must validate one and only one schema (oneOf)`,
+      );
     case 'anyOf':
-      return fieldErrors.invalid(path, value, `${inBody} must validate at least one schema (anyOf)`);
+      return fieldErrors.invalid(
+        path,
+        value,
+        `${inBody} must validate at least one schema (anyOf)`,
+      );
     case 'if':
     case 'allOf':
       return undefined; // the failing branch reports itself
@@ -154,7 +227,13 @@ export function compileSchema(schema: JSONSchemaProps): SchemaValidator {
 const MAX_DEPTH = 10_000;
 
 /** What JSON Schema cannot say: list-type set/map uniqueness, embedded resources. */
-function walkExtensions(value: unknown, s: JSONSchemaProps, path: string, errors: FieldError[], depth: number): void {
+function walkExtensions(
+  value: unknown,
+  s: JSONSchemaProps,
+  path: string,
+  errors: FieldError[],
+  depth: number,
+): void {
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
   const at = (key: string) => (path ? `${path}.${key}` : key);
   if (Array.isArray(value)) {
@@ -173,7 +252,12 @@ function walkExtensions(value: unknown, s: JSONSchemaProps, path: string, errors
         if (!isRecord(item)) return;
         const key = JSON.stringify(keys.map((k) => item[k] ?? null));
         if (seen.has(key))
-          errors.push(fieldErrors.duplicate(`${path}[${i}]`, Object.fromEntries(keys.map((k) => [k, item[k]]))));
+          errors.push(
+            fieldErrors.duplicate(
+              `${path}[${i}]`,
+              Object.fromEntries(keys.map((k) => [k, item[k]])),
+            ),
+          );
         seen.add(key);
       });
     }

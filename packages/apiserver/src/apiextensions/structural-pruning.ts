@@ -23,11 +23,18 @@ export function pruneObject(object: Record<string, unknown>, schema: JSONSchemaP
   return pruned;
 }
 
-function prune(value: unknown, s: JSONSchemaProps, path: string, pruned: string[], depth: number): void {
+function prune(
+  value: unknown,
+  s: JSONSchemaProps,
+  path: string,
+  pruned: string[],
+  depth: number,
+): void {
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     const items = s['items'];
-    if (isRecord(items)) value.forEach((v, i) => prune(v, items, `${path}[${i}]`, pruned, depth + 1));
+    if (isRecord(items))
+      value.forEach((v, i) => prune(v, items, `${path}[${i}]`, pruned, depth + 1));
     return;
   }
   const object = value as Record<string, unknown>;
@@ -70,14 +77,18 @@ function defaults(value: unknown, s: JSONSchemaProps, depth: number): void {
   for (const [key, child] of Object.entries(properties)) {
     if (!isRecord(child)) continue;
     const current = object[key];
-    if (child['default'] !== undefined && (current === undefined || (current === null && child['nullable'] !== true))) {
+    if (
+      child['default'] !== undefined &&
+      (current === undefined || (current === null && child['nullable'] !== true))
+    ) {
       object[key] = clone(child['default']);
     }
     if (object[key] !== undefined) defaults(object[key], child, depth + 1);
   }
   const additional = s['additionalProperties'];
   if (isRecord(additional)) {
-    for (const key of Object.keys(object)) if (!Object.hasOwn(properties, key)) defaults(object[key], additional, depth + 1);
+    for (const key of Object.keys(object))
+      if (!Object.hasOwn(properties, key)) defaults(object[key], additional, depth + 1);
   }
 }
 

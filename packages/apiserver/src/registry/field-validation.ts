@@ -91,8 +91,8 @@ function pruneGeneric(object: Record<string, unknown>, unknown: string[]): void 
  * order. `object` is changed in place.
  */
 export function pruneUnknownFields(definition: ResourceDefinition, object: KubeObject): string[] {
-  const own = strategyOf(definition).pruneUnknownFields;
-  if (own) return own(object);
+  const strategy = strategyOf(definition);
+  if (strategy.pruneUnknownFields) return strategy.pruneUnknownFields(object);
   const unknown: string[] = [];
   const schema = schemaFor(definition);
   if (schema) prune(object, jsonShape(schema.name), '', unknown);

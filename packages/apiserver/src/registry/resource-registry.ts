@@ -1,4 +1,4 @@
-import { apiVersionOf, type Logger, type ResourceDefinition } from '@listwatch/api';
+import type { Logger, ResourceDefinition } from '@listwatch/api';
 import {
   Cacher,
   UncachedSource,
@@ -81,7 +81,9 @@ export class ResourceRegistry {
             ...(size !== undefined ? { watchCacheSize: size } : {}),
             ...(options.logger ? { logger: options.logger } : {}),
             ...(options.metrics ? { metrics: options.metrics } : {}),
-            ...(options.bookmarkIntervalMs ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+            ...(options.bookmarkIntervalMs
+              ? { bookmarkIntervalMs: options.bookmarkIntervalMs }
+              : {}),
           });
     return { definition, source, ...(own ? { storage: own } : {}) };
   }

@@ -115,7 +115,10 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
 const runtimeStrategies = new WeakMap<ResourceDefinition, ResourceStrategy>();
 
 /** Gives a definition made at runtime its strategy. */
-export function setRuntimeStrategy(definition: ResourceDefinition, strategy: ResourceStrategy): void {
+export function setRuntimeStrategy(
+  definition: ResourceDefinition,
+  strategy: ResourceStrategy,
+): void {
   runtimeStrategies.set(definition, strategy);
 }
 
