@@ -20,6 +20,7 @@ spec:
     kind: Foo
     listKind: FooList
     shortNames: [fo]
+    categories: [all]
   versions:
   - name: v1
     served: true
@@ -114,6 +115,9 @@ describe('custom resources with kubectl', () => {
       'jsonpath={.spec.replicas}',
     ]);
     expect(short.stdout).toBe('3');
+
+    const all = await kubectl.run(['get', 'all', '-n', ns, '-o', 'name']);
+    expect(all.stdout.split('\n')).toContain('foo.example.com/one');
 
     const explained = await kubectl.run(['explain', 'foo.spec']);
     expect(explained.stderr).toBe('');

@@ -1,4 +1,7 @@
-import type { KubeObject, Status } from '@listwatch/api';
+import type { KubeObject, Status, WatchEvent } from '@listwatch/api';
+import { decodeCbor, decodeWatchStream, encodeCbor } from '@listwatch/codec';
+import { connect, constants } from 'node:http2';
+import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { SqliteStorage } from '@listwatch/storage';
 import { tempDir } from '@listwatch/testing';
@@ -331,6 +334,62 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
         'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].items',
       ]),
     );
+  });
+});
+
+describe('custom objects over every transport and codec', () => {
+  it('CBOR bodies and lists, h2c and WebSocket (JSON and CBOR) watches serve custom objects', async () => {
+    const crd = fooCrd({ group: 'tx.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/tx.example.com/v1/namespaces/${ns}/foos`;
+    const created = await fetch(`${f.server.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/cbor', Accept: 'application/cbor' },
+      body: encodeCbor(foo('cb', { deploymentName: 'd', bogus: 1 }, 'tx.example.com')),
+    });
+    expect(created.status).toBe(201);
+    const body = decodeCbor(new Uint8Array(await created.arrayBuffer())) as KubeObject;
+    expect(body['spec']).toEqual({ deploymentName: 'd', replicas: 1 });
+    const list = await fetch(`${f.server.url}${path}`, { headers: { Accept: 'application/cbor' } });
+    expect(
+      (decodeCbor(new Uint8Array(await list.arrayBuffer())) as { items: KubeObject[] }).items,
+    ).toHaveLength(1);
+
+    const watchPath = `${path}?watch=true&resourceVersion=0`;
+    const session = connect(f.server.url);
+    try {
+      const events = await new Promise<WatchEvent[]>((resolve, reject) => {
+        const stream = session.request({ [constants.HTTP2_HEADER_PATH]: watchPath });
+        stream.on('error', reject);
+        void (async () => {
+          for await (const e of decodeWatchStream(stream as AsyncIterable<Uint8Array>, 'json')) {
+            stream.close();
+            resolve([e]);
+            return;
+          }
+        })().catch(reject);
+      });
+      expect((events[0]!.object as KubeObject).metadata.name).toBe('cb');
+    } finally {
+      session.close();
+    }
+    for (const accept of ['application/json', 'application/cbor']) {
+      const ws = new WebSocket(`${f.server.url.replace('http', 'ws')}${watchPath}`, {
+        origin: 'http://localhost',
+        headers: { Accept: accept },
+      });
+      const data = await new Promise<Buffer>((resolve, reject) => {
+        ws.once('message', (message) => resolve(message as Buffer));
+        ws.once('error', reject);
+      });
+      ws.close();
+      const event = (
+        accept === 'application/cbor' ? decodeCbor(data) : JSON.parse(data.toString())
+      ) as WatchEvent;
+      expect([event.type, (event.object as KubeObject).kind]).toEqual(['ADDED', 'Foo']);
+    }
   });
 });
 
