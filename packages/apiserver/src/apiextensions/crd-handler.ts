@@ -185,6 +185,21 @@ export class CustomResourceDefinitionHandler {
         ),
       );
     }
+    // A built-in resource is never replaced (kube serves built-ins before the CRD handler).
+    const own = new Set((current?.definitions ?? []).map((d) => `${d.version}/${d.plural}`));
+    const builtin = definitions.find(
+      (d) =>
+        this.registry.lookup(d.group, d.version, d.plural) &&
+        !own.has(`${d.version}/${d.plural}`) &&
+        !this.servedByCrd(d),
+    );
+    if (builtin) {
+      this.logger.warn('a custom resource would shadow a built-in resource: not served', {
+        name,
+        resource: `${builtin.plural}.${builtin.group}/${builtin.version}`,
+      });
+      return;
+    }
     // Versions no longer served, or served under other names, go first.
     for (const old of current?.definitions ?? []) {
       if (!definitions.some((d) => d.version === old.version && d.plural === old.plural))
@@ -197,6 +212,21 @@ export class CustomResourceDefinitionHandler {
       name,
       versions: definitions.map((d) => d.version),
     });
+  }
+
+  /** Whether another CRD serves this resource (a names conflict the naming controller settles). */
+  private servedByCrd(definition: ResourceDefinition): boolean {
+    for (const served of this.served.values())
+      if (
+        served.definitions.some(
+          (d) =>
+            d.group === definition.group &&
+            d.version === definition.version &&
+            d.plural === definition.plural,
+        )
+      )
+        return true;
+    return false;
   }
 
   private async unserve(name: string): Promise<void> {

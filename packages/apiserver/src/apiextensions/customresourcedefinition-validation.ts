@@ -190,10 +190,49 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
         fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']),
       );
   }
+  errors.push(...validateAPIApproval(crd, group));
   if (spec.preserveUnknownFields === true) {
     errors.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'must be false'));
   }
   return errors;
+}
+
+const APPROVAL = 'api-approved.kubernetes.io';
+
+/**
+ * validation.go validateAPIApproval: groups under k8s.io and kubernetes.io belong to Kubernetes,
+ * and a CRD there must say where its API was approved (or that it is unapproved).
+ */
+function validateAPIApproval(crd: CustomResourceDefinition, group: string): FieldError[] {
+  const protectedGroup =
+    group === 'k8s.io' ||
+    group.endsWith('.k8s.io') ||
+    group === 'kubernetes.io' ||
+    group.endsWith('.kubernetes.io');
+  if (!protectedGroup) return [];
+  const value = crd.metadata.annotations?.[APPROVAL];
+  const field = `metadata.annotations[${APPROVAL}]`;
+  if (value === undefined)
+    return [
+      fieldErrors.required(
+        field,
+        `protected groups must have approval annotation "${APPROVAL}", see https://github.com/kubernetes/enhancements/pull/1111`,
+      ),
+    ];
+  if (value.startsWith('unapproved')) return [];
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return [];
+  } catch {
+    // not a URL: refused below
+  }
+  return [
+    fieldErrors.invalid(
+      field,
+      value,
+      'protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+    ),
+  ];
 }
 
 function validateScale(scale: unknown, path: string): FieldError[] {

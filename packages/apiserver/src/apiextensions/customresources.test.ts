@@ -337,6 +337,45 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
   });
 });
 
+describe('protected groups and built-ins', () => {
+  it('a CRD in a k8s.io group needs the api-approved.kubernetes.io annotation', async () => {
+    const crd = fooCrd({ group: 'widgets.k8s.io' });
+    const refused = await f.api.post<Status>(CRDS, crd);
+    expect(refused.status).toBe(422);
+    expect(refused.body.details?.causes?.map((c) => c.field)).toEqual([
+      'metadata.annotations[api-approved.kubernetes.io]',
+    ]);
+    const approved = await f.api.post(CRDS, {
+      ...crd,
+      metadata: {
+        ...crd.metadata,
+        annotations: { 'api-approved.kubernetes.io': 'unapproved, testing only' },
+      },
+    });
+    expect(approved.status).toBe(201);
+  });
+
+  it('a CRD naming a built-in resource never replaces it', async () => {
+    const crd = fooCrd({ group: 'rbac.authorization.k8s.io', plural: 'roles', kind: 'Role' });
+    crd.spec.versions[0]!.subresources = {};
+    crd.metadata.annotations = { 'api-approved.kubernetes.io': 'unapproved, testing only' };
+    expect((await f.api.post(CRDS, crd)).status).toBe(201);
+    await waitFor(async () => {
+      const got = await f.api.get<CustomResourceDefinition>(
+        `${CRDS}/roles.rbac.authorization.k8s.io`,
+      );
+      return got.body.status?.conditions?.some((c) => c.type === 'Established') || undefined;
+    });
+    const ns = await f.namespace();
+    const role = await f.api.post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+      metadata: { name: 'r' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+    });
+    expect(role.status).toBe(201);
+    expect(role.body['rules']).toHaveLength(1);
+  });
+});
+
 describe('custom objects over every transport and codec', () => {
   it('CBOR bodies and lists, h2c and WebSocket (JSON and CBOR) watches serve custom objects', async () => {
     const crd = fooCrd({ group: 'tx.example.com' });
