@@ -434,7 +434,6 @@ function evaluate(root: RuleNode, object: unknown, old: unknown): FieldError[] {
         }
       }
     }
-    const at = (key: string) => (path ? `${path}.${key}` : key);
     if (Array.isArray(value) && node.items) {
       // Items correlate with the old list only by map keys (x-kubernetes-list-type: map).
       const keys = node.schema['x-kubernetes-list-map-keys'];
@@ -450,7 +449,7 @@ function evaluate(root: RuleNode, object: unknown, old: unknown): FieldError[] {
       const oldRecord = isRecord(oldValue) ? oldValue : undefined;
       for (const [key, inner] of Object.entries(value)) {
         const child = node.properties.get(key) ?? node.additionalProperties;
-        if (child) walk(child, inner, oldRecord?.[key], at(key), depth + 1);
+        if (child) walk(child, inner, oldRecord?.[key], path ? `${path}.${key}` : key, depth + 1);
       }
     }
   };

@@ -226,6 +226,10 @@ export function compileSchema(schema: JSONSchemaProps): SchemaValidator {
 
 const MAX_DEPTH = 10_000;
 
+function childPath(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
 /** What JSON Schema cannot say: list-type set/map uniqueness, embedded resources. */
 function walkExtensions(
   value: unknown,
@@ -235,7 +239,6 @@ function walkExtensions(
   depth: number,
 ): void {
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
-  const at = (key: string) => (path ? `${path}.${key}` : key);
   if (Array.isArray(value)) {
     const listType = s['x-kubernetes-list-type'];
     if (listType === 'set') {
@@ -263,21 +266,22 @@ function walkExtensions(
     }
     if (isRecord(s['items'])) {
       const items = s['items'];
-      value.forEach((item, i) => walkExtensions(item, items, `${path}[${i}]`, errors, depth + 1));
+      for (let i = 0; i < value.length; i++)
+        walkExtensions(value[i], items, `${path}[${i}]`, errors, depth + 1);
     }
     return;
   }
   const object = value as Record<string, unknown>;
   if (s['x-kubernetes-embedded-resource'] === true) {
     if (typeof object['apiVersion'] !== 'string' || object['apiVersion'] === '')
-      errors.push(fieldErrors.required(at('apiVersion'), 'must not be empty'));
+      errors.push(fieldErrors.required(childPath(path, 'apiVersion'), 'must not be empty'));
     if (typeof object['kind'] !== 'string' || object['kind'] === '')
-      errors.push(fieldErrors.required(at('kind'), 'must not be empty'));
+      errors.push(fieldErrors.required(childPath(path, 'kind'), 'must not be empty'));
   }
   const properties = isRecord(s['properties']) ? s['properties'] : undefined;
   const additional = isRecord(s['additionalProperties']) ? s['additionalProperties'] : undefined;
   for (const [key, inner] of Object.entries(object)) {
     const child = properties && isRecord(properties[key]) ? properties[key] : additional;
-    if (child) walkExtensions(inner, child, at(key), errors, depth + 1);
+    if (child) walkExtensions(inner, child, childPath(path, key), errors, depth + 1);
   }
 }

@@ -69,7 +69,7 @@ function defaults(value: unknown, s: JSONSchemaProps, depth: number): void {
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     const items = s['items'];
-    if (isRecord(items)) value.forEach((v) => defaults(v, items, depth + 1));
+    if (isRecord(items)) for (const v of value) defaults(v, items, depth + 1);
     return;
   }
   const object = value as Record<string, unknown>;
