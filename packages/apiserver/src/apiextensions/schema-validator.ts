@@ -41,10 +41,9 @@ function toJsonSchema(s: JSONSchemaProps, root: boolean): Record<string, unknown
       out[key] = value;
     }
   }
-  if (s['x-kubernetes-int-or-string'] === true && out['type'] === undefined) {
-    const allOf: unknown[] = Array.isArray(out['allOf']) ? out['allOf'] : [];
-    out['allOf'] = [...allOf, { anyOf: [{ type: 'integer' }, { type: 'string' }] }];
-  }
+  // kube-openapi: an int-or-string "must be of type integer,string".
+  if (s['x-kubernetes-int-or-string'] === true && out['type'] === undefined)
+    out['type'] = ['integer', 'string'];
   if (out['nullable'] === true && out['type'] === undefined) delete out['nullable'];
   // The root's apiVersion, kind and metadata are the apiserver's, whatever the schema says.
   if (root && isRecord(out['properties'])) {
@@ -214,6 +213,8 @@ export function compileSchema(schema: JSONSchemaProps): SchemaValidator {
       const errors: FieldError[] = [];
       if (!validateFn(object)) {
         for (const e of validateFn.errors ?? []) {
+          // A failed anyOf/oneOf is one error, not one per branch.
+          if (/\/(anyOf|oneOf|not)\/\d*/.test(e.schemaPath)) continue;
           const fe = toFieldError(e);
           if (fe) errors.push(fe);
         }
