@@ -247,6 +247,16 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
       'spec',
       'status',
     ]);
+    const v2 = await f.api.get<{
+      definitions: Record<string, { properties?: Record<string, unknown> }>;
+    }>('/openapi/v2');
+    const v2Foo = Object.entries(v2.body.definitions).find(
+      ([name]) => name === 'com.example.h.v1.Foo',
+    )?.[1];
+    expect(v2Foo?.properties?.['spec']).toMatchObject({
+      type: 'object',
+      required: ['deploymentName'],
+    });
     const deleted = await f.api.delete(`${CRDS}/foos.h.example.com`);
     expect(deleted.status).toBe(200);
     await eventuallyStatus(f.api, '/apis/h.example.com/v1', 404);
