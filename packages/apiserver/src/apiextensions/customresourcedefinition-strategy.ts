@@ -1,5 +1,6 @@
 import { type KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from '../registry/strategy.js';
+import { pruneCustomResourceDefinition } from './customresourcedefinition-fields.js';
 import {
   validateCustomResourceDefinition,
   validateCustomResourceDefinitionUpdate,
@@ -41,6 +42,7 @@ export const customResourceDefinitionStrategy: ResourceStrategy = {
     if (isRecord(spec) && spec['conversion'] === undefined)
       spec['conversion'] = { strategy: 'None' };
   },
+  pruneUnknownFields: pruneCustomResourceDefinition,
   prepareForCreate(object) {
     const crd = object as CustomResourceDefinition;
     crd.status = {};

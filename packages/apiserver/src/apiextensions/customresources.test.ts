@@ -347,6 +347,31 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
   });
 });
 
+describe('field validation of CRDs', () => {
+  it('an unknown field in a CRD, a schema keyword included, is dropped with a warning or refused when strict', async () => {
+    const crd = fooCrd({ group: 'fv.example.com' });
+    const schema = crd.spec.versions[0]!.schema!.openAPIV3Schema as {
+      properties: { spec: Record<string, unknown> };
+    };
+    schema.properties.spec['minProperty'] = 1;
+    const strict = await f.api.post<Status>(`${CRDS}?fieldValidation=Strict`, {
+      ...crd,
+      spec: { ...crd.spec, scoop: 1 },
+    });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toContain(
+      'strict decoding error: unknown field "spec.versions[0].schema.openAPIV3Schema.properties.spec.minProperty", unknown field "spec.scoop"',
+    );
+    const warned = await f.api.post<CustomResourceDefinition>(CRDS, crd);
+    expect(warned.status).toBe(201);
+    expect(warned.headers.get('warning')).toContain(
+      'spec.versions[0].schema.openAPIV3Schema.properties.spec.minProperty',
+    );
+    const stored = warned.body.spec.versions[0]!.schema!.openAPIV3Schema as typeof schema;
+    expect(stored.properties.spec['minProperty']).toBeUndefined();
+  });
+});
+
 describe('protected groups and built-ins', () => {
   it('a CRD in a k8s.io group needs the api-approved.kubernetes.io annotation', async () => {
     const crd = fooCrd({ group: 'widgets.k8s.io' });
