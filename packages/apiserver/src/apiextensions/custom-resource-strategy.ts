@@ -1,4 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
+import { pruneObjectMeta } from '../registry/field-validation.js';
 import type { ScaleStrategy } from '../registry/scale.js';
 import type { ResourceStrategy } from '../registry/strategy.js';
 import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
@@ -85,7 +86,7 @@ export function customResourceStrategy(version: CustomResourceDefinitionVersion)
       applyDefaults(object, schema);
     },
     pruneUnknownFields(object) {
-      return pruneObject(object, schema);
+      return [...pruneObjectMeta(object), ...pruneObject(object, schema)];
     },
     prepareForCreate(object) {
       if (statusEnabled) delete object['status'];

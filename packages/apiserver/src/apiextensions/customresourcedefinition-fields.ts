@@ -1,4 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
+import { pruneObjectMeta } from '../registry/field-validation.js';
 import { SCHEMA_KEYS } from './structural-schema.js';
 import { isRecord } from './types.js';
 
@@ -119,7 +120,7 @@ function prune(value: unknown, shape: Shape, path: string, unknown: string[], de
 
 /** Drops the fields a CRD's spec and status do not have; returns their paths. */
 export function pruneCustomResourceDefinition(object: KubeObject): string[] {
-  const unknown: string[] = [];
+  const unknown = pruneObjectMeta(object);
   for (const key of Object.keys(object)) {
     if (key === 'spec') prune(object[key], SPEC, 'spec', unknown, 0);
     else if (key === 'status') prune(object[key], STATUS, 'status', unknown, 0);

@@ -101,6 +101,7 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
       ),
       top: 'level',
     };
+    (body.metadata as Record<string, unknown>)['nmae'] = 'typo';
     const created = await f.api.post(path, body);
     expect(created.status).toBe(201);
     expect(created.body['spec']).toEqual({
@@ -109,6 +110,7 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
       extra: { kept: { deep: true } },
     });
     expect(created.body['top']).toBeUndefined();
+    expect(created.body.metadata).not.toHaveProperty('nmae');
     expect(created.headers.get('warning')).toContain('unknown field \\"spec.unknown\\"');
     const strict = await f.api.post<Status>(`${path}?fieldValidation=Strict`, {
       ...body,

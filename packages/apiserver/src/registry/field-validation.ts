@@ -100,6 +100,13 @@ export function pruneUnknownFields(definition: ResourceDefinition, object: KubeO
   return unknown;
 }
 
+/** Drops the fields an object's metadata has that ObjectMeta does not; returns their paths. */
+export function pruneObjectMeta(object: KubeObject): string[] {
+  const unknown: string[] = [];
+  prune(object.metadata, OBJECT_META, 'metadata', unknown);
+  return unknown;
+}
+
 /** What an unknown field is called in warnings and strict errors. */
 export function unknownFieldMessages(paths: readonly string[]): string[] {
   return paths.map((path) => `unknown field ${JSON.stringify(path)}`);
