@@ -62,6 +62,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
    * its CRD's `openAPIV3Schema`), published in /openapi/v2 and /openapi/v3.
    */
   openAPISchema?: Readonly<Record<string, unknown>>;
+  /** Sent as a `Warning` with every request to a deprecated version (a CRD's deprecated one). */
+  deprecationWarning?: string;
 }
 
 /** `apiVersion` as objects of this resource carry it: `v1` or `apps/v1`. */

@@ -5,6 +5,7 @@ import {
   type TableColumn,
   type Verb,
 } from '@listwatch/api';
+import { compareVersionPriority, sortByVersionPriority } from '../discovery/version-priority.js';
 import { parseSimplePath, valueAt } from './jsonpath.js';
 import {
   isRecord,
@@ -126,6 +127,23 @@ function publishedSchema(
   };
 }
 
+/**
+ * customresource_handler.go defaultDeprecationWarning: the version's own text, or which served,
+ * undeprecated version of highest priority to use instead.
+ */
+function deprecationWarning(
+  crd: CustomResourceDefinition,
+  version: CustomResourceDefinitionVersion,
+  kind: string,
+): string {
+  if (version.deprecationWarning) return version.deprecationWarning;
+  const message = `${crd.spec.group}/${version.name} ${kind} is deprecated`;
+  const better = sortByVersionPriority(
+    crd.spec.versions.filter((v) => v.served && !v.deprecated).map((v) => v.name),
+  ).find((v) => compareVersionPriority(v, version.name) > 0);
+  return better ? `${message}; use ${crd.spec.group}/${better} ${kind}` : message;
+}
+
 /** The resource one served version of an accepted CRD is. */
 export function customResourceOf(
   crd: CustomResourceDefinition,
@@ -162,6 +180,7 @@ export function customResourceOf(
     indexes: {},
     tableColumns: [NAME_COLUMN, ...columns.map(printerColumn)],
     storageResource: `${crd.spec.group}/${names.plural ?? ''}`,
+    ...(version.deprecated ? { deprecationWarning: deprecationWarning(crd, version, kind) } : {}),
     openAPISchema: publishedSchema(crd, version, kind),
   };
 }

@@ -504,7 +504,7 @@ describe('versions of a CRD (conversion None)', () => {
   it('objects are stored in the storage version and read, listed and watched in the version asked for', async () => {
     const crd = fooCrd({ group: 'm.example.com' });
     const v1 = crd.spec.versions[0]!;
-    crd.spec.versions = [{ ...v1, name: 'v1beta1', storage: false }, v1];
+    crd.spec.versions = [{ ...v1, name: 'v1beta1', storage: false, deprecated: true }, v1];
     expect((await f.api.post(CRDS, crd)).status).toBe(201);
     await waitServed(f.api, crd);
     const ns = await f.namespace();
@@ -534,6 +534,11 @@ describe('versions of a CRD (conversion None)', () => {
     ]);
     await watch.close();
     const list = await f.api.get<{ apiVersion: string; items: KubeObject[] }>(beta);
+    // customresource_handler.go: every request to a deprecated version is warned about.
+    expect(list.headers.get('warning')).toBe(
+      '299 - "m.example.com/v1beta1 Foo is deprecated; use m.example.com/v1 Foo"',
+    );
+    expect((await f.api.get(stable)).headers.get('warning')).toBeNull();
     expect(list.body.apiVersion).toBe('m.example.com/v1beta1');
     expect(list.body.items.map((i) => i.apiVersion)).toEqual(['m.example.com/v1beta1']);
   });
