@@ -20,6 +20,7 @@ const LABELS: Record<string, string> = {
   FieldValueForbidden: 'Forbidden',
   FieldValueTooLong: 'Too long',
   FieldValueTypeInvalid: 'Invalid value',
+  FieldValueTooMany: 'Too many',
 };
 
 function quote(value: unknown): string {

@@ -52,6 +52,18 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   indexes: Readonly<Record<string, IndexGetter<T>>>;
   /** Server-side Table columns; NAME and AGE come first and are included here. */
   tableColumns: readonly TableColumn<T>[];
+  /**
+   * The path under the storage prefix when it is not the plural: kube keeps custom resources and
+   * CRDs under `<group>/<plural>` (apiextensions-apiserver customresource_handler.go).
+   */
+  storageResource?: string;
+  /**
+   * The OpenAPI v3 schema of a kind the schema source lacks (a custom resource's version, from
+   * its CRD's `openAPIV3Schema`), published in /openapi/v2 and /openapi/v3.
+   */
+  openAPISchema?: Readonly<Record<string, unknown>>;
+  /** Sent as a `Warning` with every request to a deprecated version (a CRD's deprecated one). */
+  deprecationWarning?: string;
 }
 
 /** `apiVersion` as objects of this resource carry it: `v1` or `apps/v1`. */

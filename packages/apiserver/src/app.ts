@@ -32,7 +32,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(requestBody(server));
   app.use(inflightLimits(server, limits));
   app.use(requestDeadline(server));
-  app.use(discoveryMiddleware(server.registry.definitions));
+  app.use(discoveryMiddleware(server.registry));
   app.use(reviews(server));
   app.use(resourceRouter(server));
   app.use(() => {

@@ -29,6 +29,8 @@ import {
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
+import { CustomResourceDefinitionHandler } from './apiextensions/crd-handler.js';
+import { customResourceDefinitions } from './apiextensions/customresourcedefinition-resource.js';
 import { FileAuditLog } from './audit/audit-log.js';
 import { loadAuditPolicy, METADATA_POLICY } from './audit/audit-policy.js';
 import { jsonLogger } from './logger.js';
@@ -169,6 +171,12 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
+/** What a server serves unless told otherwise: the built-ins and CRDs. */
+const servedResources: readonly ResourceDefinition[] = [
+  ...builtinResources,
+  customResourceDefinitions,
+];
+
 /** The HTTP/2 connection preface: a client speaking h2c with prior knowledge. */
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 
@@ -296,7 +304,7 @@ async function startAuthorizer(
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const logger = options.logger ?? jsonLogger('info');
-  const definitions = options.definitions ?? builtinResources;
+  const definitions = options.definitions ?? servedResources;
   const storagePrefix = options.etcdPrefix ?? DEFAULT_PREFIX;
   const storage =
     options.storage ??
@@ -380,6 +388,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const serviceAccountsController = ServiceAccountsController.of(registry, logger);
   await serviceAccountsController?.start();
   await registry.start();
+  // Custom resources in storage are served before the server answers, so before /readyz is ok.
+  const crdHandler = registry.lookup(
+    customResourceDefinitions.group,
+    customResourceDefinitions.version,
+    customResourceDefinitions.plural,
+  )
+    ? new CustomResourceDefinitionHandler(registry, logger)
+    : undefined;
+  await crdHandler?.start();
   const app = createApp(context, {
     readOnly: options.maxRequestsInflight ?? 400,
     mutating: options.maxMutatingRequestsInflight ?? 200,
@@ -495,6 +512,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
       policy?.stop();
       serviceAccountsController?.stop();
+      crdHandler?.stop();
       await registry.stop();
       http1.close(); // stops its connection checks and closes idle keep-alive connections
       if (active > 0) {

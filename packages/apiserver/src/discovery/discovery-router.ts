@@ -62,13 +62,49 @@ function notAcceptable(aggregated: boolean): ApiError {
   return ApiError.notAcceptable(`only the following media types are accepted: ${types}`);
 }
 
+type Handler = (ctx: Context) => void;
+
+/** What discovery is built from: fixed definitions, or a registry that changes at runtime. */
+export interface DiscoverySource {
+  readonly definitions: readonly ResourceDefinition[];
+  onChange(listener: () => void): unknown;
+}
+
 /**
  * Serves everything a client reads to discover the API: `/version`, legacy and aggregated
  * discovery under `/api` and `/apis`, and the OpenAPI v2/v3 documents, all built from the
  * resource definitions. Any other path goes to `next()`. Documents carry an ETag and answer
- * If-None-Match with 304; errors are metav1.Status bodies.
+ * If-None-Match with 304; errors are metav1.Status bodies. A registry's documents are rebuilt
+ * when it changes (a CRD established or deleted): new bodies, so new ETags, as kube's
+ * aggregated discovery manager and OpenAPI controller do.
  */
-export function discoveryMiddleware(definitions: readonly ResourceDefinition[]): Middleware {
+export function discoveryMiddleware(
+  source: readonly ResourceDefinition[] | DiscoverySource,
+): Middleware {
+  let route = discoveryRoutes('definitions' in source ? source.definitions : source);
+  if ('onChange' in source) source.onChange(() => (route = discoveryRoutes(source.definitions)));
+  return async (ctx, next) => {
+    const handler = route(ctx.path);
+    if (!handler) {
+      await next();
+      return;
+    }
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      return sendError(
+        ctx,
+        ApiError.methodNotAllowed(
+          'the server does not allow this method on the requested resource',
+        ),
+      );
+    }
+    handler(ctx);
+  };
+}
+
+/** The handler of each discovery path for one set of definitions. */
+function discoveryRoutes(
+  definitions: readonly ResourceDefinition[],
+): (path: string) => Handler | undefined {
   const index = new ApiGroupIndex(definitions);
   const coreGroups = index.core ? [index.core] : [];
   const coreVersions = index.core?.versions.map((v) => v.version) ?? [];
@@ -162,8 +198,6 @@ export function discoveryMiddleware(definitions: readonly ResourceDefinition[]):
     );
   }
 
-  type Handler = (ctx: Context) => void;
-
   /** The handler of a discovery path, or undefined for paths that belong to someone else. */
   function route(path: string): Handler | undefined {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
@@ -201,20 +235,5 @@ export function discoveryMiddleware(definitions: readonly ResourceDefinition[]):
     respondWithETag(ctx, openApiV2Doc(), { vary: 'Accept' });
   }
 
-  return async (ctx, next) => {
-    const handler = route(ctx.path);
-    if (!handler) {
-      await next();
-      return;
-    }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      return sendError(
-        ctx,
-        ApiError.methodNotAllowed(
-          'the server does not allow this method on the requested resource',
-        ),
-      );
-    }
-    handler(ctx);
-  };
+  return route;
 }

@@ -435,7 +435,7 @@ function groupVersionPaths(gv: ApiGroupVersion): PathItem[] {
 function groupVersionSchemas(gv: ApiGroupVersion): Record<string, Schema> {
   const schemas: Record<string, Schema> = {};
   for (const def of gv.resources) {
-    schemas[schemaNameOf(def)] = kindSchema(def);
+    schemas[schemaNameOf(def)] = def.openAPISchema ? { ...def.openAPISchema } : kindSchema(def);
     schemas[schemaNameOf({ ...def, kind: def.listKind })] = listSchema(def);
     for (const sub of subresourcesOf(def)) {
       if (sub.shape === 'object') schemas[schemaNameOf(sub.kind)] ??= kindSchema(sub.kind);
@@ -558,6 +558,10 @@ function toV2Schema(value: unknown): unknown {
     } else if (key === 'oneOf') {
       // Swagger 2.0 has no oneOf; Quantity is published there as a string, as kube does.
       out['type'] = 'string';
+    } else if (key === 'anyOf' || key === 'not' || key === 'nullable') {
+      // Nor these, which CRD schemas use: kube's v2 conversion drops them
+      // (apiextensions-apiserver pkg/controller/openapi/v2 ToStructuralOpenAPIV2).
+      continue;
     } else {
       out[key] = toV2Schema(inner);
     }

@@ -10,6 +10,7 @@ import { noSuchResource, requestScope } from './request-scope.js';
 import { serveScale } from './scale.js';
 import { serveTokenRequest } from './token-request.js';
 import { verbOf } from './verb.js';
+import { addWarnings } from './warnings.js';
 import { openWatch } from './watch.js';
 import { createObject, patchObject, updateObject } from './write.js';
 
@@ -42,6 +43,8 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       resource: entry.definition.plural,
     };
     ctx.state['request'] = labels;
+    if (entry.definition.deprecationWarning)
+      addWarnings(ctx, [entry.definition.deprecationWarning]);
     if (!verb || !entry.definition.verbs.includes(verb)) {
       throw ApiError.methodNotAllowed(
         `the server does not allow this method on the requested resource`,

@@ -8,6 +8,7 @@ import {
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
+import { strategyOf } from './strategy.js';
 
 // Server-side field validation (KEP-2885), as kube-apiserver does it for built-in types: the
 // body is decoded strictly against the kind's schema (k8s.io/apimachinery runtime/serializer/json
@@ -90,10 +91,19 @@ function pruneGeneric(object: Record<string, unknown>, unknown: string[]): void 
  * order. `object` is changed in place.
  */
 export function pruneUnknownFields(definition: ResourceDefinition, object: KubeObject): string[] {
+  const strategy = strategyOf(definition);
+  if (strategy.pruneUnknownFields) return strategy.pruneUnknownFields(object);
   const unknown: string[] = [];
   const schema = schemaFor(definition);
   if (schema) prune(object, jsonShape(schema.name), '', unknown);
   else pruneGeneric(object, unknown);
+  return unknown;
+}
+
+/** Drops the fields an object's metadata has that ObjectMeta does not; returns their paths. */
+export function pruneObjectMeta(object: KubeObject): string[] {
+  const unknown: string[] = [];
+  prune(object.metadata, OBJECT_META, 'metadata', unknown);
   return unknown;
 }
 

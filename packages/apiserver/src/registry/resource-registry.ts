@@ -1,4 +1,4 @@
-import { apiVersionOf, type Logger, type ResourceDefinition } from '@listwatch/api';
+import type { Logger, ResourceDefinition } from '@listwatch/api';
 import {
   Cacher,
   UncachedSource,
@@ -18,6 +18,8 @@ export interface WatchCacheSizes {
 export interface ResourceEntry {
   definition: ResourceDefinition;
   source: ListWatchSource;
+  /** The storage its handlers write through, when not the server's (a CRD version's view). */
+  storage?: Storage;
 }
 
 export function qualifiedResource(
@@ -30,42 +32,64 @@ export function qualifiedResource(
  * The resources this server serves, each with its watch cache (or direct storage access when
  * the cache is disabled for it). Adding a resource is adding a definition.
  */
+export interface ResourceRegistryOptions {
+  watchCacheSizes?: WatchCacheSizes;
+  logger?: Logger;
+  metrics?: CacherMetrics;
+  bookmarkIntervalMs?: number;
+}
+
+function keyOf(group: string, version: string, resource: string): string {
+  return `${group ? `${group}/` : ''}${version}/${resource}`;
+}
+
+/**
+ * The resources this server serves, each with its watch cache (or direct storage access when
+ * the cache is disabled for it). Adding a resource is adding a definition: the built-ins at
+ * construction, custom resources at runtime (`add`, `remove`), which listeners hear of.
+ */
 export class ResourceRegistry {
   private readonly entries = new Map<string, ResourceEntry>();
+  private readonly listeners = new Set<() => void>();
+  private started = false;
 
   constructor(
     readonly storage: Storage,
     definitions: readonly ResourceDefinition[],
-    options: {
-      watchCacheSizes?: WatchCacheSizes;
-      logger?: Logger;
-      metrics?: CacherMetrics;
-      bookmarkIntervalMs?: number;
-    } = {},
+    private readonly options: ResourceRegistryOptions = {},
   ) {
     for (const definition of definitions) {
-      const size =
-        options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ??
-        options.watchCacheSizes?.default;
-      const source: ListWatchSource =
-        size === 0
-          ? new UncachedSource(storage, definition)
-          : new Cacher({
-              storage,
-              definition,
-              ...(size !== undefined ? { watchCacheSize: size } : {}),
-              ...(options.logger ? { logger: options.logger } : {}),
-              ...(options.metrics ? { metrics: options.metrics } : {}),
-              ...(options.bookmarkIntervalMs
-                ? { bookmarkIntervalMs: options.bookmarkIntervalMs }
-                : {}),
-            });
-      this.entries.set(`${apiVersionOf(definition)}/${definition.plural}`, { definition, source });
+      this.entries.set(
+        keyOf(definition.group, definition.version, definition.plural),
+        this.entryOf(definition),
+      );
     }
   }
 
+  private entryOf(definition: ResourceDefinition, own?: Storage): ResourceEntry {
+    const { options } = this;
+    const storage = own ?? this.storage;
+    const size =
+      options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ??
+      options.watchCacheSizes?.default;
+    const source: ListWatchSource =
+      size === 0
+        ? new UncachedSource(storage, definition)
+        : new Cacher({
+            storage,
+            definition,
+            ...(size !== undefined ? { watchCacheSize: size } : {}),
+            ...(options.logger ? { logger: options.logger } : {}),
+            ...(options.metrics ? { metrics: options.metrics } : {}),
+            ...(options.bookmarkIntervalMs
+              ? { bookmarkIntervalMs: options.bookmarkIntervalMs }
+              : {}),
+          });
+    return { definition, source, ...(own ? { storage: own } : {}) };
+  }
+
   lookup(group: string, version: string, resource: string): ResourceEntry | undefined {
-    return this.entries.get(`${group ? `${group}/` : ''}${version}/${resource}`);
+    return this.entries.get(keyOf(group, version, resource));
   }
 
   get all(): ResourceEntry[] {
@@ -80,11 +104,49 @@ export class ResourceRegistry {
     return this.all.every((e) => e.source.isReady);
   }
 
+  /** Calls `listener` after each `add` or `remove` (discovery and OpenAPI rebuild on it). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Serves a resource from now on, replacing (and stopping) the entry of the same
+   * group/version/resource; its cache starts if the registry has. `storage` is a view of the
+   * server's storage the resource is read and written through, if not the server's own.
+   */
+  async add(definition: ResourceDefinition, storage?: Storage): Promise<ResourceEntry> {
+    const key = keyOf(definition.group, definition.version, definition.plural);
+    const previous = this.entries.get(key);
+    const entry = this.entryOf(definition, storage);
+    if (this.started) await entry.source.start();
+    this.entries.set(key, entry);
+    this.changed();
+    if (previous) await previous.source.stop();
+    return entry;
+  }
+
+  /** Stops serving a resource: its watches end, as at shutdown, and its cache is dropped. */
+  async remove(group: string, version: string, resource: string): Promise<void> {
+    const key = keyOf(group, version, resource);
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.changed();
+    await entry.source.stop();
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
   async start(): Promise<void> {
+    this.started = true;
     await Promise.all(this.all.map((e) => e.source.start()));
   }
 
   async stop(): Promise<void> {
+    this.started = false;
     await Promise.all(this.all.map((e) => e.source.stop()));
   }
 }

@@ -26,6 +26,7 @@ import { roleStrategies } from './rbac-strategy.js';
 import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
 import { serviceAccountStrategy } from './service-account-strategy.js';
+import { customResourceDefinitionStrategy } from '../apiextensions/customresourcedefinition-strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
@@ -65,6 +66,13 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   mayDeleteDuringUpdate?(next: KubeObject): boolean;
   /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
   validate?(object: KubeObject): FieldError[];
+  /** ValidateUpdate when it differs from Validate (checks against the stored object). */
+  validateUpdate?(object: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * Drops the fields a kind without a schema-source entry does not have (custom resources: the
+   * CRD's structural schema), returning their paths; replaces the schema source's pruning.
+   */
+  pruneUnknownFields?(object: KubeObject): string[];
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
   returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
@@ -117,11 +125,28 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   'deployments.apps': deploymentStrategy,
   'replicasets.apps': replicaSetStrategy,
   ...roleStrategies,
+  'customresourcedefinitions.apiextensions.k8s.io': customResourceDefinitionStrategy,
 };
+
+/**
+ * Strategies of definitions made at runtime (custom resources, one per CRD version), by the
+ * definition object itself: two servers in one process never see each other's.
+ */
+const runtimeStrategies = new WeakMap<ResourceDefinition, ResourceStrategy>();
+
+/** Gives a definition made at runtime its strategy. */
+export function setRuntimeStrategy(
+  definition: ResourceDefinition,
+  strategy: ResourceStrategy,
+): void {
+  runtimeStrategies.set(definition, strategy);
+}
 
 export function strategyOf(
   definition: Pick<ResourceDefinition, 'group' | 'plural'>,
 ): ResourceStrategy {
+  const runtime = runtimeStrategies.get(definition as ResourceDefinition);
+  if (runtime) return runtime;
   const qualified = definition.group
     ? `${definition.plural}.${definition.group}`
     : definition.plural;
@@ -343,7 +368,9 @@ export function prepareForUpdate(
       namespaced: definition.namespaced,
       nameRule: definition.nameRule,
     }).filter((e) => e.field !== 'metadata.name' || !current.metadata.name),
-    ...(strategy.validate?.(result) ?? []),
+    ...((strategy.validateUpdate
+      ? strategy.validateUpdate(result, current)
+      : strategy.validate?.(result)) ?? []),
   ];
   if (errors.length) throw invalid(definition, name, errors);
   return result;

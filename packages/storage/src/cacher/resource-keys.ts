@@ -10,9 +10,12 @@ export class ResourceKeys {
 
   constructor(
     storagePrefix: string,
-    private readonly definition: Pick<ResourceDefinition, 'plural' | 'namespaced'>,
+    private readonly definition: Pick<
+      ResourceDefinition,
+      'plural' | 'namespaced' | 'storageResource'
+    >,
   ) {
-    this.prefix = `${storagePrefix}/${definition.plural}/`;
+    this.prefix = `${storagePrefix}/${definition.storageResource ?? definition.plural}/`;
   }
 
   /** The prefix of one namespace, or of the whole resource. */

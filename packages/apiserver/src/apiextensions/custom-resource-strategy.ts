@@ -1,0 +1,112 @@
+import type { KubeObject } from '@listwatch/api';
+import { pruneObjectMeta } from '../registry/field-validation.js';
+import type { ScaleStrategy } from '../registry/scale.js';
+import type { ResourceStrategy } from '../registry/strategy.js';
+import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
+import { compileRules, hasRules } from './cel-validation.js';
+import { compileSchema } from './schema-validator.js';
+import { applyDefaults, pruneObject } from './structural-pruning.js';
+import { isRecord, type CustomResourceDefinitionVersion, type JSONSchemaProps } from './types.js';
+
+// The strategy of one served CRD version's objects (apiextensions-apiserver
+// pkg/registry/customresource/strategy.go, validator.go, status_strategy.go and the scale
+// subresource of etcd.go): structural defaulting and pruning on decode, schema validation,
+// generation bumped on changes outside metadata (and status, when it is a subresource).
+
+function withoutMetaAndStatus(object: KubeObject, statusEnabled: boolean): string {
+  const { metadata: _m, status, ...rest } = object;
+  return JSON.stringify(statusEnabled ? rest : { ...rest, status });
+}
+
+function setAt(object: KubeObject, steps: readonly PathStep[], value: unknown): KubeObject {
+  const copy = structuredClone(object) as Record<string, unknown>;
+  let cursor: Record<string, unknown> = copy;
+  steps.forEach((step, i) => {
+    const key = String(step);
+    if (i === steps.length - 1) cursor[key] = value;
+    else {
+      if (!isRecord(cursor[key])) cursor[key] = {};
+      cursor = cursor[key] as Record<string, unknown>;
+    }
+  });
+  return copy as KubeObject;
+}
+
+/** The scale subresource by the CRD's paths (etcd.go scaleFromCustomResource). */
+function scaleStrategy(
+  scale: NonNullable<CustomResourceDefinitionVersion['subresources']>['scale'],
+): ScaleStrategy | undefined {
+  if (!scale) return undefined;
+  const spec = parseSimplePath(scale.specReplicasPath) ?? [];
+  const status = parseSimplePath(scale.statusReplicasPath) ?? [];
+  const selector = scale.labelSelectorPath ? parseSimplePath(scale.labelSelectorPath) : undefined;
+  return {
+    toScale(object) {
+      const replicas = valueAt(object, spec);
+      const current = valueAt(object, status);
+      const labelSelector = selector ? valueAt(object, selector) : undefined;
+      const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
+      return {
+        kind: 'Scale',
+        apiVersion: 'autoscaling/v1',
+        metadata: {
+          ...(name !== undefined ? { name } : {}),
+          ...(namespace !== undefined ? { namespace } : {}),
+          ...(uid !== undefined ? { uid } : {}),
+          ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+          ...(creationTimestamp !== undefined ? { creationTimestamp } : {}),
+        },
+        spec: typeof replicas === 'number' && replicas !== 0 ? { replicas } : {},
+        status: {
+          replicas: typeof current === 'number' ? current : 0,
+          ...(typeof labelSelector === 'string' && labelSelector
+            ? { selector: labelSelector }
+            : {}),
+        },
+      };
+    },
+    withScale(object, scaleObject) {
+      const replicas = isRecord(scaleObject['spec']) ? scaleObject['spec']['replicas'] : undefined;
+      return setAt(object, spec, typeof replicas === 'number' ? replicas : 0);
+    },
+  };
+}
+
+/** The strategy of `version`'s objects; its schema is compiled here, once. */
+export function customResourceStrategy(version: CustomResourceDefinitionVersion): ResourceStrategy {
+  const schema: JSONSchemaProps = isRecord(version.schema?.openAPIV3Schema)
+    ? version.schema.openAPIV3Schema
+    : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const validator = compileSchema(schema);
+  const rules = hasRules(schema) ? compileRules(schema, '').rules : undefined;
+  const statusEnabled = version.subresources?.status !== undefined;
+  const scale = scaleStrategy(version.subresources?.scale);
+  return {
+    decode(object) {
+      applyDefaults(object, schema);
+    },
+    pruneUnknownFields(object) {
+      return [...pruneObjectMeta(object), ...pruneObject(object, schema)];
+    },
+    prepareForCreate(object) {
+      if (statusEnabled) delete object['status'];
+      object.metadata.generation = 1;
+    },
+    prepareForUpdate(next, current) {
+      if (
+        withoutMetaAndStatus(next, statusEnabled) !== withoutMetaAndStatus(current, statusEnabled)
+      )
+        next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+    },
+    validate(object) {
+      const errors = validator.validate(object);
+      return rules ? [...errors, ...rules.validate(object)] : errors;
+    },
+    // Transition rules (those naming oldSelf) see the stored object too.
+    validateUpdate(object, old) {
+      const errors = validator.validate(object);
+      return rules ? [...errors, ...rules.validate(object, old)] : errors;
+    },
+    ...(scale ? { scale } : {}),
+  };
+}
