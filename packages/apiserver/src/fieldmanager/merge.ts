@@ -1,7 +1,14 @@
 import type { JsonValue } from '../patch/json-value.js';
 import { FieldSet, type Path } from './fieldpath.js';
 import type { Atom } from './schema.js';
-import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet } from './typed.js';
+import {
+  compare,
+  ensureNamedFieldsAreMembers,
+  merge,
+  removeItems,
+  stripEmptied,
+  toFieldSet,
+} from './typed.js';
 
 // The Updater of structured-merge-diff (merge/update.go): who owns which fields after an update
 // or an apply, the conflicts an apply meets, and what an apply prunes. Every object here has one
@@ -114,7 +121,7 @@ export class Updater {
     const set = this.ignore(toFieldSet(config, this.atom));
     const withApplied: ManagedFields = new Map(managers);
     withApplied.set(manager, { set, apiVersion, applied: true });
-    newObject = this.prune(newObject, withApplied, lastSet);
+    newObject = stripEmptied(this.prune(newObject, withApplied, lastSet)) ?? {};
     const out = this.update(liveObject, newObject, withApplied, manager, force);
     const unchanged = compare(liveObject, newObject, this.atom);
     const noop = unchanged.added.empty() && unchanged.removed.empty() && unchanged.modified.empty();
@@ -130,20 +137,19 @@ export class Updater {
     if (!lastSet || lastSet.set.empty()) return merged;
     const atom = this.atom;
     const named = (s: FieldSet) => ensureNamedFieldsAreMembers(s, atom);
-    let pruned = removeItems(merged, atom, named(lastSet.set)) ?? {};
+    let pruned = removeItems(merged, atom, named(lastSet.set));
     // addBackOwnedItems: whatever any manager (the applier included) owns stays.
     let managed = new FieldSet();
     for (const vs of managers.values()) managed = managed.union(vs.set);
     const mergedSet = named(toFieldSet(merged, atom));
-    pruned =
-      removeItems(
-        merged,
-        atom,
-        mergedSet.difference(named(toFieldSet(pruned, atom)).union(named(managed))),
-      ) ?? {};
+    pruned = removeItems(
+      merged,
+      atom,
+      mergedSet.difference(named(toFieldSet(pruned, atom)).union(named(managed))),
+    );
     // addBackDanglingItems: what nobody owned and the last apply did not set either stays.
     const prunedSet = named(toFieldSet(pruned, atom));
     const last = named(lastSet.set);
-    return removeItems(merged, atom, mergedSet.difference(prunedSet).intersection(last)) ?? {};
+    return removeItems(merged, atom, mergedSet.difference(prunedSet).intersection(last));
   }
 }

@@ -30,6 +30,8 @@ export type Atom =
       readonly atomic: boolean;
       /** A struct's fields; a map's values are `element`. */
       readonly fields?: ReadonlyMap<string, Atom>;
+      /** `+default` literals of a struct's fields: what a list key an item omits stands for. */
+      readonly defaults?: ReadonlyMap<string, JsonValue>;
       readonly element: Atom;
     }
   /** Untyped: maps are granular, lists atomic (typed.DeducedParseableType). */
@@ -49,19 +51,19 @@ function structAtom(name: string): Atom {
   const known = structs.get(name);
   if (known) return known;
   const fields = new Map<string, Atom>();
+  const defaults = new Map<string, JsonValue>();
   const atom: Atom = {
     kind: 'map',
     atomic: schemaType(name)?.structType === 'atomic',
     fields,
+    defaults,
     element: DEDUCED,
   };
   structs.set(name, atom);
-  const defaults = new Map<string, JsonValue>();
   for (const [key, field] of jsonFields(name)) {
     fields.set(key, fieldAtom(field));
     if (field.default !== undefined) defaults.set(key, field.default);
   }
-  if (defaults.size) keyDefaults.set(atom, defaults);
   return atom;
 }
 
@@ -132,7 +134,5 @@ export function isNamedField(atom: Atom, name: string): boolean {
  */
 export function keyDefault(list: Atom, key: string): JsonValue | undefined {
   if (list.kind !== 'list' || list.element.kind !== 'map') return undefined;
-  return keyDefaults.get(list.element)?.get(key);
+  return list.element.defaults?.get(key);
 }
-
-const keyDefaults = new WeakMap<Atom, ReadonlyMap<string, JsonValue>>();

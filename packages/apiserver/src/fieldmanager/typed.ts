@@ -193,16 +193,37 @@ function compareWalk(
   path: PathElement[],
   out: Comparison,
 ): void {
+  const inLeaf = compareNode(lhs, rhs, declared, path, out);
+  // A map or list item that appears or disappears is itself added or removed (compareWalker.compare).
+  if (!inLeaf && path.length) {
+    if (lhs === undefined) out.added.insert(path);
+    else if (rhs === undefined) out.removed.insert(path);
+  }
+}
+
+function compareNode(
+  lhs: JsonValue | undefined,
+  rhs: JsonValue | undefined,
+  declared: Atom,
+  path: PathElement[],
+  out: Comparison,
+): boolean {
   const la = resolve(declared, lhs);
   const ra = resolve(declared, rhs);
   if (lhs !== undefined && rhs !== undefined && la.kind !== ra.kind) {
     compareLeaf(lhs, rhs, path, out);
-    return;
+    return true;
   }
   const atom = lhs === undefined ? ra : la;
-  if (atom.kind === 'scalar' || atom.kind === 'deduced') return compareLeaf(lhs, rhs, path, out);
+  if (atom.kind === 'scalar' || atom.kind === 'deduced') {
+    compareLeaf(lhs, rhs, path, out);
+    return true;
+  }
   if (atom.kind === 'list') {
-    if (atom.atomic || (emptyList(lhs) && emptyList(rhs))) return compareLeaf(lhs, rhs, path, out);
+    if (atom.atomic || (emptyList(lhs) && emptyList(rhs))) {
+      compareLeaf(lhs, rhs, path, out);
+      return true;
+    }
     const index = (list: JsonValue | undefined) => {
       const byPe: { pe: PathElement; items: JsonValue[] }[] = [];
       for (const [i, item] of (Array.isArray(list) ? list : []).entries()) {
@@ -246,9 +267,12 @@ function compareWalk(
       }
       path.pop();
     }
-    return;
+    return false;
   }
-  if (atom.atomic || (emptyMap(lhs) && emptyMap(rhs))) return compareLeaf(lhs, rhs, path, out);
+  if (atom.atomic || (emptyMap(lhs) && emptyMap(rhs))) {
+    compareLeaf(lhs, rhs, path, out);
+    return true;
+  }
   const l = isObject(lhs) ? lhs : {};
   const r = isObject(rhs) ? rhs : {};
   for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
@@ -262,6 +286,7 @@ function compareWalk(
     );
     path.pop();
   }
+  return false;
 }
 
 /**
@@ -394,13 +419,14 @@ function mergeList(
   return out.length ? out : undefined;
 }
 
+/**
+ * What remove.go leaves of a map or list it emptied: a null that still counts as set while an
+ * apply prunes (an emptied `data` is not the same as no `data`), dropped by stripEmptied after.
+ */
+export const EMPTIED: JsonObject = Object.freeze({}) as JsonObject;
+
 /** TypedValue.RemoveItems: `value` without the paths of `toRemove` (and what is below them). */
-export function removeItems(
-  value: JsonValue | undefined,
-  atom: Atom,
-  toRemove: FieldSet,
-): JsonValue | undefined {
-  if (value === undefined) return undefined;
+export function removeItems(value: JsonValue, atom: Atom, toRemove: FieldSet): JsonValue {
   const resolved = resolve(atom, value);
   if (resolved.kind === 'scalar' || resolved.kind === 'deduced' || resolved.atomic) return value;
   if (resolved.kind === 'list') {
@@ -410,10 +436,9 @@ export function removeItems(
       const pe = itemElement(resolved, item);
       if (toRemove.hasMember(pe)) continue;
       const below = toRemove.withPrefix(pe);
-      const kept = below.empty() ? item : removeItems(item, resolved.element, below);
-      if (kept !== undefined) items.push(kept);
+      items.push(below.empty() ? item : removeItems(item, resolved.element, below));
     }
-    return items.length ? items : undefined;
+    return items.length ? items : EMPTIED;
   }
   if (!isObject(value) || Object.keys(value).length === 0) return value;
   const out: JsonObject = {};
@@ -421,10 +446,27 @@ export function removeItems(
     const pe = { field: key };
     if (toRemove.hasMember(pe)) continue;
     const below = toRemove.withPrefix(pe);
-    const kept = below.empty() ? child : removeItems(child, fieldOf(resolved, key), below);
+    out[key] = below.empty() ? child : removeItems(child, fieldOf(resolved, key), below);
+  }
+  return Object.keys(out).length ? out : EMPTIED;
+}
+
+/** The value without what removeItems emptied: typed objects have no such nulls. */
+export function stripEmptied(value: JsonValue): JsonValue | undefined {
+  if (value === EMPTIED) return undefined;
+  if (Array.isArray(value)) {
+    const items = value.map(stripEmptied).filter((v): v is JsonValue => v !== undefined);
+    return items.length === value.length ? value : items;
+  }
+  if (!isObject(value)) return value;
+  let changed = false;
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    const kept = stripEmptied(child);
+    if (kept === undefined || kept !== child) changed = true;
     if (kept !== undefined) out[key] = kept;
   }
-  return Object.keys(out).length ? out : undefined;
+  return changed ? out : value;
 }
 
 /**
