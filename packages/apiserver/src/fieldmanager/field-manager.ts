@@ -125,8 +125,8 @@ export class FieldManager {
       delete next.metadata.managedFields;
       managed = this.trackUpdate(live, next, managed, manager);
       setManagedFields(next, managed);
-    } catch (err) {
-      if (!(err instanceof TypedError)) throw err;
+    } catch {
+      // UpdateNoErrors: a write is never refused for its bookkeeping.
       if (liveEntries) next.metadata.managedFields = liveEntries;
       else delete next.metadata.managedFields;
     }
