@@ -181,7 +181,7 @@ export class FieldManager {
     }
     const meta = config['metadata'];
     if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) {
-      if ((meta as JsonObject)['managedFields'] !== undefined) {
+      if (meta['managedFields'] !== undefined) {
         throw ApiError.badRequest('metadata.managedFields must be nil');
       }
     }

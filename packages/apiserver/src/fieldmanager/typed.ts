@@ -423,7 +423,7 @@ function mergeList(
  * What remove.go leaves of a map or list it emptied: a null that still counts as set while an
  * apply prunes (an emptied `data` is not the same as no `data`), dropped by stripEmptied after.
  */
-export const EMPTIED: JsonObject = Object.freeze({}) as JsonObject;
+export const EMPTIED: JsonObject = Object.freeze({});
 
 /** TypedValue.RemoveItems: `value` without the paths of `toRemove` (and what is below them). */
 export function removeItems(value: JsonValue, atom: Atom, toRemove: FieldSet): JsonValue {

@@ -30,7 +30,7 @@ export function fieldManagerOf(
   subresource: 'status' | undefined,
 ): FieldManager {
   let bySub = managers.get(definition);
-  if (!bySub) managers.set(definition, (bySub = new Map()));
+  if (!bySub) managers.set(definition, (bySub = new Map<string, FieldManager>()));
   let fm = bySub.get(subresource ?? '');
   if (!fm) {
     fm = new FieldManager({

@@ -1,0 +1,184 @@
+import type { KubeObject } from '@listwatch/api';
+import { ApiError } from '@listwatch/api';
+import { describe, expect, it } from 'vitest';
+import { FieldManager, managerOrUserAgent } from './field-manager.js';
+import type { ManagedFieldsEntry } from './managed-fields.js';
+
+// The field manager chain of k8s.io/apimachinery pkg/util/managedfields/internal
+// (fieldmanager.go, managedfieldsupdater.go, skipnonapplied.go, stripmeta.go,
+// buildmanagerinfo.go, conflict.go) on built-in kinds.
+
+const configMaps = new FieldManager({
+  gvk: { group: '', version: 'v1', kind: 'ConfigMap' },
+  hasStatusSubresource: false,
+});
+const deployments = new FieldManager({
+  gvk: { group: 'apps', version: 'v1', kind: 'Deployment' },
+  hasStatusSubresource: true,
+});
+const deploymentStatus = new FieldManager({
+  gvk: { group: 'apps', version: 'v1', kind: 'Deployment' },
+  subresource: 'status',
+  hasStatusSubresource: true,
+});
+
+const cm = (data: Record<string, string>, extra: Partial<KubeObject['metadata']> = {}) =>
+  ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', namespace: 'default', ...extra },
+    data,
+  }) as KubeObject;
+
+const entries = (o: KubeObject) =>
+  (o.metadata.managedFields ?? []) as unknown as ManagedFieldsEntry[];
+const stored = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, uid: 'u1' } });
+
+describe('managedFields of updates (managedfieldsupdater.go, stripmeta.go)', () => {
+  it('a create records one Update entry of the fields it set, metadata.name and uid excluded', () => {
+    const created = configMaps.update(
+      undefined,
+      cm({ a: '1' }, { labels: { x: 'y' } }),
+      'kubectl-create',
+    );
+    const [entry, ...rest] = entries(created);
+    expect(rest).toEqual([]);
+    expect(entry).toEqual({
+      manager: 'kubectl-create',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) as string,
+      fieldsType: 'FieldsV1',
+      fieldsV1: {
+        'f:data': { '.': {}, 'f:a': {} },
+        'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } },
+      },
+    });
+  });
+
+  it('updates by one manager merge into its entry; another manager takes what it changes', () => {
+    const created = stored(configMaps.update(undefined, cm({ a: '1' }), 'one'));
+    const second = stored(
+      configMaps.update(created, { ...cm({ a: '1', b: '2' }), metadata: created.metadata }, 'one'),
+    );
+    expect(entries(second).map((e) => [e.manager, e.fieldsV1])).toEqual([
+      ['one', { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } }],
+    ]);
+    const third = configMaps.update(
+      second,
+      { ...cm({ a: 'changed', b: '2' }), metadata: second.metadata },
+      'two',
+    );
+    expect(Object.fromEntries(entries(third).map((e) => [e.manager, e.fieldsV1]))).toEqual({
+      one: { 'f:data': { '.': {}, 'f:b': {} } },
+      two: { 'f:data': { 'f:a': {} } },
+    });
+  });
+
+  it('an update that sends an empty managedFields list resets them (isResetManagedFields)', () => {
+    const created = stored(configMaps.update(undefined, cm({ a: '1' }), 'one'));
+    const reset = configMaps.update(
+      created,
+      { ...cm({ a: '2' }), metadata: { ...created.metadata, managedFields: [] } },
+      'two',
+    );
+    expect(reset.metadata.managedFields).toBeUndefined();
+  });
+
+  it('an existing object nobody tracks stays untracked on update (skipnonapplied.go)', () => {
+    const untracked = stored(cm({ a: '1' }));
+    expect(
+      configMaps.update(untracked, cm({ a: '2' }), 'one').metadata.managedFields,
+    ).toBeUndefined();
+  });
+
+  it('a status write is an entry with subresource status that owns only status', () => {
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', uid: 'u' },
+      spec: { replicas: 1 },
+    } as KubeObject;
+    const created = deployments.update(
+      undefined,
+      { ...deployment, status: { replicas: 5 } },
+      'kubectl',
+    );
+    // The main resource does not own status (the strategies' reset fields).
+    expect(entries(created).map((e) => e.fieldsV1)).toEqual([
+      { 'f:spec': { '.': {}, 'f:replicas': {} } },
+    ]);
+    // The create strategy drops what a create says of status.
+    const { status: _dropped, ...live } = stored(created);
+    const written = deploymentStatus.update(
+      live,
+      { ...live, status: { replicas: 1 } },
+      'controller',
+    );
+    expect(entries(written).find((e) => e.manager === 'controller')).toMatchObject({
+      operation: 'Update',
+      subresource: 'status',
+      fieldsV1: { 'f:status': { '.': {}, 'f:replicas': {} } },
+    });
+  });
+});
+
+describe('managedFields of applies', () => {
+  it('the first apply to an untracked object gives what it had to "before-first-apply"', () => {
+    const live = stored(cm({ old: 'x' }));
+    const applied = configMaps.apply(
+      live,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } },
+      'tool',
+      false,
+    );
+    expect(entries(applied).map((e) => [e.manager, e.operation, e.fieldsV1])).toEqual([
+      ['tool', 'Apply', { 'f:data': { 'f:a': {} } }],
+      ['before-first-apply', 'Update', { 'f:data': { '.': {}, 'f:old': {} } }],
+    ]);
+    expect(applied['data']).toEqual({ old: 'x', a: '1' });
+  });
+
+  it('an apply of another kind is a 400 "invalid object type" (versioncheck.go)', () => {
+    const err = (() => {
+      try {
+        configMaps.apply(
+          undefined,
+          { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'c' } },
+          'tool',
+          false,
+        );
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).message).toBe('invalid object type: /v1, Kind=Secret');
+  });
+
+  it('an applied managedFields is refused (structuredmerge.go)', () => {
+    expect(() =>
+      configMaps.apply(
+        undefined,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', managedFields: [] } },
+        'tool',
+        false,
+      ),
+    ).toThrow('metadata.managedFields must be nil');
+  });
+});
+
+describe('managerOrUserAgent (create.go prefixFromUserAgent)', () => {
+  it.each([
+    ['kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9', 'kubectl'],
+    ['kube-controller-manager/v1.32.0', 'kube-controller-manager'],
+    ['node', 'node'],
+    ['', ''],
+  ])('the User-Agent %j writes as %j', (agent, manager) => {
+    expect(managerOrUserAgent(undefined, agent)).toBe(manager);
+  });
+
+  it('a fieldManager wins over the User-Agent', () => {
+    expect(managerOrUserAgent('mine', 'kubectl/v1.32.0')).toBe('mine');
+  });
+});
