@@ -153,6 +153,41 @@ describe('kubectl apply --server-side', () => {
     );
   });
 
+  it('takes over from a client-side apply without conflicts and keeps last-applied current', async () => {
+    const ns = await e2e.api.namespace('ssa-upgrade');
+    e2e.kubectl.write('csa.yaml', configMapYaml({ key: 'one', other: 'x' }));
+    const csa = await e2e.kubectl.run(['apply', '-f', 'csa.yaml', '-n', ns]);
+    expect(csa.stderr).toBe('');
+    const before = await getYaml(ns, 'configmap/settings');
+    expect(managed(before).map((e) => [e.manager, e.operation])).toEqual([
+      ['kubectl-client-side-apply', 'Update'],
+    ]);
+
+    const upgraded = await apply(ns, 'cm.yaml', configMapYaml({ key: 'two', other: 'x' }));
+    expect(upgraded.stderr).toBe('');
+    expect(upgraded.code).toBe(0);
+    const after = await getYaml(ns, 'configmap/settings');
+    expect(after['data']).toEqual({ key: 'two', other: 'x' });
+    const lastApplied = JSON.parse(
+      after.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'] ?? '{}',
+    ) as KubeObject;
+    expect(lastApplied['data']).toEqual({ key: 'two', other: 'x' });
+    // kubectl 1.32 moves the client-side entry over to its own (client-go csaupgrade), and the
+    // annotation to "kubectl-last-applied".
+    expect(managed(after).map((e) => [e.manager, e.operation, e.fieldsV1])).toEqual([
+      [
+        'kubectl-last-applied',
+        'Apply',
+        {
+          'f:metadata': {
+            'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} },
+          },
+        },
+      ],
+      ['kubectl', 'Apply', { 'f:data': { 'f:key': {}, 'f:other': {} } }],
+    ]);
+  });
+
   it('a Deployment records containers by name and ports by containerPort and protocol', async () => {
     const ns = await e2e.api.namespace('ssa-deploy');
     const manifest = `apiVersion: apps/v1

@@ -1,6 +1,7 @@
 import { ApiError, type KubeObject, type SchemaGvk } from '@listwatch/api';
-import { cloneJson, type JsonObject, type JsonValue } from '../patch/json-value.js';
-import { FieldSet, pathString, type Path } from './fieldpath.js';
+import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from '../patch/json-value.js';
+import { compareStrings, FieldSet, pathString, type Path } from './fieldpath.js';
+import { goJson } from './fields-v1.js';
 import {
   decodeManagedFields,
   emptyManaged,
@@ -12,7 +13,7 @@ import {
 } from './managed-fields.js';
 import { Conflicts, Updater, type Conflict, type IgnoreFilter } from './merge.js';
 import { atomForKind } from './schema.js';
-import { TypedError } from './typed.js';
+import { compare, toFieldSet, TypedError } from './typed.js';
 
 // The field manager kube-apiserver runs on every write (k8s.io/apimachinery
 // pkg/util/managedfields/internal/fieldmanager.go and the managers it chains:
@@ -193,33 +194,36 @@ export class FieldManager {
         `failed to decode managed fields: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
-    let base: JsonValue = stripped(live);
+    const base = stripped(live);
     try {
       if (managed.fields.size === 0 && live) {
         // skipnonapplied.go: what the object had before its first apply belongs to someone.
         managed = this.trackUpdate(undefined, live, managed, BEFORE_FIRST_APPLY);
       }
       const id = this.identifier(manager, 'Apply');
-      const result = this.updater.apply(
-        base,
-        cloneJson(config),
-        this.apiVersion,
-        managed.fields,
-        id,
-        force,
-      );
+      const run = (forced: boolean) =>
+        this.updater.apply(base, cloneJson(config), this.apiVersion, managed.fields, id, forced);
+      let result: ReturnType<typeof run>;
+      try {
+        result = run(force);
+      } catch (err) {
+        // lastappliedmanager.go: kubectl taking over what its client-side apply set is no conflict.
+        if (!(err instanceof Conflicts) || manager !== 'kubectl') throw err;
+        const allowed = this.allowedByLastApplied(live, base);
+        if (!allowed) throw err;
+        const left = err.conflicts.filter((c) => !allowed.has(c.path));
+        if (left.length) throw new Conflicts(left);
+        result = run(true);
+      }
       const times = new Map(managed.times);
       if (result.object !== undefined) times.set(id, nowTime());
       stripMeta(result.managers, id);
       const out = { fields: result.managers, times };
-      if (result.object === undefined) {
-        const unchanged = cloneJson(live as unknown as JsonObject) as unknown as KubeObject;
-        setManagedFields(unchanged, out);
-        return unchanged;
-      }
-      base = result.object;
-      const object = base as unknown as KubeObject;
+      // A no-op keeps the live object as it was, its key order included, so nothing is written.
+      const unchanged = (): JsonObject => cloneJson((live ?? base) as unknown as JsonObject);
+      const object = (result.object ?? unchanged()) as unknown as KubeObject;
       object.metadata ??= {};
+      if (manager === 'kubectl') updateLastApplied(object, config);
       setManagedFields(object, out);
       return object;
     } catch (err) {
@@ -232,6 +236,67 @@ export class FieldManager {
       throw err;
     }
   }
+
+  /**
+   * lastappliedmanager.go allowedConflictsFromLastApplied: the fields of the live object's
+   * last-applied-configuration that still have the values it gave them.
+   */
+  private allowedByLastApplied(
+    live: KubeObject | undefined,
+    base: JsonObject,
+  ): FieldSet | undefined {
+    const text = live?.metadata.annotations?.[LAST_APPLIED];
+    if (!text) return undefined;
+    let lastApplied: unknown;
+    try {
+      lastApplied = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (!isJsonObject(lastApplied) || lastApplied['apiVersion'] !== this.apiVersion)
+      return undefined;
+    const atom = atomForKind(this.scope.gvk);
+    const cmp = compare(lastApplied, base, atom);
+    return toFieldSet(lastApplied, atom)
+      .difference(cmp.modified)
+      .difference(cmp.added)
+      .difference(cmp.removed);
+  }
+}
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** JSON as Go's encoding/json writes a map: keys sorted bytewise, then a newline (json.Encoder). */
+function goMapJson(value: JsonValue): string {
+  const write = (v: JsonValue): string => {
+    if (Array.isArray(v)) return `[${v.map(write).join(',')}]`;
+    if (!isJsonObject(v)) return goJson(v);
+    const keys = Object.keys(v).sort(compareStrings);
+    return `{${keys.map((k) => `${goJson(k)}:${write(v[k] as JsonValue)}`).join(',')}}`;
+  };
+  return `${write(value)}\n`;
+}
+
+/**
+ * lastappliedupdater.go: while an object still has kubectl's client-side last-applied
+ * annotation, a server-side apply by kubectl keeps it current, so that a later client-side
+ * apply does not undo it. Dropped when the annotations would outgrow their 256 KiB.
+ */
+function updateLastApplied(object: KubeObject, config: JsonObject): void {
+  const annotations = object.metadata.annotations;
+  if (!annotations?.[LAST_APPLIED]) return;
+  const applied = cloneJson(config);
+  const meta = applied['metadata'];
+  if (isJsonObject(meta) && isJsonObject(meta['annotations'])) {
+    delete meta['annotations'][LAST_APPLIED];
+  }
+  const next: Record<string, string> = { ...annotations, [LAST_APPLIED]: goMapJson(applied) };
+  const size = Object.entries(next).reduce(
+    (n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v),
+    0,
+  );
+  if (size > 256 * 1024) delete next[LAST_APPLIED];
+  object.metadata.annotations = next;
 }
 
 /** The object without managedFields, as the merge sees it. */

@@ -13,7 +13,7 @@ import {
 // itself is in the set". Written in sorted order, so equal sets are equal bytes.
 
 /** json-iterator's standard-library config escapes HTML characters as encoding/json does. */
-function goJson(value: JsonValue): string {
+export function goJson(value: JsonValue): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => {
     const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
     return `\\u${hex}`;
