@@ -71,6 +71,10 @@ export async function applyObject(
         const decoded = withName(decodeObject(definition, applied, 'patch'), name);
         const requested = decoded.metadata.resourceVersion;
         const prepared = prepareForUpdate(definition, decoded, current, subresource);
+        // A status write keeps the stored metadata but for managedFields (ResetObjectMetaForStatus).
+        if (decoded.metadata.managedFields)
+          prepared.metadata.managedFields = decoded.metadata.managedFields;
+        else delete prepared.metadata.managedFields;
         // A resourceVersion the configuration sets is a precondition.
         if (requested !== undefined && requested !== current.metadata.resourceVersion)
           prepared.metadata.resourceVersion = requested;
