@@ -132,9 +132,14 @@ function read(node: Record<string, unknown>): { children?: FieldSet; isMember: b
       children ??= new FieldSet();
       // Two spellings of one key (`k:{"a":1,"b":2}`, `k:{"b":2,"a":1}`) land in one child.
       const target = children.descend(pe);
-      const merged = target.union(below.children);
-      target.members.splice(0, target.members.length, ...merged.members);
-      target.children.splice(0, target.children.length, ...merged.children);
+      if (target.members.length === 0 && target.children.length === 0) {
+        target.members.push(...below.children.members);
+        target.children.push(...below.children.children);
+      } else {
+        const merged = target.union(below.children);
+        target.members.splice(0, target.members.length, ...merged.members);
+        target.children.splice(0, target.children.length, ...merged.children);
+      }
     }
   }
   if (children === undefined) isMember = true;
