@@ -442,6 +442,23 @@ describe('apply properties (built-in ConfigMap and Deployment schemas)', () => {
     );
   });
 
+  it('an apply that only reorders an associative list is a change, in the applied order', () => {
+    const updater = new Updater(atomForKind({ group: '', version: 'v1', kind: 'Pod' }));
+    const pod = (...names: string[]) => ({
+      spec: { containers: names.map((name) => ({ name, image: name })) },
+    });
+    const first = updater.apply({}, pod('a', 'b'), 'v1', new Map(), 'm', false);
+    const again = updater.apply(
+      first.object ?? {},
+      pod('b', 'a'),
+      'v1',
+      first.managers,
+      'm',
+      false,
+    );
+    expect(again.object).toEqual(pod('b', 'a'));
+  });
+
   it('containers merge by name and ports by containerPort and protocol (patch merge keys)', () => {
     const deployment = atomForKind({ group: 'apps', version: 'v1', kind: 'Deployment' });
     const updater = new Updater(deployment);

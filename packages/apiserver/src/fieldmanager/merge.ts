@@ -1,9 +1,11 @@
 import type { JsonValue } from '../patch/json-value.js';
 import { FieldSet, type Path } from './fieldpath.js';
 import type { Atom } from './schema.js';
+import type { Comparison } from './typed.js';
 import {
   compare,
   ensureNamedFieldsAreMembers,
+  jsonEquals,
   merge,
   removeItems,
   stripEmptied,
@@ -55,7 +57,7 @@ export class Updater {
     managers: ManagedFields,
     workflow: string,
     force: boolean,
-  ): ManagedFields {
+  ): { managers: ManagedFields; cmp: Comparison } {
     const cmp = compare(oldObject, newObject, this.atom);
     const added = this.ignore(cmp.added);
     const modified = this.ignore(cmp.modified);
@@ -83,7 +85,7 @@ export class Updater {
       out.set(manager, { ...vs, set: vs.set.difference(set) });
     }
     for (const [manager, vs] of out) if (vs.set.empty()) out.delete(manager);
-    return out;
+    return { managers: out, cmp };
   }
 
   /** Updater.Update: `manager` owns what it changed; others lose what it changed or removed. */
@@ -94,8 +96,7 @@ export class Updater {
     managers: ManagedFields,
     manager: string,
   ): ManagedFields {
-    const out = this.update(liveObject, newObject, managers, manager, true);
-    const cmp = compare(liveObject, newObject, this.atom);
+    const { managers: out, cmp } = this.update(liveObject, newObject, managers, manager, true);
     const previous = out.get(manager)?.set ?? new FieldSet();
     const set = this.ignore(previous.difference(cmp.removed).union(cmp.modified).union(cmp.added));
     if (set.empty()) out.delete(manager);
@@ -122,10 +123,9 @@ export class Updater {
     const withApplied: ManagedFields = new Map(managers);
     withApplied.set(manager, { set, apiVersion, applied: true });
     newObject = stripEmptied(this.prune(newObject, withApplied, lastSet)) ?? {};
-    const out = this.update(liveObject, newObject, withApplied, manager, force);
-    const unchanged = compare(liveObject, newObject, this.atom);
-    const noop = unchanged.added.empty() && unchanged.removed.empty() && unchanged.modified.empty();
-    return { object: noop ? undefined : newObject, managers: out };
+    const { managers: out } = this.update(liveObject, newObject, withApplied, manager, force);
+    // value.Equals: map keys in any order, list items in theirs (a reordered list is a change).
+    return { object: jsonEquals(liveObject, newObject) ? undefined : newObject, managers: out };
   }
 
   /** Updater.prune: removes what `lastSet` had and the new apply lacks, unless someone owns it. */

@@ -151,7 +151,8 @@ export function compare(
   return out;
 }
 
-function jsonEquals(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+/** value.Equals: maps compare without regard to key order, lists in order. */
+export function jsonEquals(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if (a === b) return true;
   if (a === undefined || b === undefined) return false;
   if (Array.isArray(a)) {
