@@ -32,7 +32,7 @@ const cm = (data: Record<string, string>, extra: Partial<KubeObject['metadata']>
 
 const entries = (o: KubeObject) =>
   (o.metadata.managedFields ?? []) as unknown as ManagedFieldsEntry[];
-const stored = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, uid: 'u1' } });
+const stored = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, uid: 'u1' } });
 
 describe('managedFields of updates (managedfieldsupdater.go, stripmeta.go)', () => {
   it('a create records one Update entry of the fields it set, metadata.name and uid excluded', () => {
@@ -123,6 +123,24 @@ describe('managedFields of updates (managedfieldsupdater.go, stripmeta.go)', () 
   });
 });
 
+describe('at most ten Update managers (capmanagers.go)', () => {
+  it('the oldest updates merge into "ancient-changes" once there are more than ten', () => {
+    let object = stored(configMaps.update(undefined, cm({ k0: 'v' }), 'm0'));
+    for (let i = 1; i <= 11; i++) {
+      const data = { ...(object['data'] as Record<string, string>), [`k${i}`]: 'v' };
+      object = stored(configMaps.update(object, { ...object, data }, `m${i}`));
+    }
+    const managers = entries(object).map((e) => e.manager);
+    expect(managers).toHaveLength(10);
+    expect(managers).toContain('ancient-changes');
+    // All in one second, so oldest means first by identifier: m0, m1, m10.
+    const ancient = entries(object).find((e) => e.manager === 'ancient-changes');
+    expect(ancient?.fieldsV1).toEqual({
+      'f:data': { '.': {}, 'f:k0': {}, 'f:k1': {}, 'f:k10': {} },
+    });
+  });
+});
+
 describe('managedFields of applies', () => {
   it('the first apply to an untracked object gives what it had to "before-first-apply"', () => {
     const live = stored(cm({ old: 'x' }));
@@ -140,18 +158,17 @@ describe('managedFields of applies', () => {
   });
 
   it('an apply of another kind is a 400 "invalid object type" (versioncheck.go)', () => {
-    const err = (() => {
-      try {
-        configMaps.apply(
-          undefined,
-          { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'c' } },
-          'tool',
-          false,
-        );
-      } catch (e) {
-        return e;
-      }
-    })();
+    let err: unknown;
+    try {
+      configMaps.apply(
+        undefined,
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'c' } },
+        'tool',
+        false,
+      );
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).message).toBe('invalid object type: /v1, Kind=Secret');
   });

@@ -160,6 +160,7 @@ export class FieldManager {
       times.set(id, nowTime());
     }
     stripMeta(fields, id);
+    capUpdateManagers(fields, times);
     return { fields, times };
   }
 
@@ -310,6 +311,46 @@ function setManagedFields(object: KubeObject, managed: Managed): void {
   const entries = encodeManagedFields(managed);
   if (entries) object.metadata.managedFields = entries as unknown as JsonValue[];
   else delete object.metadata.managedFields;
+}
+
+/** capmanagers.go: at most this many Update entries; the oldest merge into "ancient-changes". */
+const MAX_UPDATE_MANAGERS = 10;
+
+function capUpdateManagers(fields: Managed['fields'], times: Managed['times']): void {
+  const updaters = [...fields].filter(([, vs]) => !vs.applied).map(([id]) => id);
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return;
+  const seconds = (id: string) => {
+    const t = times.get(id);
+    return t ? Math.floor(Date.parse(t) / 1000) : 0;
+  };
+  updaters.sort((a, b) => seconds(a) - seconds(b) || compareStrings(a, b));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (const id of updaters) {
+    if (length <= MAX_UPDATE_MANAGERS) break;
+    const vs = fields.get(id);
+    if (!vs) continue;
+    const bucket = managerIdentifier({
+      manager: 'ancient-changes',
+      operation: 'Update',
+      apiVersion: vs.apiVersion,
+    });
+    const first = firstOfVersion.get(vs.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(vs.apiVersion, id);
+      continue;
+    }
+    if (!fields.has(bucket)) {
+      const firstSet = fields.get(first);
+      fields.delete(first);
+      if (firstSet) fields.set(bucket, firstSet);
+    }
+    const merged = fields.get(bucket);
+    fields.set(bucket, { ...vs, set: vs.set.union(merged?.set ?? new FieldSet()) });
+    fields.delete(id);
+    times.set(bucket, times.get(id));
+    length--;
+  }
 }
 
 function stripMeta(fields: Managed['fields'], id: string): void {

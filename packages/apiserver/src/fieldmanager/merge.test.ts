@@ -422,7 +422,7 @@ describe('apply properties (built-in ConfigMap and Deployment schemas)', () => {
     fc.assert(
       fc.property(data, data, (a, b) => {
         const bOnly = Object.fromEntries(Object.entries(b).filter(([k]) => !(k in a)));
-        const run = (first: object, second: object) => {
+        const run = (first: Record<string, string>, second: Record<string, string>) => {
           const updater = new Updater(configMap);
           const one = updater.apply({}, { data: first }, 'v1', new Map(), 'one', false);
           const two = updater.apply(
