@@ -74,6 +74,19 @@ describe('kubectl apply --server-side', () => {
     expect(entry?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
+  it('--dry-run=server answers as an apply would and creates nothing', async () => {
+    const ns = await e2e.api.namespace('ssa-dry-run');
+    const { code, stdout } = await apply(
+      ns,
+      'cm.yaml',
+      configMapYaml({ key: 'one' }),
+      '--dry-run=server',
+    );
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe('configmap/settings serverside-applied (server dry run)');
+    expect((await e2e.api.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).status).toBe(404);
+  });
+
   it('applying the same manifest again changes nothing, not even the resourceVersion', async () => {
     const ns = await e2e.api.namespace('ssa-noop');
     await apply(ns, 'cm.yaml', configMapYaml({ key: 'one' }));

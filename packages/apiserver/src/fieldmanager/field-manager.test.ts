@@ -199,3 +199,130 @@ describe('managerOrUserAgent (create.go prefixFromUserAgent)', () => {
     expect(managerOrUserAgent('mine', 'kubectl/v1.32.0')).toBe('mine');
   });
 });
+
+// k8s.io/apimachinery pkg/util/managedfields/fieldmanager_test.go, on the same kinds, with the
+// live object kept as its TestFieldManager keeps it.
+describe('apimachinery fieldmanager_test.go', () => {
+  class TestFieldManager {
+    live: KubeObject | undefined;
+    constructor(private readonly fm: FieldManager) {}
+    update(obj: KubeObject, manager: string): void {
+      this.live = this.fm.update(this.live, structuredClone(obj), manager);
+    }
+    apply(obj: KubeObject, manager: string, force: boolean): void {
+      this.live = this.fm.apply(this.live, structuredClone(obj) as never, manager, force);
+    }
+    managedFields(): ManagedFieldsEntry[] {
+      return this.live ? entries(this.live) : [];
+    }
+  }
+  const deploymentYaml = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'deployment', labels: { app: 'nginx' } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'nginx' } },
+      template: {
+        metadata: { labels: { app: 'nginx' } },
+        spec: { containers: [{ name: 'nginx', image: 'nginx:latest' }] },
+      },
+    },
+  } as KubeObject;
+
+  it('TestUpdateApplyConflict', () => {
+    const f = new TestFieldManager(deployments);
+    f.update(deploymentYaml, 'fieldmanager_test');
+    const applied = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'deployment' },
+      spec: { replicas: 101 },
+    } as KubeObject;
+    let err: unknown;
+    try {
+      f.apply(applied, 'fieldmanager_conflict', false);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as ApiError).code).toBe(409);
+    expect((err as ApiError).message).toBe(
+      'Apply failed with 1 conflict: conflict with "fieldmanager_test" using apps/v1: .spec.replicas',
+    );
+  });
+
+  it('TestApplyStripsFields', () => {
+    const f = new TestFieldManager(deployments);
+    f.update(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: {
+          name: 'b',
+          namespace: 'b',
+          uid: 'b',
+          generation: 0,
+          resourceVersion: 'b',
+          creationTimestamp: '2024-01-01T00:00:00Z',
+          managedFields: [{ manager: 'update', operation: 'Apply', apiVersion: 'apps/v1' }],
+        },
+      } as KubeObject,
+      'fieldmanager_test',
+    );
+    expect(f.managedFields()).toHaveLength(0);
+  });
+
+  it('TestApplyDoesNotStripLabels', () => {
+    const f = new TestFieldManager(
+      new FieldManager({
+        gvk: { group: '', version: 'v1', kind: 'Pod' },
+        hasStatusSubresource: true,
+      }),
+    );
+    f.apply(
+      { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' } } } as KubeObject,
+      'fieldmanager_test',
+      false,
+    );
+    expect(f.managedFields()).toHaveLength(1);
+  });
+
+  it('TestApplyNewObject', () => {
+    const f = new TestFieldManager(deployments);
+    f.apply(deploymentYaml, 'fieldmanager_test', false);
+    expect(f.live?.['spec']).toMatchObject({ replicas: 3 });
+  });
+
+  it('TestNoOpChanges', () => {
+    const f = new TestFieldManager(
+      new FieldManager({
+        gvk: { group: '', version: 'v1', kind: 'Pod' },
+        hasStatusSubresource: true,
+      }),
+    );
+    const obj = { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' } } } as KubeObject;
+    f.apply(obj, 'fieldmanager_test_apply', false);
+    let before = structuredClone(f.live);
+    // Applying with a different field manager creates an entry.
+    f.apply(obj, 'fieldmanager_test_apply_other', false);
+    expect(f.live).not.toEqual(before);
+    // A no-op update changes nothing, managedFields included.
+    before = structuredClone(f.live);
+    f.update(obj, 'fieldmanager_test_update');
+    expect(f.live).toEqual(before);
+    // Nor does a no-op forced re-apply.
+    f.apply(obj, 'fieldmanager_test_apply', true);
+    expect(f.live).toEqual(before);
+  });
+
+  it('TestResetManagedFieldsEmptyItem', () => {
+    const f = new TestFieldManager(configMaps);
+    f.update(cm({ a: '1' }), 'update');
+    f.live = stored(f.live as KubeObject);
+    f.update(
+      { ...cm({ a: '1' }), metadata: { ...f.live.metadata, managedFields: [{}] } },
+      'update',
+    );
+    expect(f.managedFields()).toHaveLength(0);
+  });
+});
