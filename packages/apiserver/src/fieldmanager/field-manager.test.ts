@@ -266,7 +266,7 @@ describe('apimachinery fieldmanager_test.go', () => {
           creationTimestamp: '2024-01-01T00:00:00Z',
           managedFields: [{ manager: 'update', operation: 'Apply', apiVersion: 'apps/v1' }],
         },
-      } as KubeObject,
+      },
       'fieldmanager_test',
     );
     expect(f.managedFields()).toHaveLength(0);
@@ -280,7 +280,7 @@ describe('apimachinery fieldmanager_test.go', () => {
       }),
     );
     f.apply(
-      { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' } } } as KubeObject,
+      { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' } } },
       'fieldmanager_test',
       false,
     );
