@@ -24,9 +24,16 @@ export type Path = readonly PathElement[];
 /** Go's strings.Compare: byte order of the UTF-8 encodings. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  // UTF-16 order equals UTF-8 byte order unless a surrogate meets a code unit above it.
-  if (!/[\ud800-\uffff]/.test(a) && !/[\ud800-\uffff]/.test(b)) return a < b ? -1 : 1;
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // UTF-16 order is UTF-8 order unless both are at or above the surrogates.
+    if (x >= 0xd800 && y >= 0xd800) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : 1;
 }
 
 const isInt = (v: JsonValue): v is number => typeof v === 'number' && Number.isInteger(v);

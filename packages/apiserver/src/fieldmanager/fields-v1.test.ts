@@ -80,3 +80,16 @@ describe('FieldsV1 (fieldpath/serialize.go)', () => {
     );
   });
 });
+
+describe('path element order (fieldpath/element.go Compare, Go strings.Compare)', () => {
+  it('orders field names by their UTF-8 bytes, as Go compares strings', async () => {
+    const { compareStrings } = await import('./fieldpath.js');
+    const strings = fc.string({ unit: 'binary', maxLength: 6 });
+    fc.assert(
+      fc.property(strings, strings, (a, b) => {
+        const bytes = Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b)));
+        expect(Math.sign(compareStrings(a, b))).toBe(bytes);
+      }),
+    );
+  });
+});
