@@ -400,7 +400,7 @@ function gvkOf(config: JsonObject): string {
 
 function objectGvkNN(config: JsonObject, gvk: SchemaGvk): string {
   const meta = (config['metadata'] ?? {}) as { name?: string; namespace?: string };
-  return `${meta.namespace ?? '<unknown>'}/${meta.name ?? '<unknown>'}; ${gvkString(gvk)}`;
+  return `${meta.namespace ?? ''}/${meta.name ?? ''}; ${gvkString(gvk)}`;
 }
 
 /** conflict.go NewConflictError: 409, one cause per field, kube's message. */

@@ -32,25 +32,26 @@ export function serializePathElement(pe: PathElement): string {
 /** Thrown for FieldsV1 that does not parse (managedfields decoding errors). */
 export class FieldsV1Error extends Error {}
 
+function parseJson(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new FieldsV1Error(err instanceof Error ? err.message : String(err));
+  }
+}
+
 /** DeserializePathElement: undefined for an unknown prefix, which readers skip. */
 export function deserializePathElement(s: string): PathElement | undefined {
   if (s.length < 2) throw new FieldsV1Error('key must be 2 characters long:');
   if (s[1] !== ':') throw new FieldsV1Error(`missing colon: ${s}`);
   const rest = s.slice(2);
-  const json = (): JsonValue => {
-    try {
-      return JSON.parse(rest) as JsonValue;
-    } catch (err) {
-      throw new FieldsV1Error(err instanceof Error ? err.message : String(err));
-    }
-  };
   switch (s[0]) {
     case 'f':
       return { field: rest };
     case 'v':
-      return { value: json() };
+      return { value: parseJson(rest) };
     case 'k': {
-      const keys = json();
+      const keys = parseJson(rest);
       if (keys === null || typeof keys !== 'object' || Array.isArray(keys)) {
         throw new FieldsV1Error(`key is not an object: ${s}`);
       }

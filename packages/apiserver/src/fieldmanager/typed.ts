@@ -63,14 +63,19 @@ export function itemElement(list: Atom & { kind: 'list' }, item: JsonValue): Pat
 const goQuoteList = (keys: readonly string[]) =>
   `[${keys.map((k) => JSON.stringify(k)).join(' ')}]`;
 
-function withPath<T>(path: Path, step: () => T): T {
+/** itemElement of the `i`th item of the list at `path`, its errors worded as typed's. */
+function elementAt(
+  list: Atom & { kind: 'list' },
+  item: JsonValue,
+  i: number,
+  path: Path,
+): PathElement {
   try {
-    return step();
+    return itemElement(list, item);
   } catch (err) {
-    if (err instanceof TypedError && !err.message.startsWith('.') && path.length) {
-      throw new TypedError(`${pathString(path)}: ${err.message}`);
-    }
-    throw err;
+    if (!(err instanceof TypedError)) throw err;
+    const where = path.length ? `${pathString(path)}: ` : '';
+    throw new TypedError(`${where}element ${i}: ${err.message}`);
   }
 }
 
@@ -95,16 +100,7 @@ function walkFieldSet(value: JsonValue, declared: Atom, path: PathElement[], set
     if (!Array.isArray(value)) return;
     const seen: PathElement[] = [];
     const duplicates = new FieldSet();
-    const elements = value.map((item, i) =>
-      withPath(path, () => {
-        try {
-          return itemElement(atom, item);
-        } catch (err) {
-          if (err instanceof TypedError) throw new TypedError(`element ${i}: ${err.message}`);
-          throw err;
-        }
-      }),
-    );
+    const elements = value.map((item, i) => elementAt(atom, item, i, path));
     for (const pe of elements) {
       if (seen.some((s) => comparePathElements(s, pe) === 0)) {
         if (!duplicates.hasMember(pe)) {
@@ -228,14 +224,7 @@ function compareNode(
     const index = (list: JsonValue | undefined) => {
       const byPe: { pe: PathElement; items: JsonValue[] }[] = [];
       for (const [i, item] of (Array.isArray(list) ? list : []).entries()) {
-        const pe = withPath(path, () => {
-          try {
-            return itemElement(atom, item);
-          } catch (err) {
-            if (err instanceof TypedError) throw new TypedError(`element ${i}: ${err.message}`);
-            throw err;
-          }
-        });
+        const pe = elementAt(atom, item, i, path);
         const found = byPe.find((e) => comparePathElements(e.pe, pe) === 0);
         if (found) found.items.push(item);
         else byPe.push({ pe, items: [item] });
@@ -347,19 +336,10 @@ function mergeList(
     const pes: PathElement[] = [];
     const observed: { pe: PathElement; item: JsonValue | undefined }[] = [];
     list.forEach((item, i) => {
-      const pe = withPath(path, () => {
-        try {
-          return itemElement(atom, item);
-        } catch (err) {
-          if (err instanceof TypedError) throw new TypedError(`element ${i}: ${err.message}`);
-          throw err;
-        }
-      });
+      const pe = elementAt(atom, item, i, path);
       const found = observed.find((o) => comparePathElements(o.pe, pe) === 0);
       if (found && !allowDuplicates) {
-        throw new TypedError(
-          `${pathString(path)}: duplicate entries for key ${pathString([pe]).slice(0)}`,
-        );
+        throw new TypedError(`${pathString(path)}: duplicate entries for key ${pathString([pe])}`);
       }
       if (found) found.item = undefined;
       else observed.push({ pe, item });

@@ -116,7 +116,26 @@ describe('apply requests', () => {
     );
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(
-      `failed to create typed patch object (${ns}/u; /v1, Kind=ConfigMap): .spec: field not declared in schema`,
+      `failed to create typed patch object (/u; /v1, Kind=ConfigMap): .spec: field not declared in schema`,
+    );
+  });
+
+  it('a keyed list item without its key is a 400 naming the field, as typed conversion words it', async () => {
+    const ns = await srv.namespace();
+    const res = await srv.api.patch<Status>(
+      `/api/v1/namespaces/${ns}/pods/nameless?fieldManager=m`,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'nameless' },
+        spec: { containers: [{ image: 'nginx' }] },
+      },
+      APPLY,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(
+      // The namespace is the configuration's (objectGVKNN), and this one names none.
+      `failed to create typed patch object (/nameless; /v1, Kind=Pod): .spec.containers: element 0: associative list with keys has an element that omits all key fields ["name"] (and doesn't have default values for any key fields)`,
     );
   });
 

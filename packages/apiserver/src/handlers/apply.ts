@@ -26,7 +26,7 @@ function readConfiguration(scope: RequestScope, body: Buffer, name: string): Jso
     const meta = (config['metadata'] ?? {}) as { namespace?: string };
     const { group, version, kind } = scope.definition;
     throw ApiError.badRequest(
-      `failed to create typed patch object (${meta.namespace ?? scope.namespace ?? ''}/${name}; ${group}/${version}, Kind=${kind}): .${unknown[0] ?? ''}: field not declared in schema`,
+      `failed to create typed patch object (${meta.namespace ?? ''}/${name}; ${group}/${version}, Kind=${kind}): .${unknown[0] ?? ''}: field not declared in schema`,
     );
   }
   return config;
