@@ -1,4 +1,6 @@
 import type { KubeObject, Status } from '@listwatch/api';
+import { PYTHON } from '@listwatch/testing';
+import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { e2eForFile } from './e2e.test-helper.js';
@@ -249,6 +251,32 @@ spec:
         },
       },
     });
+  });
+});
+
+describe('the Python client (kubernetes 22)', () => {
+  it("applies with the dynamic client's server_side_apply and reads managed_fields back as V1ManagedFieldsEntry", async () => {
+    const ns = await e2e.api.namespace('ssa-python');
+    // Its REST layer sends an apply body only as a string (kubernetes-client/python rest.py).
+    const script = `
+import json, sys
+from kubernetes import client
+from kubernetes.dynamic import DynamicClient
+c = client.Configuration(); c.host = sys.argv[1]
+core = client.CoreV1Api(client.ApiClient(c))
+body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "py"}, "data": {"k": "v"}}
+dyn = DynamicClient(client.ApiClient(c))
+dyn.resources.get(api_version="v1", kind="ConfigMap").server_side_apply(body=json.dumps(body), name="py", namespace=sys.argv[2], field_manager="python-app")
+read = core.read_namespaced_config_map("py", sys.argv[2])
+entry = read.metadata.managed_fields[0]
+print(entry.manager, entry.operation, entry.api_version, entry.fields_type, entry.fields_v1)
+`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(PYTHON, ['-c', script, e2e.server.url, ns], (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+    expect(out.trim()).toBe("python-app Apply v1 FieldsV1 {'f:data': {'f:k': {}}}");
   });
 });
 
