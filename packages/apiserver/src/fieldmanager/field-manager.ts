@@ -12,7 +12,7 @@ import {
   type Managed,
 } from './managed-fields.js';
 import { Conflicts, Updater, type Conflict, type IgnoreFilter } from './merge.js';
-import { atomForKind } from './schema.js';
+import { atomForKind, type Atom } from './schema.js';
 import { compare, toFieldSet, TypedError } from './typed.js';
 
 // The field manager kube-apiserver runs on every write (k8s.io/apimachinery
@@ -50,6 +50,8 @@ export interface FieldManagerScope {
   readonly subresource?: 'status';
   /** The kind has a status subresource: its main resource owns no status (GetResetFields). */
   readonly hasStatusSubresource: boolean;
+  /** The schema, for kinds the schema source lacks (a CRD's, from atomFromOpenApi). */
+  readonly atom?: Atom;
 }
 
 const BEFORE_FIRST_APPLY = 'before-first-apply';
@@ -88,10 +90,12 @@ function tryDecode(entries: unknown): Managed | undefined {
 
 export class FieldManager {
   private readonly updater: Updater;
+  private readonly atom: Atom;
   private readonly apiVersion: string;
 
   constructor(private readonly scope: FieldManagerScope) {
-    this.updater = new Updater(atomForKind(scope.gvk), resetFilter(scope));
+    this.atom = scope.atom ?? atomForKind(scope.gvk);
+    this.updater = new Updater(this.atom, resetFilter(scope));
     this.apiVersion = apiVersionOf(scope.gvk);
   }
 
@@ -256,9 +260,8 @@ export class FieldManager {
     }
     if (!isJsonObject(lastApplied) || lastApplied['apiVersion'] !== this.apiVersion)
       return undefined;
-    const atom = atomForKind(this.scope.gvk);
-    const cmp = compare(lastApplied, base, atom);
-    return toFieldSet(lastApplied, atom)
+    const cmp = compare(lastApplied, base, this.atom);
+    return toFieldSet(lastApplied, this.atom)
       .difference(cmp.modified)
       .difference(cmp.added)
       .difference(cmp.removed);

@@ -8,4 +8,4 @@ export {
 } from './field-manager.js';
 export { FieldSet, pathString, type Path, type PathElement } from './fieldpath.js';
 export { fieldsV1ToSet, setToFieldsV1, setToJson } from './fields-v1.js';
-export { atomForKind, type Atom } from './schema.js';
+export { atomForKind, atomFromOpenApi, type Atom, type OpenApiSchema } from './schema.js';

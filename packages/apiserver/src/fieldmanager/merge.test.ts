@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FieldSet, type Path } from './fieldpath.js';
 import type { ManagedFields } from './merge.js';
-import { atomForKind } from './schema.js';
+import { atomForKind, atomFromOpenApi } from './schema.js';
 import {
   KBF,
   P,
@@ -12,7 +12,7 @@ import {
   yamlObject,
   type SmdTestCase,
 } from './smd-fixture.test-helper.js';
-import { Updater } from './merge.js';
+import { Conflicts, Updater } from './merge.js';
 
 // Cases from structured-merge-diff's merge tests (merge/*_test.go), run through the fixture of
 // smd-fixture.test-helper.ts; each `it` names the upstream test function and case. Versions
@@ -496,5 +496,84 @@ describe('apply properties (built-in ConfigMap and Deployment schemas)', () => {
     expect(one.managers.get('one')?.set.toString()).toContain(
       '.spec.template.spec.containers[name="app"].ports[containerPort=80,protocol="TCP"].containerPort',
     );
+  });
+});
+
+describe('custom resource schemas (kube-openapi schemaconv of a structural schema)', () => {
+  const crd = atomFromOpenApi({
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object' },
+      spec: {
+        type: 'object',
+        properties: {
+          items: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            items: {
+              type: 'object',
+              properties: { name: { type: 'string' }, size: { type: 'integer' } },
+            },
+          },
+          tags: { type: 'array', items: { type: 'string' } },
+          selector: {
+            type: 'object',
+            'x-kubernetes-map-type': 'atomic',
+            additionalProperties: { type: 'string' },
+          },
+          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+    },
+  });
+
+  it('x-kubernetes-list-type map merges items by key; lists without a type are atomic', () => {
+    const updater = new Updater(crd);
+    const one = updater.apply(
+      {},
+      { spec: { items: [{ name: 'a', size: 1 }], tags: ['x'], free: { deep: { a: 1 } } } },
+      'v1',
+      new Map(),
+      'one',
+      false,
+    );
+    const two = updater.apply(
+      one.object ?? {},
+      { spec: { items: [{ name: 'b', size: 2 }], free: { deep: { b: 2 } } } },
+      'v1',
+      one.managers,
+      'two',
+      false,
+    );
+    expect(two.object).toEqual({
+      spec: {
+        items: [
+          { name: 'a', size: 1 },
+          { name: 'b', size: 2 },
+        ],
+        tags: ['x'],
+        free: { deep: { a: 1, b: 2 } },
+      },
+    });
+    expect(one.managers.get('one')?.set.toString()).toContain('.spec.tags');
+    expect(() =>
+      updater.apply(one.object ?? {}, { spec: { tags: ['y'] } }, 'v1', one.managers, 'two', false),
+    ).toThrow(Conflicts);
+  });
+
+  it('x-kubernetes-map-type atomic is owned and replaced whole', () => {
+    const updater = new Updater(crd);
+    const one = updater.apply(
+      {},
+      { spec: { selector: { a: '1' } } },
+      'v1',
+      new Map(),
+      'one',
+      false,
+    );
+    expect(one.managers.get('one')?.set.toString()).toBe('.spec.selector');
   });
 });

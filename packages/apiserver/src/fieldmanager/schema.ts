@@ -136,3 +136,60 @@ export function keyDefault(list: Atom, key: string): JsonValue | undefined {
   if (list.kind !== 'list' || list.element.kind !== 'map') return undefined;
   return list.element.defaults?.get(key);
 }
+
+/** The parts of an OpenAPI v3 / CRD structural schema (JSONSchemaProps) the merge reads. */
+export interface OpenApiSchema {
+  readonly type?: string;
+  readonly properties?: Readonly<Record<string, OpenApiSchema>>;
+  readonly additionalProperties?: OpenApiSchema | boolean;
+  readonly items?: OpenApiSchema;
+  readonly default?: unknown;
+  readonly 'x-kubernetes-list-type'?: string;
+  readonly 'x-kubernetes-list-map-keys'?: readonly string[];
+  readonly 'x-kubernetes-map-type'?: string;
+  readonly 'x-kubernetes-preserve-unknown-fields'?: boolean;
+  readonly 'x-kubernetes-int-or-string'?: boolean;
+}
+
+/**
+ * The apply schema of a custom resource's structural schema, as k8s.io/kube-openapi schemaconv
+ * converts it: lists are atomic unless `x-kubernetes-list-type` says set or map (with
+ * `x-kubernetes-list-map-keys`), objects granular unless `x-kubernetes-map-type: atomic`, and
+ * what `x-kubernetes-preserve-unknown-fields` keeps is deduced from the value.
+ */
+export function atomFromOpenApi(schema: OpenApiSchema): Atom {
+  if (schema['x-kubernetes-int-or-string']) return SCALAR;
+  if (schema.type === 'array') {
+    const listType = schema['x-kubernetes-list-type'];
+    return {
+      kind: 'list',
+      atomic: listType !== 'set' && listType !== 'map',
+      keys: listType === 'map' ? (schema['x-kubernetes-list-map-keys'] ?? []) : [],
+      element: schema.items ? atomFromOpenApi(schema.items) : DEDUCED,
+    };
+  }
+  if (schema.type === 'object' || schema.properties || schema.additionalProperties) {
+    const atomic = schema['x-kubernetes-map-type'] === 'atomic';
+    const extra = schema.additionalProperties;
+    const element =
+      typeof extra === 'object'
+        ? atomFromOpenApi(extra)
+        : extra === true || schema['x-kubernetes-preserve-unknown-fields']
+          ? DEDUCED
+          : SCALAR;
+    if (!schema.properties) {
+      return schema['x-kubernetes-preserve-unknown-fields'] && !extra
+        ? DEDUCED
+        : { kind: 'map', atomic, element };
+    }
+    const fields = new Map<string, Atom>();
+    const defaults = new Map<string, JsonValue>();
+    for (const [name, property] of Object.entries(schema.properties)) {
+      fields.set(name, atomFromOpenApi(property));
+      if (property.default !== undefined) defaults.set(name, property.default as JsonValue);
+    }
+    return { kind: 'map', atomic, fields, defaults, element };
+  }
+  if (schema['x-kubernetes-preserve-unknown-fields'] || schema.type === undefined) return DEDUCED;
+  return SCALAR;
+}
