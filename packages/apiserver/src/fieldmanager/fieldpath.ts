@@ -174,12 +174,26 @@ export class FieldSet {
   }
 
   insertMember(pe: PathElement): void {
+    // Sets are mostly built in order (FieldsV1 is written sorted): append when it is the last.
+    const last = this.members[this.members.length - 1];
+    if (last === undefined || comparePathElements(last, pe) < 0) {
+      this.members.push(pe);
+      return;
+    }
     const at = search(this.members, pe, self);
     if (at < 0) this.members.splice(-at - 1, 0, pe);
   }
 
   /** The child set under `pe`, created if missing. */
   descend(pe: PathElement): FieldSet {
+    const last = this.children[this.children.length - 1];
+    const order = last === undefined ? -1 : comparePathElements(last.pe, pe);
+    if (order === 0) return (last as SetNode).set;
+    if (order < 0) {
+      const set = new FieldSet();
+      this.children.push({ pe, set });
+      return set;
+    }
     const at = search(this.children, pe, nodeElement);
     if (at >= 0) return (this.children[at] as SetNode).set;
     const set = new FieldSet();

@@ -117,7 +117,8 @@ export function fieldsV1ToSet(fields: unknown): FieldSet {
 function read(node: Record<string, unknown>): { children?: FieldSet; isMember: boolean } {
   let children: FieldSet | undefined;
   let isMember = false;
-  for (const [key, value] of Object.entries(node)) {
+  for (const key in node) {
+    const value = node[key];
     if (key === '.') {
       isMember = true;
       continue;

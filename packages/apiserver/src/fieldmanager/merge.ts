@@ -122,7 +122,7 @@ export class Updater {
     const set = this.ignore(toFieldSet(config, this.atom));
     const withApplied: ManagedFields = new Map(managers);
     withApplied.set(manager, { set, apiVersion, applied: true });
-    newObject = stripEmptied(this.prune(newObject, withApplied, lastSet)) ?? {};
+    newObject = stripEmptied(this.prune(newObject, withApplied, manager, lastSet)) ?? {};
     const { managers: out } = this.update(liveObject, newObject, withApplied, manager, force);
     // value.Equals: map keys in any order, list items in theirs (a reordered list is a change).
     return { object: jsonEquals(liveObject, newObject) ? undefined : newObject, managers: out };
@@ -132,9 +132,13 @@ export class Updater {
   private prune(
     merged: JsonValue,
     managers: ManagedFields,
+    applyingManager: string,
     lastSet: VersionedSet | undefined,
   ): JsonValue {
     if (!lastSet || lastSet.set.empty()) return merged;
+    // Nothing the manager applied before is missing now: pruning would put everything back.
+    const applied = managers.get(applyingManager)?.set;
+    if (applied && lastSet.set.difference(applied).empty()) return merged;
     const atom = this.atom;
     const named = (s: FieldSet) => ensureNamedFieldsAreMembers(s, atom);
     let pruned = removeItems(merged, atom, named(lastSet.set));
