@@ -116,6 +116,8 @@ export {
   ResourceClient,
   type DeleteOptions,
   type GetOptions,
+  type ApplyConfiguration,
+  type ApplyOptions,
   type PatchType,
   type ResourceRef,
   type WriteOptions,

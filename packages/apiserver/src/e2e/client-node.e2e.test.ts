@@ -50,6 +50,52 @@ async function rejection(call: Promise<unknown>): Promise<number> {
 const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 
 describe('the typed CoreV1Api', () => {
+  it('server-side applies a ConfigMap (PatchStrategy.ServerSideApply) and reads its managedFields', async () => {
+    const ns = await namespace('ssa');
+    const apply = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply);
+    const body = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'applied' },
+      data: { a: '1' },
+    };
+    const created = await core.patchNamespacedConfigMap(
+      { name: 'applied', namespace: ns, body, fieldManager: 'node-app' },
+      apply,
+    );
+    expect(created.data).toEqual({ a: '1' });
+    expect(created.metadata?.managedFields).toEqual([
+      expect.objectContaining({
+        manager: 'node-app',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:a': {} } },
+      }),
+    ]);
+    const conflict = core.patchNamespacedConfigMap(
+      {
+        name: 'applied',
+        namespace: ns,
+        body: { ...body, data: { a: '2' } },
+        fieldManager: 'other',
+      },
+      apply,
+    );
+    expect(await rejection(conflict)).toBe(409);
+    const forced = await core.patchNamespacedConfigMap(
+      {
+        name: 'applied',
+        namespace: ns,
+        body: { ...body, data: { a: '2' } },
+        fieldManager: 'other',
+        force: true,
+      },
+      apply,
+    );
+    expect(forced.data).toEqual({ a: '2' });
+  });
+
   it('creates, lists, reads, merge-patches and deletes a ConfigMap', async () => {
     const ns = await namespace('core');
     const created = await core.createNamespacedConfigMap({

@@ -344,21 +344,6 @@ describe('kubectl writes', () => {
     expect(web['spec']).toMatchObject({ replicas: 2 });
   });
 
-  it('apply --server-side says server-side apply is not available (this server has none)', async () => {
-    const ns = await e2e.api.namespace('ssa');
-    e2e.kubectl.write('ssa.yaml', deploymentManifest(1));
-    const { code, stderr } = await e2e.kubectl.run([
-      'apply',
-      '--server-side',
-      '-f',
-      'ssa.yaml',
-      '-n',
-      ns,
-    ]);
-    expect(code).not.toBe(0);
-    expect(stderr).toContain('Server-side apply not available on the server');
-  });
-
   it('label adds a label that label selectors then find', async () => {
     const ns = await e2e.api.namespace('label');
     await e2e.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('tagged'));

@@ -197,7 +197,8 @@ describe.each(backends())('the apiserver on $name storage', (backend) => {
         )
       ).body.metadata.labels,
     ).toEqual({ s: 'y' });
-    expect((await api.patch(path, 'x: 1', 'application/apply-patch+yaml')).status).toBe(415);
+    // Server-side apply needs a fieldManager (ValidatePatchOptions).
+    expect((await api.patch(path, 'x: 1', 'application/apply-patch+yaml')).status).toBe(422);
     const failed = await api.patch<Status>(
       path,
       [{ op: 'test', path: '/data/m', value: 'nope' }],

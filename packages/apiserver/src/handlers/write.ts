@@ -1,4 +1,4 @@
-import { ApiError, type KubeObject } from '@listwatch/api';
+import { ApiError, APPLY_PATCH_TYPE, type KubeObject } from '@listwatch/api';
 import { isStorageError } from '@listwatch/storage';
 import { applyPatch, patchMediaType, supportedPatchTypes } from '../patch/apply-patch.js';
 import { unsupportedPatchType } from '../patch/patch-error.js';
@@ -21,7 +21,9 @@ import {
   subresourceStrategyOf,
   type SubresourceStrategy,
 } from '../registry/strategy.js';
+import { applyObject } from './apply.js';
 import { decodeBody, readBody } from './body.js';
+import { refuseForce, trackUpdate, updateManager } from './field-manager.js';
 import {
   interpret,
   isDryRun,
@@ -109,7 +111,9 @@ export async function createObject(scope: RequestScope): Promise<void> {
       'the server does not allow this method on the requested resource',
     );
   }
+  const manager = updateManager(scope, 'CreateOptions');
   const decoded = await decodeWriteBody(scope, 'CreateOptions');
+  fromInput(scope, () => trackUpdate(scope, undefined, decoded, undefined, manager));
   await admit(scope, 'CREATE', decoded);
   const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
   const name = object.metadata.name ?? '';
@@ -198,6 +202,7 @@ export async function updateWith(
 export async function updateObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
   const subresource = subresourceOf(scope, 'update');
+  const manager = updateManager(scope, 'UpdateOptions');
   const incoming = await decodeWriteBody(scope, 'UpdateOptions');
   const updated = await updateWith(scope, name, async (current) => {
     const next = fromInput(scope, () => {
@@ -210,7 +215,7 @@ export async function updateObject(scope: RequestScope): Promise<void> {
       );
       next.metadata.resourceVersion = incoming.metadata.resourceVersion ?? '';
       if (next.metadata.resourceVersion === '') delete next.metadata.resourceVersion;
-      return next;
+      return trackUpdate(scope, current, next, subresource, manager);
     });
     await admit(scope, 'UPDATE', next, current);
     return next;
@@ -226,9 +231,14 @@ export async function patchObject(scope: RequestScope): Promise<void> {
   const patch = await body(scope);
   const contentType = scope.ctx.get('content-type');
   const { definition } = scope;
-  // An unsupported patch type (server-side apply) is 415 before the object is even read.
+  // An unsupported patch type is 415 before the object is even read.
   const accepted = supportedPatchTypes({ group: definition.group, kind: definition.kind });
-  if (!accepted.includes(patchMediaType(contentType))) throw unsupportedPatchType(accepted);
+  if (patchMediaType(contentType) === APPLY_PATCH_TYPE)
+    return applyObject(scope, name, subresource, patch);
+  if (!accepted.includes(patchMediaType(contentType)))
+    throw unsupportedPatchType([...accepted, APPLY_PATCH_TYPE]);
+  refuseForce(scope);
+  const manager = updateManager(scope, 'PatchOptions');
   let unknown: string[] = [];
   const updated = await updateWith(scope, name, async (current) => {
     const next = fromInput(scope, () => {
@@ -247,7 +257,7 @@ export async function patchObject(scope: RequestScope): Promise<void> {
       if (requested !== undefined && requested !== current.metadata.resourceVersion)
         next.metadata.resourceVersion = requested;
       else delete next.metadata.resourceVersion;
-      return next;
+      return trackUpdate(scope, current, next, subresource, manager);
     });
     await admit(scope, 'UPDATE', next, current);
     return next;

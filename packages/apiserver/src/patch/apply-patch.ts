@@ -17,7 +17,8 @@ import { isJsonObject, jsonKindName, type JsonObject, type JsonValue } from './j
 // PatchResource and applyJSPatch/strategicPatchObject), minus HTTP and storage: the caller
 // reads the body, checks preconditions (resourceVersion, uid) and stores the result.
 
-// Server-side apply (APPLY_PATCH_TYPE) is recognised so it can be refused with a 415.
+// Server-side apply (APPLY_PATCH_TYPE) is not a patch engine here: the handler sends it to the
+// field manager (handlers/apply.ts) before this is reached.
 
 /**
  * The patch types a kind accepts, in kube's order: strategic merge patch needs struct tags, so

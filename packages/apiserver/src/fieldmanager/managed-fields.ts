@@ -1,0 +1,127 @@
+import { compareStrings } from './fieldpath.js';
+import { fieldsV1ToSet, setToFieldsV1 } from './fields-v1.js';
+import type { ManagedFields } from './merge.js';
+
+// metadata.managedFields and the manager identifiers behind them, as
+// k8s.io/apimachinery/pkg/util/managedfields/internal/managedfields.go encodes and decodes them.
+
+/** metav1.ManagedFieldsEntry as JSON has it (field order as the Go struct's). */
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+/** Fields and the time each manager last changed them (internal.ManagedInterface). */
+export interface Managed {
+  fields: ManagedFields;
+  times: Map<string, string | undefined>;
+}
+
+export const emptyManaged = (): Managed => ({ fields: new Map(), times: new Map() });
+
+/**
+ * BuildManagerIdentifier: the entry without its fields and time, as JSON; an Apply entry is
+ * one per manager whatever the version, an Update entry one per manager and version.
+ */
+export function managerIdentifier(entry: ManagedFieldsEntry): string {
+  const { manager, operation, apiVersion, subresource } = entry;
+  return JSON.stringify({
+    ...(manager ? { manager } : {}),
+    ...(operation ? { operation } : {}),
+    ...(apiVersion && operation !== 'Apply' ? { apiVersion } : {}),
+    ...(subresource ? { subresource } : {}),
+  });
+}
+
+/** The entry an identifier was built from. */
+export function parseManagerIdentifier(identifier: string): ManagedFieldsEntry {
+  try {
+    return JSON.parse(identifier) as ManagedFieldsEntry;
+  } catch {
+    return { manager: identifier };
+  }
+}
+
+/** DecodeManagedFields; throws on an entry kube would not accept. */
+export function decodeManagedFields(entries: readonly unknown[]): Managed {
+  const managed = emptyManaged();
+  entries.forEach((raw, i) => {
+    const entry = (raw ?? {}) as ManagedFieldsEntry;
+    if (entry.operation !== 'Apply' && entry.operation !== 'Update') {
+      throw new Error('operation must be `Apply` or `Update`');
+    }
+    if (!entry.apiVersion) throw new Error('apiVersion must not be empty');
+    if (entry.fieldsType === undefined || entry.fieldsType === '') {
+      throw new Error(`missing fieldsType in managed fields entry ${i}`);
+    }
+    if (entry.fieldsType !== 'FieldsV1') {
+      throw new Error(`invalid fieldsType "${entry.fieldsType}" in managed fields entry ${i}`);
+    }
+    const id = managerIdentifier(entry);
+    managed.fields.set(id, {
+      set: fieldsV1ToSet(entry.fieldsV1 ?? {}),
+      apiVersion: entry.apiVersion,
+      applied: entry.operation === 'Apply',
+    });
+    managed.times.set(id, entry.time);
+  });
+  return managed;
+}
+
+const seconds = (time: string | undefined) =>
+  time === undefined ? 0 : Math.floor(Date.parse(time) / 1000);
+
+/** encodeManagedFields: one entry per manager, sorted as kube sorts them; none when empty. */
+export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
+  if (managed.fields.size === 0) return undefined;
+  const entries: ManagedFieldsEntry[] = [];
+  for (const [id, vs] of managed.fields) {
+    const who = parseManagerIdentifier(id);
+    const time = managed.times.get(id);
+    entries.push({
+      ...(who.manager ? { manager: who.manager } : {}),
+      operation: vs.applied ? 'Apply' : (who.operation ?? 'Update'),
+      apiVersion: vs.apiVersion,
+      ...(time ? { time } : {}),
+      fieldsType: 'FieldsV1',
+      fieldsV1: setToFieldsV1(vs.set),
+      ...(who.subresource ? { subresource: who.subresource } : {}),
+    });
+  }
+  const cmp = (a = '', b = '') => compareStrings(a, b);
+  return entries.sort(
+    (p, q) =>
+      cmp(p.operation, q.operation) ||
+      seconds(p.time) - seconds(q.time) ||
+      cmp(p.manager, q.manager) ||
+      cmp(p.apiVersion, q.apiVersion) ||
+      cmp(p.subresource, q.subresource),
+  );
+}
+
+/** How a conflict names a manager (conflict.go printManager). */
+export function printManager(identifier: string): string {
+  let entry: ManagedFieldsEntry;
+  try {
+    entry = JSON.parse(identifier) as ManagedFieldsEntry;
+  } catch {
+    return JSON.stringify(identifier);
+  }
+  let out = JSON.stringify(entry.manager ?? '');
+  if (entry.subresource) out += ` with subresource ${JSON.stringify(entry.subresource)}`;
+  if (entry.operation === 'Update') {
+    if (!entry.time) return `${out} using ${entry.apiVersion ?? ''}`;
+    return `${out} using ${entry.apiVersion ?? ''} at ${entry.time}`;
+  }
+  return out;
+}
+
+/** metav1.Time as JSON writes it: RFC 3339 to the second, UTC. */
+export function nowTime(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
