@@ -65,6 +65,14 @@ const JSON_NAMES: Readonly<Record<string, string>> = {
   'k8s.io.api.networking.v1.IngressClassParametersReference.aPIGroup': 'apiGroup',
 };
 
+/**
+ * Go facts by message and proto field name (`pointer`, `keepEmpty`): scripts/go-fields.json,
+ * extracted from the Go types by scripts/extract-go-fields.ts.
+ */
+const GO_FIELDS = JSON.parse(
+  readFileSync(fileURLToPath(new URL('./go-fields.json', import.meta.url)), 'utf8'),
+) as Record<string, Record<string, string> | undefined>;
+
 // --- the kinds ---------------------------------------------------------------------------------
 
 interface Gvk {
@@ -269,6 +277,9 @@ function sourceField(
   }
   if (keys.length) out.listMapKeys = keys;
   if (inline) out.inline = true;
+  const goFacts = (GO_FIELDS[messageName]?.[field.name] ?? '').split(',');
+  if (goFacts.includes('pointer')) out.pointer = true;
+  else if (goFacts.includes('keepEmpty')) out.keepEmpty = true;
   return out;
 }
 
