@@ -74,7 +74,10 @@ function main(argv: string[]): void {
   const sorted = Object.fromEntries(
     Object.entries(out)
       .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([k, v]) => [k, Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))]),
+      .map(([k, v]) => [
+        k,
+        Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))),
+      ]),
   );
   writeFileSync(OUT, `${JSON.stringify(sorted, null, 1)}\n`);
   console.log(`${OUT}: ${Object.keys(sorted).length} messages`);

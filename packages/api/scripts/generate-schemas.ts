@@ -113,6 +113,11 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
   add({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
   add({ group: 'policy', version: 'v1', kind: 'Eviction' });
   add({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' });
+  // The create-only reviews (apiserver handlers/reviews.ts), which kubectl sends in protobuf.
+  for (const kind of ['SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview']) {
+    add({ group: 'authorization.k8s.io', version: 'v1', kind });
+  }
+  add({ group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview' });
   // metav1 kinds, tagged as kube-apiserver's OpenAPI tags them: in the core group, and
   // DeleteOptions also in meta.k8s.io (the apiserver adds the groups it serves).
   for (const kind of ['Status', 'APIResourceList', 'DeleteOptions']) {
@@ -122,8 +127,16 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
   return [...roots.values()];
 }
 
-/** Messages every consumer needs besides the kinds'. */
-const EXTRA_MESSAGES = [`${META}.TypeMeta`, `${META}.Patch`];
+/**
+ * Messages every consumer needs besides the kinds': the protobuf codec's envelope
+ * (runtime.Unknown) and watch event (metav1.WatchEvent) among them.
+ */
+const EXTRA_MESSAGES = [
+  `${META}.TypeMeta`,
+  `${META}.Patch`,
+  `${META}.WatchEvent`,
+  'k8s.io.apimachinery.pkg.runtime.Unknown',
+];
 
 // --- reading the .proto files ------------------------------------------------------------------
 

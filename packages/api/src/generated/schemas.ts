@@ -39,6 +39,10 @@ export const schemaSource: SchemaSource = {
     {"group":"autoscaling","version":"v1","kind":"Scale","type":"io.k8s.api.autoscaling.v1.Scale"},
     {"group":"policy","version":"v1","kind":"Eviction","type":"io.k8s.api.policy.v1.Eviction"},
     {"group":"authentication.k8s.io","version":"v1","kind":"TokenRequest","type":"io.k8s.api.authentication.v1.TokenRequest"},
+    {"group":"authorization.k8s.io","version":"v1","kind":"SelfSubjectAccessReview","type":"io.k8s.api.authorization.v1.SelfSubjectAccessReview"},
+    {"group":"authorization.k8s.io","version":"v1","kind":"SubjectAccessReview","type":"io.k8s.api.authorization.v1.SubjectAccessReview"},
+    {"group":"authorization.k8s.io","version":"v1","kind":"SelfSubjectRulesReview","type":"io.k8s.api.authorization.v1.SelfSubjectRulesReview"},
+    {"group":"authentication.k8s.io","version":"v1","kind":"SelfSubjectReview","type":"io.k8s.api.authentication.v1.SelfSubjectReview"},
     {"group":"","version":"v1","kind":"Status","type":"io.k8s.apimachinery.pkg.apis.meta.v1.Status"},
     {"group":"","version":"v1","kind":"APIResourceList","type":"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"},
     {"group":"","version":"v1","kind":"DeleteOptions","type":"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"},
@@ -131,6 +135,16 @@ export const schemaSource: SchemaSource = {
       {"name":"name","number":3,"type":"string","description":"name of the referent.","optional":true},
       {"name":"uid","number":4,"type":"string","protoName":"uID","description":"uid of the referent.","optional":true}
     ]},
+    "io.k8s.api.authentication.v1.ExtraValue": {"description": "ExtraValue masks the value so protobuf can generate", "json": "items", "fields": [
+      {"name":"items","number":1,"type":"[]string"}
+    ]},
+    "io.k8s.api.authentication.v1.SelfSubjectReview": {"description": "SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"status","number":2,"type":"io.k8s.api.authentication.v1.SelfSubjectReviewStatus","description":"status is filled in by the server with the user attributes.","optional":true}
+    ]},
+    "io.k8s.api.authentication.v1.SelfSubjectReviewStatus": {"description": "SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.", "fields": [
+      {"name":"userInfo","number":1,"type":"io.k8s.api.authentication.v1.UserInfo","description":"userInfo is a set of attributes belonging to the user making this request.","optional":true}
+    ]},
     "io.k8s.api.authentication.v1.TokenRequest": {"description": "TokenRequest requests a token for a given service account.", "fields": [
       {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
       {"name":"spec","number":2,"type":"io.k8s.api.authentication.v1.TokenRequestSpec","description":"spec holds information about the request being evaluated","optional":true,"keepEmpty":true},
@@ -145,6 +159,90 @@ export const schemaSource: SchemaSource = {
     "io.k8s.api.authentication.v1.TokenRequestStatus": {"description": "TokenRequestStatus is the result of a token request.", "fields": [
       {"name":"token","number":1,"type":"string","description":"token is the opaque bearer token.","optional":true,"keepEmpty":true},
       {"name":"expirationTimestamp","number":2,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.Time","description":"expirationTimestamp is the time of expiration of the returned token.","optional":true,"keepEmpty":true}
+    ]},
+    "io.k8s.api.authentication.v1.UserInfo": {"description": "UserInfo holds the information about the user needed to implement the user.Info interface.", "fields": [
+      {"name":"username","number":1,"type":"string","description":"username is the name that uniquely identifies this user among all active users.","optional":true},
+      {"name":"uid","number":2,"type":"string","description":"uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.","optional":true},
+      {"name":"groups","number":3,"type":"[]string","description":"groups is the names of groups this user is a part of.","optional":true,"listType":"atomic"},
+      {"name":"extra","number":4,"type":"map[string]io.k8s.api.authentication.v1.ExtraValue","description":"extra is any additional information provided by the authenticator.","optional":true}
+    ]},
+    "io.k8s.api.authorization.v1.ExtraValue": {"description": "ExtraValue masks the value so protobuf can generate", "json": "items", "fields": [
+      {"name":"items","number":1,"type":"[]string"}
+    ]},
+    "io.k8s.api.authorization.v1.FieldSelectorAttributes": {"description": "FieldSelectorAttributes indicates a field limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.", "fields": [
+      {"name":"rawSelector","number":1,"type":"string","description":"rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.","optional":true},
+      {"name":"requirements","number":2,"type":"[]io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement","description":"requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.","optional":true,"listType":"atomic"}
+    ]},
+    "io.k8s.api.authorization.v1.LabelSelectorAttributes": {"description": "LabelSelectorAttributes indicates a label limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.", "fields": [
+      {"name":"rawSelector","number":1,"type":"string","description":"rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.","optional":true},
+      {"name":"requirements","number":2,"type":"[]io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement","description":"requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.","optional":true,"listType":"atomic"}
+    ]},
+    "io.k8s.api.authorization.v1.NonResourceAttributes": {"description": "NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface", "fields": [
+      {"name":"path","number":1,"type":"string","description":"path is the URL path of the request","optional":true},
+      {"name":"verb","number":2,"type":"string","description":"verb is the standard HTTP verb","optional":true}
+    ]},
+    "io.k8s.api.authorization.v1.NonResourceRule": {"description": "NonResourceRule holds information that describes a rule for the non-resource", "fields": [
+      {"name":"verbs","number":1,"type":"[]string","description":"verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  \"*\" means all.","listType":"atomic","keepEmpty":true},
+      {"name":"nonResourceURLs","number":2,"type":"[]string","description":"nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  \"*\" means all.","optional":true,"listType":"atomic"}
+    ]},
+    "io.k8s.api.authorization.v1.ResourceAttributes": {"description": "ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface", "fields": [
+      {"name":"namespace","number":1,"type":"string","description":"namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces \"\" (empty) is defaulted for LocalSubjectAccessReviews \"\" (empty) is empty for cluster-scoped resources \"\" (empty) means \"all\" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview","optional":true},
+      {"name":"verb","number":2,"type":"string","description":"verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  \"*\" means all.","optional":true},
+      {"name":"group","number":3,"type":"string","description":"group is the API Group of the Resource.  \"*\" means all.","optional":true},
+      {"name":"version","number":4,"type":"string","description":"version is the API Version of the Resource.  \"*\" means all.","optional":true},
+      {"name":"resource","number":5,"type":"string","description":"resource is one of the existing resource types.  \"*\" means all.","optional":true},
+      {"name":"subresource","number":6,"type":"string","description":"subresource is one of the existing resource types.  \"\" means none.","optional":true},
+      {"name":"name","number":7,"type":"string","description":"name is the name of the resource being requested for a \"get\" or deleted for a \"delete\". \"\" (empty) means all.","optional":true},
+      {"name":"fieldSelector","number":8,"type":"io.k8s.api.authorization.v1.FieldSelectorAttributes","description":"fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it.","optional":true,"pointer":true},
+      {"name":"labelSelector","number":9,"type":"io.k8s.api.authorization.v1.LabelSelectorAttributes","description":"labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.","optional":true,"pointer":true}
+    ]},
+    "io.k8s.api.authorization.v1.ResourceRule": {"description": "ResourceRule is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.", "fields": [
+      {"name":"verbs","number":1,"type":"[]string","description":"verbs is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  \"*\" means all.","listType":"atomic","keepEmpty":true},
+      {"name":"apiGroups","number":2,"type":"[]string","description":"apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  \"*\" means all.","optional":true,"listType":"atomic"},
+      {"name":"resources","number":3,"type":"[]string","description":"resources is a list of resources this rule applies to.  \"*\" means all in the specified apiGroups. \"*/foo\" represents the subresource 'foo' for all resources in the specified apiGroups.","optional":true,"listType":"atomic"},
+      {"name":"resourceNames","number":4,"type":"[]string","description":"resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  \"*\" means all.","optional":true,"listType":"atomic"}
+    ]},
+    "io.k8s.api.authorization.v1.SelfSubjectAccessReview": {"description": "SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means \"in all namespaces\".  Self is a special case, because users should always be able to check whether they can perform an action", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"spec","number":2,"type":"io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec","description":"spec holds information about the request being evaluated.  user and groups must be empty","keepEmpty":true},
+      {"name":"status","number":3,"type":"io.k8s.api.authorization.v1.SubjectAccessReviewStatus","description":"status is filled in by the server and indicates whether the request is allowed or not","optional":true}
+    ]},
+    "io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec": {"description": "SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set", "fields": [
+      {"name":"resourceAttributes","number":1,"type":"io.k8s.api.authorization.v1.ResourceAttributes","description":"resourceAttributes describes information for a resource access request","optional":true,"pointer":true},
+      {"name":"nonResourceAttributes","number":2,"type":"io.k8s.api.authorization.v1.NonResourceAttributes","description":"nonResourceAttributes describes information for a non-resource access request","optional":true,"pointer":true}
+    ]},
+    "io.k8s.api.authorization.v1.SelfSubjectRulesReview": {"description": "SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace. The returned list of actions may be incomplete depending on the server's authorization mode, and any errors experienced during the evaluation. SelfSubjectRulesReview should be used by UIs to show/hide actions, or to quickly let an end user reason about their permissions. It should NOT Be used by external systems to drive authorization decisions as this raises confused deputy, cache lifetime/revocation, and correctness concerns. SubjectAccessReview, and LocalAccessReview are the correct way to defer authorization decisions to the API server.", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"spec","number":2,"type":"io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec","description":"spec holds information about the request being evaluated.","keepEmpty":true},
+      {"name":"status","number":3,"type":"io.k8s.api.authorization.v1.SubjectRulesReviewStatus","description":"status is filled in by the server and indicates the set of actions a user can perform.","optional":true}
+    ]},
+    "io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec": {"description": "SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview.", "fields": [
+      {"name":"namespace","number":1,"type":"string","description":"namespace to evaluate rules for. Required."}
+    ]},
+    "io.k8s.api.authorization.v1.SubjectAccessReview": {"description": "SubjectAccessReview checks whether or not a user or group can perform an action.", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"spec","number":2,"type":"io.k8s.api.authorization.v1.SubjectAccessReviewSpec","description":"spec holds information about the request being evaluated","keepEmpty":true},
+      {"name":"status","number":3,"type":"io.k8s.api.authorization.v1.SubjectAccessReviewStatus","description":"status is filled in by the server and indicates whether the request is allowed or not","optional":true}
+    ]},
+    "io.k8s.api.authorization.v1.SubjectAccessReviewSpec": {"description": "SubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set", "fields": [
+      {"name":"resourceAttributes","number":1,"type":"io.k8s.api.authorization.v1.ResourceAttributes","description":"resourceAttributes describes information for a resource access request","optional":true,"pointer":true},
+      {"name":"nonResourceAttributes","number":2,"type":"io.k8s.api.authorization.v1.NonResourceAttributes","description":"nonResourceAttributes describes information for a non-resource access request","optional":true,"pointer":true},
+      {"name":"user","number":3,"type":"string","description":"user is the user you're testing for. If you specify \"User\" but not \"Groups\", then is it interpreted as \"What if User were not a member of any groups","optional":true},
+      {"name":"groups","number":4,"type":"[]string","description":"groups is the groups you're testing for.","optional":true,"listType":"atomic"},
+      {"name":"extra","number":5,"type":"map[string]io.k8s.api.authorization.v1.ExtraValue","description":"extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.","optional":true},
+      {"name":"uid","number":6,"type":"string","description":"uid information about the requesting user.","optional":true}
+    ]},
+    "io.k8s.api.authorization.v1.SubjectAccessReviewStatus": {"description": "SubjectAccessReviewStatus", "fields": [
+      {"name":"allowed","number":1,"type":"bool","description":"allowed is required. True if the action would be allowed, false otherwise.","keepEmpty":true},
+      {"name":"denied","number":4,"type":"bool","description":"denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true.","optional":true},
+      {"name":"reason","number":2,"type":"string","description":"reason is optional.  It indicates why a request was allowed or denied.","optional":true},
+      {"name":"evaluationError","number":3,"type":"string","description":"evaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.","optional":true}
+    ]},
+    "io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {"description": "SubjectRulesReviewStatus contains the result of a rules check. This check can be incomplete depending on the set of authorizers the server is configured with and any errors experienced during evaluation. Because authorization rules are additive, if a rule appears in a list it's safe to assume the subject has that permission, even if that list is incomplete.", "fields": [
+      {"name":"resourceRules","number":1,"type":"[]io.k8s.api.authorization.v1.ResourceRule","description":"resourceRules is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.","listType":"atomic","keepEmpty":true},
+      {"name":"nonResourceRules","number":2,"type":"[]io.k8s.api.authorization.v1.NonResourceRule","description":"nonResourceRules is the list of actions the subject is allowed to perform on non-resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.","listType":"atomic","keepEmpty":true},
+      {"name":"incomplete","number":3,"type":"bool","description":"incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation.","keepEmpty":true},
+      {"name":"evaluationError","number":4,"type":"string","description":"evaluationError can appear in combination with Rules. It indicates an error occurred during rule evaluation, such as an authorizer that doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules may be incomplete.","optional":true}
     ]},
     "io.k8s.api.autoscaling.v1.Scale": {"description": "Scale represents a scaling request for a resource.", "fields": [
       {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.","optional":true},
@@ -1416,6 +1514,11 @@ export const schemaSource: SchemaSource = {
       {"name":"dryRun","number":5,"type":"[]string","description":"When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed","optional":true,"listType":"atomic"},
       {"name":"ignoreStoreReadErrorWithClusterBreakingPotential","number":6,"type":"bool","description":"if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error. A resource is considered corrupt if it can not be retrieved from the underlying storage successfully because of a) its data can not be transformed e.g. decryption failure, or b) it fails to decode into an object. NOTE: unsafe deletion ignores finalizer constraints, skips precondition checks, and removes the object from the storage. WARNING: This may potentially break the cluster if the workload associated with the resource being unsafe-deleted relies on normal deletion flow. Use only if you REALLY know what you are doing. The default value is false, and the user must opt in to enable it","optional":true,"pointer":true}
     ]},
+    "io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement": {"description": "FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values.", "fields": [
+      {"name":"key","number":1,"type":"string","description":"key is the field selector key that the requirement applies to.","keepEmpty":true},
+      {"name":"operator","number":2,"type":"string","description":"operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. The list of operators may grow in the future.","keepEmpty":true},
+      {"name":"values","number":3,"type":"[]string","description":"values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty.","optional":true,"listType":"atomic"}
+    ]},
     "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": {"description": "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.\n\nEach key is either a '.' representing the field itself, and will always map to an empty set, or a string representing a sub-field or item. The string will follow one of these four formats: 'f:<name>', where <name> is the name of a field in a struct, or key in a map 'v:<value>', where <value> is the exact json formatted value of a list item 'i:<index>', where <index> is position of a item in a list 'k:<keys>', where <keys> is a map of  a list item's key fields to their unique values If a key maps to an empty Fields value, the field that key represents is part of the set.\n\nThe exact format is defined in sigs.k8s.io/structured-merge-diff", "json": "object", "fields": [
       {"name":"Raw","number":1,"type":"bytes","description":"Raw is the underlying serialization of this object.\n\nDeprecated: Direct access to this field is deprecated. Use GetRawBytes, GetRawString, SetRawBytes, SetRawString, GetRawReader, NewFieldsV1 instead."}
     ]},
@@ -1512,6 +1615,23 @@ export const schemaSource: SchemaSource = {
     ]},
     "io.k8s.apimachinery.pkg.apis.meta.v1.Verbs": {"description": "Verbs masks the value so protobuf can generate", "json": "items", "fields": [
       {"name":"items","number":1,"type":"[]string"}
+    ]},
+    "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent": {"description": "Event represents a single event to a watched resource.", "fields": [
+      {"name":"type","number":1,"type":"string","keepEmpty":true},
+      {"name":"object","number":2,"type":"io.k8s.apimachinery.pkg.runtime.RawExtension","description":"Object is: * If Type is Added or Modified: the new state of the object. * If Type is Deleted: the state of the object immediately before deletion. * If Type is Error: *Status is recommended; other types may make sense depending on context.","keepEmpty":true}
+    ]},
+    "io.k8s.apimachinery.pkg.runtime.RawExtension": {"description": "RawExtension is used to hold extensions in external versions.\n\nTo use this, make a field which has RawExtension as its type in your external, versioned struct, and Object in your internal struct. You also need to register your various plugin types.\n\n// Internal package:\n\ntype MyAPIObject struct { runtime.TypeMeta `json:\"\"` MyPlugin runtime.Object `json:\"myPlugin\"` }\n\ntype PluginA struct { AOption string `json:\"aOption\"` }\n\n// External package:\n\ntype MyAPIObject struct { runtime.TypeMeta `json:\"\"` MyPlugin runtime.RawExtension `json:\"myPlugin\"` }\n\ntype PluginA struct { AOption string `json:\"aOption\"` }\n\n// On the wire, the JSON will look something like this:\n\n{ \"kind\":\"MyAPIObject\", \"apiVersion\":\"v1\", \"myPlugin\": { \"kind\":\"PluginA\", \"aOption\":\"foo\", }, }\n\nSo what happens? Decode first uses json or yaml to unmarshal the serialized data into your external MyAPIObject. That causes the raw JSON to be stored, but not unpacked. The next step is to copy (using pkg/conversion) into the internal struct. The runtime package's DefaultScheme has conversion functions installed which will unpack the JSON stored in RawExtension, turning it into the correct object type, and storing it in the Object. (TODO: In the case where the object is of an unknown type, a runtime.Unknown object will be created and stored.)", "json": "object", "fields": [
+      {"name":"raw","number":1,"type":"bytes","description":"Raw is the underlying serialization of this object."}
+    ]},
+    "io.k8s.apimachinery.pkg.runtime.TypeMeta": {"description": "TypeMeta is shared by all top level objects. The proper way to use it is to inline it in your type, like this:\n\ntype MyAwesomeAPIObject struct { runtime.TypeMeta    `json:\"\"` ... // other fields }\n\nfunc (obj *MyAwesomeAPIObject) SetGroupVersionKind(gvk *metav1.GroupVersionKind) { metav1.UpdateTypeMeta(obj,gvk) }; GroupVersionKind() *GroupVersionKind\n\nTypeMeta is provided here for convenience. You may use it directly from this package or define your own with the same fields.", "fields": [
+      {"name":"apiVersion","number":1,"type":"string","optional":true},
+      {"name":"kind","number":2,"type":"string","optional":true}
+    ]},
+    "io.k8s.apimachinery.pkg.runtime.Unknown": {"description": "Unknown allows api objects with unknown types to be passed-through. This can be used to deal with the API objects from a plug-in. Unknown objects still have functioning TypeMeta features-- kind, version, etc. metadata and field mutatation.", "fields": [
+      {"name":"typeMeta","number":1,"type":"io.k8s.apimachinery.pkg.runtime.TypeMeta"},
+      {"name":"raw","number":2,"type":"bytes","description":"Raw will hold the complete serialized object which couldn't be matched with a registered type. Most likely, nothing should be done with this except for passing it through the system."},
+      {"name":"contentEncoding","number":3,"type":"string","description":"ContentEncoding is encoding used to encode 'Raw' data. Unspecified means no encoding."},
+      {"name":"contentType","number":4,"type":"string","description":"ContentType  is serialization method used to serialize 'Raw'. Unspecified means ContentTypeJSON."}
     ]},
     "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {"description": "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.", "json": "int-or-string", "fields": [
       {"name":"type","number":1,"type":"int64"},
