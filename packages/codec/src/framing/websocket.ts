@@ -1,7 +1,9 @@
 import type { WatchEvent } from '@listwatch/api';
+import { CodecError } from '../codec-error.js';
 import { decodeCbor } from '../cbor.js';
 import type { Encoding } from '../encoding.js';
 import { asBuffer, decodeJson } from '../json.js';
+import { decodeProtobufWatchEvent } from '../protobuf/kube-protobuf.js';
 import { toWatchEvent } from '../watch-event.js';
 import { encodeWatchEvent } from './encoder.js';
 import { watchFormatOf, type StreamFormat } from './format.js';
@@ -46,5 +48,16 @@ export function decodeWebSocketMessage(
           : Buffer.concat(data);
   if (encoding === 'json') return toWatchEvent(decodeJson(bytes, offset), offset);
   const binary = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : asBuffer(bytes);
+  if (encoding === 'protobuf') return decodeProtobufWatchEvent(skipLength(binary, offset), offset);
   return toWatchEvent(decodeCbor(binary, offset), offset);
+}
+
+/** A protobuf WebSocket message is the length-prefixed frame (the watch framer writes it). */
+function skipLength(bytes: Uint8Array, offset: number): Uint8Array {
+  if (bytes.length < 4) return bytes.subarray(bytes.length);
+  const size = ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
+  if (size !== bytes.length - 4) {
+    throw new CodecError('a protobuf watch message is not one length-prefixed frame', offset);
+  }
+  return bytes.subarray(4);
 }
