@@ -22,3 +22,30 @@ export function watchMediaTypeOf(encoding: Encoding): string {
   if (encoding === 'protobuf') return PROTOBUF_WATCH_MEDIA_TYPE;
   return encoding === 'json' ? JSON_MEDIA_TYPE : CBOR_SEQUENCE_MEDIA_TYPE;
 }
+
+/**
+ * The encoding of a response from its Content-Type: protobuf, CBOR (a CBOR sequence too), or
+ * JSON for anything else (an absent Content-Type included), as clients read a server's answer
+ * whatever they asked for.
+ */
+export function responseEncodingOf(contentType: string | readonly string[] | undefined): Encoding {
+  const type = String(contentType ?? '').toLowerCase();
+  if (type.includes('vnd.kubernetes.protobuf') && !type.includes('+json')) return 'protobuf';
+  return type.includes('cbor') ? 'cbor' : 'json';
+}
+
+/**
+ * The Accept header of a client asking for `encoding`, JSON as the fallback: client-go's
+ * ContentConfig `application/vnd.kubernetes.protobuf,application/json` (kinds without protobuf,
+ * such as custom resources, are answered in JSON).
+ */
+export function acceptFor(encoding: Encoding, watch = false): string {
+  if (encoding === 'protobuf') return `${PROTOBUF_MEDIA_TYPE}, ${JSON_MEDIA_TYPE}`;
+  if (encoding === 'cbor') {
+    // kube-apiserver answers a CBOR watch as application/cbor-seq.
+    return watch
+      ? `${CBOR_SEQUENCE_MEDIA_TYPE}, ${CBOR_MEDIA_TYPE}`
+      : `${CBOR_MEDIA_TYPE}, ${JSON_MEDIA_TYPE}`;
+  }
+  return JSON_MEDIA_TYPE;
+}
