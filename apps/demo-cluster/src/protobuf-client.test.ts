@@ -1,4 +1,4 @@
-import { RestClient, type KubeObject } from '@listwatch/client';
+import { RestClient } from '@listwatch/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resources, type Pod, type ReplicaSet } from './controllers/objects.js';
 import { DemoCluster } from './demo-cluster.js';
@@ -32,18 +32,19 @@ it('a protobuf client gets, lists and watches ConfigMaps: the watch delivers eve
     kind: 'ConfigMap',
     metadata: { name: 'a' },
     data: { k: 'v' },
-  } as KubeObject);
+  });
   expect(await configMaps.get('a')).toMatchObject({ kind: 'ConfigMap', data: { k: 'v' } });
   const list = await configMaps.list();
-  expect(list.items.map((i) => i.metadata?.name)).toEqual(['a']);
+  expect(list.items.map((i) => (i.metadata as { name?: string }).name)).toEqual(['a']);
 
-  const watch = await configMaps.watch({ resourceVersion: created.metadata?.resourceVersion });
+  const watch = await configMaps.watch({
+    resourceVersion: created.metadata.resourceVersion ?? '',
+  });
   const seen: string[] = [];
   const done = (async () => {
     for await (const event of watch) {
-      seen.push(
-        `${event.type} ${event.object.metadata?.name} ${JSON.stringify(event.object['data'] ?? null)}`,
-      );
+      const object = event.object as { metadata?: { name?: string }; data?: unknown };
+      seen.push(`${event.type} ${object.metadata?.name} ${JSON.stringify(object.data ?? null)}`);
       if (event.type === 'DELETED') break;
     }
   })();
@@ -52,7 +53,7 @@ it('a protobuf client gets, lists and watches ConfigMaps: the watch delivers eve
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: 'b' },
-  } as KubeObject);
+  });
   await configMaps.delete('a');
   await done;
   watch.close();

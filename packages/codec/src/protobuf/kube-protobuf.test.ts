@@ -304,7 +304,9 @@ describe('protobuf lists and watch events', () => {
     const events = [];
     for await (const event of decodeWatchStream(chunks, PROTOBUF_LENGTH_PREFIXED))
       events.push(event);
-    expect(events.map((e) => [e.type, e.object.metadata?.name])).toEqual([
+    expect(
+      events.map((e) => [e.type, (e.object.metadata as { name?: string } | undefined)?.name]),
+    ).toEqual([
       ['ADDED', 'p1'],
       ['MODIFIED', 'p2'],
       ['MODIFIED', 'p3'],
