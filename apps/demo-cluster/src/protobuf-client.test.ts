@@ -66,6 +66,28 @@ it('a protobuf client gets, lists and watches ConfigMaps: the watch delivers eve
   expect(res.headers.get('content-type')).toBe('application/vnd.kubernetes.protobuf');
 });
 
+it('a protobuf watch over a WebSocket delivers events, one WatchEvent per binary message', async () => {
+  const ws = new RestClient({
+    server: api.server.url,
+    encoding: 'protobuf',
+    watchTransport: 'websocket',
+  });
+  try {
+    const ns = await api.namespace();
+    const configMaps = ws.resource(resources.configmaps).namespace(ns);
+    const watch = await configMaps.watch();
+    await configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ws' } });
+    for await (const event of watch) {
+      expect(event.type).toBe('ADDED');
+      expect(event.object).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'ws' } });
+      break;
+    }
+    watch.close();
+  } finally {
+    await ws.close();
+  }
+});
+
 it('the demo cluster runs its controllers over a protobuf client: a ReplicaSet gets its running pods', async () => {
   const cluster = new DemoCluster({ client, nodes: ['node-1'], report: () => {} });
   try {

@@ -1,5 +1,4 @@
 import type { WatchEvent } from '@listwatch/api';
-import { CodecError } from '../codec-error.js';
 import { decodeCbor } from '../cbor.js';
 import type { Encoding } from '../encoding.js';
 import { asBuffer, decodeJson } from '../json.js';
@@ -10,7 +9,7 @@ import { watchFormatOf, type StreamFormat } from './format.js';
 
 /**
  * One watch event per WebSocket message, as kube-apiserver's HandleWS sends it: JSON in a text
- * frame, trailing newline included; binary encodings in a binary frame without length prefix.
+ * frame, trailing newline included; CBOR and protobuf in a binary frame without length prefix.
  */
 export interface WebSocketMessage {
   data: Uint8Array;
@@ -26,8 +25,17 @@ export function webSocketFormatOf(encoding: Encoding): StreamFormat {
 }
 
 export function encodeWebSocketMessage(event: WatchEvent, encoding: Encoding): WebSocketMessage {
+  return webSocketMessageOf(encodeWatchEvent(event, webSocketFormatOf(encoding)), encoding);
+}
+
+/**
+ * The message for an event's stream bytes in `webSocketFormatOf(encoding)`: a protobuf message
+ * is the WatchEvent without its length prefix (apiserver handlers/watch.go websocketFramer writes
+ * each encoded event as one message), a view of the same bytes.
+ */
+export function webSocketMessageOf(bytes: Uint8Array, encoding: Encoding): WebSocketMessage {
   return {
-    data: encodeWatchEvent(event, webSocketFormatOf(encoding)),
+    data: encoding === 'protobuf' ? bytes.subarray(4) : bytes,
     binary: encoding !== 'json',
   };
 }
@@ -48,16 +56,6 @@ export function decodeWebSocketMessage(
           : Buffer.concat(data);
   if (encoding === 'json') return toWatchEvent(decodeJson(bytes, offset), offset);
   const binary = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : asBuffer(bytes);
-  if (encoding === 'protobuf') return decodeProtobufWatchEvent(skipLength(binary, offset), offset);
+  if (encoding === 'protobuf') return decodeProtobufWatchEvent(binary, offset);
   return toWatchEvent(decodeCbor(binary, offset), offset);
-}
-
-/** A protobuf WebSocket message is the length-prefixed frame (the watch framer writes it). */
-function skipLength(bytes: Uint8Array, offset: number): Uint8Array {
-  if (bytes.length < 4) return bytes.subarray(bytes.length);
-  const size = ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
-  if (size !== bytes.length - 4) {
-    throw new CodecError('a protobuf watch message is not one length-prefixed frame', offset);
-  }
-  return bytes.subarray(4);
 }

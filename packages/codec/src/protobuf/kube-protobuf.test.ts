@@ -1,7 +1,9 @@
-import { jsonFields, jsonShape, schemaFor, type JsonShape } from '@listwatch/api';
+import { jsonFields, jsonShape, schemaFor, type JsonShape, type KubeObject } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CodecError } from '../codec-error.js';
+import { EncodedEvent } from '../encoded-event.js';
+import { decodeWebSocketMessage } from '../framing/websocket.js';
 import { decodeWatchStream } from '../framing/decoder.js';
 import { encodeWatchEvent } from '../framing/encoder.js';
 import { PROTOBUF_LENGTH_PREFIXED } from '../framing/format.js';
@@ -292,6 +294,18 @@ describe('protobuf lists and watch events', () => {
     expect(decoded.object).toStrictEqual(decodeProtobuf(encodeProtobuf(pods[0])));
     // The object inside is the object as a GET returns it: magic and envelope included.
     expect(Buffer.from(message).includes(Buffer.from(encodeProtobuf(pods[0])))).toBe(true);
+  });
+
+  it('a WebSocket message is the WatchEvent without its length prefix (apiserver websocketFramer)', () => {
+    const event = { type: 'ADDED' as const, object: pods[0] as KubeObject };
+    const message = new EncodedEvent(event).webSocketMessage('protobuf');
+    expect(message.binary).toBe(true);
+    expect(Buffer.from(message.data).equals(Buffer.from(encodeProtobufWatchEvent(event)))).toBe(
+      true,
+    );
+    expect(decodeWebSocketMessage(message.data, 'protobuf').object).toMatchObject({
+      metadata: { name: 'p1' },
+    });
   });
 
   it('length-prefixed watch events decode in order however the stream is cut', async () => {
