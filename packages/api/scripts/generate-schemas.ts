@@ -120,7 +120,15 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
   add({ group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview' });
   // metav1 kinds, tagged as kube-apiserver's OpenAPI tags them: in the core group, and
   // DeleteOptions also in meta.k8s.io (the apiserver adds the groups it serves).
-  for (const kind of ['Status', 'APIResourceList', 'DeleteOptions']) {
+  // The legacy discovery documents are metav1 kinds too, served in protobuf as well.
+  for (const kind of [
+    'Status',
+    'APIResourceList',
+    'DeleteOptions',
+    'APIVersions',
+    'APIGroupList',
+    'APIGroup',
+  ]) {
     add({ group: '', version: 'v1', kind }, `${META}.${kind}`);
   }
   add({ group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' }, `${META}.DeleteOptions`);

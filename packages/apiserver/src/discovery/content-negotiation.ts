@@ -23,9 +23,21 @@ function convertTarget(
   return { group: g ?? '', version: v ?? '', kind: as ?? '' };
 }
 
-/** The form a discovery document is served in. */
+/** A range Kubernetes protobuf satisfies (not a wildcard: JSON is the default). */
+function matchesProtobuf(range: MediaRange): boolean {
+  return (
+    range.q > 0 && mediaRangeSpecificity(range, 'application', 'vnd.kubernetes.protobuf') === 2
+  );
+}
+
+/**
+ * The form a discovery document is served in; legacy documents (metav1 APIVersions,
+ * APIGroupList, APIGroup, APIResourceList) also in protobuf, as kube-apiserver's discovery
+ * handlers write them with its codecs (endpoints/discovery). Aggregated discovery is JSON only:
+ * the apidiscovery protobuf messages are not in the schema source.
+ */
 export type DiscoveryForm =
-  { form: 'legacy' } | { form: 'aggregated'; version: AggregatedDiscoveryVersion };
+  { form: 'legacy'; protobuf?: true } | { form: 'aggregated'; version: AggregatedDiscoveryVersion };
 
 /**
  * Picks the form of `/api` or `/apis` (aggregated allowed) or of any other discovery document
@@ -39,6 +51,7 @@ export function negotiateDiscovery(
 ): DiscoveryForm | undefined {
   if (isEmpty(accept)) return { form: 'legacy' };
   for (const range of parseAccept(accept)) {
+    if (matchesProtobuf(range) && !convertTarget(range)) return { form: 'legacy', protobuf: true };
     if (!matchesJson(range)) continue;
     const target = convertTarget(range);
     if (!target) return { form: 'legacy' };

@@ -1,3 +1,4 @@
+import { decodeProtobuf } from '@listwatch/codec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiGroupDiscoveryList } from './aggregated.js';
 import { startDiscoveryServer, type DiscoveryServer } from './discovery-server.test-helper.js';
@@ -247,11 +248,32 @@ describe('aggregated discovery', () => {
       code: 406,
       reason: 'NotAcceptable',
     });
-    expect((await get('/api/v1', { Accept: 'application/vnd.kubernetes.protobuf' })).status).toBe(
-      406,
-    );
     expect((await get('/api/v1', { Accept: V2 })).status).toBe(406);
     expect((await get('/api/v1', { Accept: `${table}, application/json` })).status).toBe(200);
+  });
+});
+
+describe('discovery in protobuf', () => {
+  it('the legacy documents are served in protobuf to a client that asks for it, each its JSON (endpoints/discovery)', async () => {
+    const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+    for (const path of ['/api', '/apis', '/api/v1', '/apis/apps', '/apis/apps/v1']) {
+      const res = await get(path, { Accept: `${PROTOBUF}, application/json` });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(PROTOBUF);
+      expect(res.headers.get('etag')).toMatch(/^"[0-9A-F]{128}"$/);
+      const decoded = decodeProtobuf(new Uint8Array(await res.arrayBuffer()));
+      const { apiVersion: _ignored, ...fromJson } = decoded as Record<string, unknown>;
+      const expected = (await json<Record<string, unknown>>(path)) as Record<string, unknown>;
+      delete expected['apiVersion'];
+      expect(fromJson).toEqual(expected);
+    }
+  });
+
+  it('the aggregated documents stay JSON: a protobuf range for them falls through to the JSON one', async () => {
+    const res = await get('/apis', {
+      Accept: `application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,${V2}`,
+    });
+    expect(res.headers.get('content-type')).toBe(V2);
   });
 });
 

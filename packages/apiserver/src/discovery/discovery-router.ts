@@ -7,7 +7,12 @@ import {
 } from './aggregated.js';
 import { ApiGroupIndex } from './api-groups.js';
 import { acceptsJson, negotiateDiscovery } from './content-negotiation.js';
-import { representation, respondWithETag, type Representation } from './etag.js';
+import {
+  protobufRepresentation,
+  representation,
+  respondWithETag,
+  type Representation,
+} from './etag.js';
 import {
   apiGroup,
   apiGroupList,
@@ -125,16 +130,28 @@ export function discoveryMiddleware(definitions: readonly ResourceDefinition[]):
       root === 'api'
         ? { ...apiVersions(addresses), versions: coreVersions }
         : apiGroupList(index.groups, addresses);
-    respondWithETag(ctx, representation(body), { vary: 'Accept' });
+    respondWithETag(ctx, form.protobuf ? protobufRepresentation(body) : representation(body), {
+      vary: 'Accept',
+    });
   }
 
   /** Legacy-only documents (a group, a group/version's resources). */
   function serveLegacy(ctx: Context, doc: Representation | undefined): void {
     if (!doc) return sendError(ctx, notFound());
-    if (!negotiateDiscovery(ctx.get('Accept') || undefined, { aggregated: false })) {
-      return sendError(ctx, notAcceptable(false));
+    const form = negotiateDiscovery(ctx.get('Accept') || undefined, { aggregated: false });
+    if (!form) return sendError(ctx, notAcceptable(false));
+    respondWithETag(ctx, form.form === 'legacy' && form.protobuf ? protobufOf(doc) : doc);
+  }
+
+  /** The protobuf form of a legacy document, made once per document. */
+  const protobufForms = new WeakMap<Representation, Representation>();
+  function protobufOf(doc: Representation): Representation {
+    let form = protobufForms.get(doc);
+    if (!form) {
+      form = protobufRepresentation(JSON.parse(doc.body.toString('utf8')) as unknown);
+      protobufForms.set(doc, form);
     }
-    respondWithETag(ctx, doc);
+    return form;
   }
 
   /** kube-openapi handler3: a matching `?hash=` makes the document immutable; a stale one redirects. */
