@@ -7,7 +7,7 @@
 // - `keepEmpty`: its json tag lacks omitempty, so encoding/json writes it even when zero
 //   (`status.replicas: 0`).
 //
-//   pnpm --filter @listwatch/api exec tsx scripts/extract-go-fields.ts <dir holding k8s.io/api and k8s.io/apimachinery>
+//   pnpm --filter @listwatch/api extract:go-fields -- <dir holding k8s.io/api and k8s.io/apimachinery>
 //
 // Only packages with a generated.proto, no alpha or beta versions, are read; messages are named as the .proto names them.
 
