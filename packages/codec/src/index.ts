@@ -30,6 +30,7 @@ export {
   protobufTypeOf,
   PROTOBUF_MAGIC,
 } from './protobuf/kube-protobuf.js';
+export { encodeOpenApiV2Protobuf } from './protobuf/openapi-v2.js';
 export type { StreamDecoder, StreamDecoderOptions, ValueMapper } from './framing/frame-decoder.js';
 export { NewlineJsonDecoder, encodeNewlineFrame } from './framing/newline.js';
 export { ConcatenatedJsonDecoder } from './framing/concatenated.js';

@@ -71,3 +71,27 @@ export function negotiateDiscovery(
 export function acceptsJson(accept: string | undefined): boolean {
   return isEmpty(accept) || parseAccept(accept).some(matchesJson);
 }
+
+/** kube-openapi handler's protobuf media types for /openapi/v2 (gnostic openapi_v2.Document). */
+export const OPENAPI_V2_PROTOBUF_TYPES = [
+  'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+  'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+] as const;
+
+/**
+ * The media type `/openapi/v2` is served in, as kube-openapi's handler picks it: the first
+ * clause, by preference, that JSON or one of the protobuf types satisfies; its Content-Type
+ * echoes the protobuf type asked for. Undefined means 406.
+ */
+export function negotiateOpenApiV2(accept: string | undefined): string | undefined {
+  if (isEmpty(accept)) return 'application/json';
+  for (const range of parseAccept(accept)) {
+    if (range.q <= 0) continue;
+    if (matchesJson(range)) return 'application/json';
+    const type = OPENAPI_V2_PROTOBUF_TYPES.find(
+      (t) => range.type === 'application' && `application/${range.subtype}` === t,
+    );
+    if (type) return type;
+  }
+  return undefined;
+}

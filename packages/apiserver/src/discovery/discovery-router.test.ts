@@ -338,7 +338,7 @@ describe('OpenAPI', () => {
     expect(res.headers.get('location')).toBe(index.paths['api/v1']?.serverRelativeURL);
   });
 
-  it('v2 is served as JSON, and refused with 406 to a client that accepts only protobuf', async () => {
+  it('v2 is served as JSON, and in gnostic protobuf to a client that asks for it (kube-openapi handler)', async () => {
     const swagger = await json<{
       swagger: string;
       definitions: Record<string, Record<string, unknown>>;
@@ -347,10 +347,19 @@ describe('OpenAPI', () => {
     expect(
       swagger.definitions['io.k8s.api.core.v1.Pod']?.['x-kubernetes-group-version-kind'],
     ).toEqual([{ group: '', kind: 'Pod', version: 'v1' }]);
-    const protobuf = await get('/openapi/v2', {
-      Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
-    });
-    expect(protobuf.status).toBe(406);
+    for (const type of [
+      'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    ]) {
+      const protobuf = await get('/openapi/v2', { Accept: type });
+      expect(protobuf.status).toBe(200);
+      expect(protobuf.headers.get('content-type')).toBe(type);
+      const bytes = Buffer.from(await protobuf.arrayBuffer());
+      // openapi_v2.Document: swagger = 1 is the first field.
+      expect(bytes.subarray(0, 5).toString('latin1')).toBe('\x0a\x032.0');
+      expect(bytes.includes(Buffer.from('io.k8s.api.core.v1.Pod'))).toBe(true);
+    }
+    expect((await get('/openapi/v2', { Accept: 'application/yaml' })).status).toBe(406);
   });
 
   it('an unknown group/version document is a 404 Status', async () => {

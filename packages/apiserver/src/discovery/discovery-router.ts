@@ -1,13 +1,20 @@
 import { ApiError, type ResourceDefinition } from '@listwatch/api';
 import type { Context, Middleware } from 'koa';
+import { encodeOpenApiV2Protobuf } from '@listwatch/codec';
 import {
   aggregatedContentType,
   apiGroupDiscoveryList,
   type AggregatedDiscoveryVersion,
 } from './aggregated.js';
 import { ApiGroupIndex } from './api-groups.js';
-import { acceptsJson, negotiateDiscovery } from './content-negotiation.js';
 import {
+  acceptsJson,
+  negotiateDiscovery,
+  negotiateOpenApiV2,
+  OPENAPI_V2_PROTOBUF_TYPES,
+} from './content-negotiation.js';
+import {
+  computeETag,
   protobufRepresentation,
   representation,
   respondWithETag,
@@ -210,12 +217,28 @@ export function discoveryMiddleware(definitions: readonly ResourceDefinition[]):
     return (ctx) => sendError(ctx, notFound());
   }
 
+  /** Made once, from the JSON document, for kubectl's `explain` and `kind: List` validation. */
+  const openApiV2Protobuf = lazy(() => {
+    const json = openApiV2Doc();
+    const body = Buffer.from(
+      encodeOpenApiV2Protobuf(JSON.parse(json.body.toString('utf8')) as unknown),
+    );
+    return { body, etag: computeETag(body) };
+  });
+
   function serveOpenApiV2(ctx: Context): void {
-    // kubectl asks for protobuf only; a 406 sends it to its fallbacks, as kube-openapi does.
-    if (!acceptsJson(ctx.get('Accept') || undefined)) {
-      return sendError(ctx, ApiError.notAcceptable('only application/json is served'));
+    const type = negotiateOpenApiV2(ctx.get('Accept') || undefined);
+    if (!type) {
+      return sendError(
+        ctx,
+        ApiError.notAcceptable(
+          `only the following media types are accepted: application/json, ${OPENAPI_V2_PROTOBUF_TYPES.join(', ')}`,
+        ),
+      );
     }
-    respondWithETag(ctx, openApiV2Doc(), { vary: 'Accept' });
+    const doc =
+      type === 'application/json' ? openApiV2Doc() : { ...openApiV2Protobuf(), contentType: type };
+    respondWithETag(ctx, doc, { vary: 'Accept' });
   }
 
   return async (ctx, next) => {
