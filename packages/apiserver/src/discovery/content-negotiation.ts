@@ -79,9 +79,10 @@ export const OPENAPI_V2_PROTOBUF_TYPES = [
 ] as const;
 
 /**
- * The media type `/openapi/v2` is served in, as kube-openapi's handler picks it: the first
- * clause, by preference, that JSON or one of the protobuf types satisfies; its Content-Type
- * echoes the protobuf type asked for. Undefined means 406.
+ * The media type `/openapi/v2` is served in, as kube-openapi's handler (pkg/handler) picks it:
+ * the first clause, by preference, that JSON or one of the protobuf types satisfies. Either
+ * protobuf type is answered as `…spec.v2.v1.0+protobuf`: the `@` of the deprecated one is not a
+ * valid Content-Type for Go's mime parser. Undefined means 406.
  */
 export function negotiateOpenApiV2(accept: string | undefined): string | undefined {
   if (isEmpty(accept)) return 'application/json';
@@ -91,7 +92,7 @@ export function negotiateOpenApiV2(accept: string | undefined): string | undefin
     const type = OPENAPI_V2_PROTOBUF_TYPES.find(
       (t) => range.type === 'application' && `application/${range.subtype}` === t,
     );
-    if (type) return type;
+    if (type) return OPENAPI_V2_PROTOBUF_TYPES[1];
   }
   return undefined;
 }

@@ -347,13 +347,19 @@ describe('OpenAPI', () => {
     expect(
       swagger.definitions['io.k8s.api.core.v1.Pod']?.['x-kubernetes-group-version-kind'],
     ).toEqual([{ group: '', kind: 'Pod', version: 'v1' }]);
+    // A described reference is a `$ref` beside the description, as kube's v2 documents write it.
+    expect(swagger.definitions['io.k8s.api.core.v1.Pod']?.['properties']).toMatchObject({
+      spec: { $ref: '#/definitions/io.k8s.api.core.v1.PodSpec' },
+    });
     for (const type of [
       'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
       'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
     ]) {
       const protobuf = await get('/openapi/v2', { Accept: type });
       expect(protobuf.status).toBe(200);
-      expect(protobuf.headers.get('content-type')).toBe(type);
+      expect(protobuf.headers.get('content-type')).toBe(
+        'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+      );
       const bytes = Buffer.from(await protobuf.arrayBuffer());
       // openapi_v2.Document: swagger = 1 is the first field.
       expect(bytes.subarray(0, 5).toString('latin1')).toBe('\x0a\x032.0');

@@ -77,6 +77,45 @@ describe('kubectl with protobuf', () => {
   });
 });
 
+describe('kubectl with /openapi/v2 in protobuf', () => {
+  it('`kubectl explain --output=plaintext-openapiv2` prints a field from the protobuf document', async () => {
+    const explained = await e2e.kubectl.run([
+      'explain',
+      'deployment.spec.replicas',
+      '--output=plaintext-openapiv2',
+    ]);
+    expect(explained.stderr).toBe('');
+    expect(explained.stdout).toMatch(/KIND:\s+Deployment/);
+    expect(explained.stdout).toMatch(/FIELD:\s+replicas <integer>/);
+  });
+
+  it('`kubectl apply -f` of a `kind: List` file creates every item', async () => {
+    const ns = await e2e.api.namespace('pb-list');
+    const file = e2e.kubectl.write(
+      'list.yaml',
+      [
+        'apiVersion: v1',
+        'kind: List',
+        'items:',
+        '- apiVersion: v1',
+        '  kind: ConfigMap',
+        '  metadata: {name: one}',
+        '  data: {a: "1"}',
+        '- apiVersion: v1',
+        '  kind: ConfigMap',
+        '  metadata: {name: two}',
+        '',
+      ].join('\n'),
+    );
+    const applied = await e2e.kubectl.run(['apply', '-n', ns, '-f', file]);
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout.trim().split('\n')).toEqual([
+      'configmap/one created',
+      'configmap/two created',
+    ]);
+  });
+});
+
 describe('protobuf over HTTP', () => {
   it('a GET answers protobuf to a client that asks for it, and JSON for kinds it has no protobuf for', async () => {
     const ns = await e2e.api.namespace('pb-http');
