@@ -6,7 +6,6 @@ import {
   type KubeObject,
   type SourceField,
   type SourceType,
-  type Status,
   type WatchEvent,
 } from '@listwatch/api';
 import { CodecError } from '../codec-error.js';
@@ -567,12 +566,10 @@ function decodeSpecial(plan: Plan, fields: WireField[], path: string, at: number
       return formatDurationNanos(BigInt(value ?? 0));
     }
     case 'quantity':
-      return (get('string', 'string') as string | undefined) ?? '0';
+      return get('string', 'string') ?? '0';
     case 'int-or-string': {
       const type = (get('type', 'int64') as number | undefined) ?? 0;
-      return type === 1
-        ? ((get('strVal', 'string') as string | undefined) ?? '')
-        : ((get('intVal', 'int32') as number | undefined) ?? 0);
+      return type === 1 ? (get('strVal', 'string') ?? '') : (get('intVal', 'int32') ?? 0);
     }
     case 'object': {
       const raw = plan.type.fields[0];

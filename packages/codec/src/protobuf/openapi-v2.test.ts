@@ -13,7 +13,7 @@ function decode(type: string, bytes: Uint8Array): Record<string, unknown> {
     let value: unknown;
     if (field.type === 'string') value = Buffer.from(f.value as Uint8Array).toString('utf8');
     else if (field.type === 'bool') value = (f.value as bigint) !== 0n;
-    else if (field.type === 'int64') value = Number(f.value as bigint);
+    else if (field.type === 'int64') value = Number(f.value);
     else if (field.type === 'double') value = Buffer.from(f.value as Uint8Array).readDoubleLE(0);
     else value = decode(field.type, f.value as Uint8Array);
     if (field.repeated) ((out[field.name] ??= []) as unknown[]).push(value);
