@@ -65,6 +65,14 @@ const JSON_NAMES: Readonly<Record<string, string>> = {
   'k8s.io.api.networking.v1.IngressClassParametersReference.aPIGroup': 'apiGroup',
 };
 
+/**
+ * Go facts by message and proto field name (`pointer`, `keepEmpty`): scripts/go-fields.json,
+ * extracted from the Go types by scripts/extract-go-fields.ts.
+ */
+const GO_FIELDS = JSON.parse(
+  readFileSync(fileURLToPath(new URL('./go-fields.json', import.meta.url)), 'utf8'),
+) as Record<string, Record<string, string> | undefined>;
+
 // --- the kinds ---------------------------------------------------------------------------------
 
 interface Gvk {
@@ -105,17 +113,38 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
   add({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
   add({ group: 'policy', version: 'v1', kind: 'Eviction' });
   add({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' });
+  // The create-only reviews (apiserver handlers/reviews.ts), which kubectl sends in protobuf.
+  for (const kind of ['SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview']) {
+    add({ group: 'authorization.k8s.io', version: 'v1', kind });
+  }
+  add({ group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview' });
   // metav1 kinds, tagged as kube-apiserver's OpenAPI tags them: in the core group, and
   // DeleteOptions also in meta.k8s.io (the apiserver adds the groups it serves).
-  for (const kind of ['Status', 'APIResourceList', 'DeleteOptions']) {
+  // The legacy discovery documents are metav1 kinds too, served in protobuf as well.
+  for (const kind of [
+    'Status',
+    'APIResourceList',
+    'DeleteOptions',
+    'APIVersions',
+    'APIGroupList',
+    'APIGroup',
+  ]) {
     add({ group: '', version: 'v1', kind }, `${META}.${kind}`);
   }
   add({ group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' }, `${META}.DeleteOptions`);
   return [...roots.values()];
 }
 
-/** Messages every consumer needs besides the kinds'. */
-const EXTRA_MESSAGES = [`${META}.TypeMeta`, `${META}.Patch`];
+/**
+ * Messages every consumer needs besides the kinds': the protobuf codec's envelope
+ * (runtime.Unknown) and watch event (metav1.WatchEvent) among them.
+ */
+const EXTRA_MESSAGES = [
+  `${META}.TypeMeta`,
+  `${META}.Patch`,
+  `${META}.WatchEvent`,
+  'k8s.io.apimachinery.pkg.runtime.Unknown',
+];
 
 // --- reading the .proto files ------------------------------------------------------------------
 
@@ -269,6 +298,9 @@ function sourceField(
   }
   if (keys.length) out.listMapKeys = keys;
   if (inline) out.inline = true;
+  const goFacts = (GO_FIELDS[messageName]?.[field.name] ?? '').split(',');
+  if (goFacts.includes('pointer')) out.pointer = true;
+  else if (goFacts.includes('keepEmpty')) out.keepEmpty = true;
   return out;
 }
 

@@ -22,3 +22,5 @@ export * from './delete-options.js';
 export * from './patch-type.js';
 export * from './schema-types.js';
 export * from './schema.js';
+export * from './proto-messages.js';
+export { openApiV2Messages } from './generated/openapi-v2.js';

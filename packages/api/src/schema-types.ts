@@ -65,6 +65,13 @@ export interface SourceField {
   readonly listMapKeys?: readonly string[];
   /** `+mapType=`. */
   readonly mapType?: 'atomic' | 'granular';
+  /**
+   * A Go pointer (`*int32`, `*Time`): unset is not zero. Go's protobuf marshaller writes every
+   * other field even when zero, so only for these does a zero on the wire mean "set to zero".
+   */
+  readonly pointer?: true;
+  /** Its Go json tag lacks omitempty: JSON has it even when zero (`status.replicas: 0`). */
+  readonly keepEmpty?: true;
 }
 
 export interface SourceType {

@@ -369,7 +369,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     listEncodings:
       options.watchCacheListEncodings === false
         ? undefined
-        : { json: new WeakMap(), cbor: new WeakMap() },
+        : { json: new WeakMap(), cbor: new WeakMap(), protobuf: new WeakMap() },
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? 1000),
     auditPolicy:
       options.auditPolicyFile !== undefined

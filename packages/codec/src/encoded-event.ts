@@ -2,7 +2,11 @@ import type { KubeObject, Status, WatchEvent } from '@listwatch/api';
 import type { Encoding } from './encoding.js';
 import { encodeWatchEvent } from './framing/encoder.js';
 import { formatKey, resolveFormat, type StreamFormat } from './framing/format.js';
-import { webSocketFormatOf, type WebSocketMessage } from './framing/websocket.js';
+import {
+  webSocketFormatOf,
+  webSocketMessageOf,
+  type WebSocketMessage,
+} from './framing/websocket.js';
 import {
   asPartialObjectMetadata,
   type MetaVersion,
@@ -82,7 +86,7 @@ export class EncodedEvent<T extends KubeObject = KubeObject> {
 
   /** The payload of one WebSocket message carrying this event (shares the stream bytes cache). */
   webSocketMessage(encoding: Encoding, view?: EventView): WebSocketMessage {
-    return { data: this.bytes(webSocketFormatOf(encoding), view), binary: encoding !== 'json' };
+    return webSocketMessageOf(this.bytes(webSocketFormatOf(encoding), view), encoding);
   }
 
   /** The event object a view produces (the Table form, the metadata-only form, or itself). */

@@ -18,6 +18,19 @@ export * from './encoded-event.js';
 export * from './list-stream.js';
 export * from './json-list-decoder.js';
 export * from './framing/format.js';
+export {
+  canEncodeProtobuf,
+  decodeProtobuf,
+  decodeProtobufMessage,
+  decodeProtobufWatchEvent,
+  encodeProtobuf,
+  encodeProtobufMessage,
+  encodeProtobufWatchEvent,
+  protobufKindOf,
+  protobufTypeOf,
+  PROTOBUF_MAGIC,
+} from './protobuf/kube-protobuf.js';
+export { encodeOpenApiV2Protobuf } from './protobuf/openapi-v2.js';
 export type { StreamDecoder, StreamDecoderOptions, ValueMapper } from './framing/frame-decoder.js';
 export { NewlineJsonDecoder, encodeNewlineFrame } from './framing/newline.js';
 export { ConcatenatedJsonDecoder } from './framing/concatenated.js';

@@ -1,6 +1,7 @@
 import { ApiError, type ListMeta } from '@listwatch/api';
 import { encodeCbor, encodeCborItem } from './cbor.js';
 import type { Encoding } from './encoding.js';
+import { encodeProtobufListItem, protobufListFrame } from './protobuf/kube-protobuf.js';
 
 /** A list without its items: what precedes `items` on the wire. */
 export interface ListHead {
@@ -36,6 +37,10 @@ export function* encodeListStream(
   encoding: Encoding,
   options: ListStreamOptions = {},
 ): Generator<Uint8Array, void, undefined> {
+  if (encoding === 'protobuf') {
+    yield* protobufList(list, list.items, options);
+    return;
+  }
   const chunker = new Chunker(options.chunkSize ?? DEFAULT_CHUNK_SIZE);
   const writer =
     encoding === 'json' ? new JsonListWriter(list) : new CborListWriter(list, list.items.length);
@@ -63,6 +68,12 @@ export async function* encodeListStreamAsync(
 ): AsyncGenerator<Uint8Array, void, undefined> {
   if (encoding === 'cbor' && options.count === undefined) {
     throw ApiError.internalError(new Error('a CBOR list stream needs the item count'));
+  }
+  if (encoding === 'protobuf') {
+    const all: unknown[] = [];
+    for await (const item of items) all.push(item);
+    yield* protobufList(head, all, options);
+    return;
   }
   const chunker = new Chunker(options.chunkSize ?? DEFAULT_CHUNK_SIZE);
   const writer =
@@ -120,6 +131,37 @@ function encodeItem(
     encodings.set(item, bytes);
   }
   return bytes;
+}
+
+/**
+ * A protobuf list: the envelope declares the size of the whole list before its items, so every
+ * item is encoded (or found in `encodings`) first, as Go's streamingEncodeUnknownList sizes them.
+ */
+function* protobufList(
+  head: ListHead,
+  items: readonly unknown[],
+  options: ListStreamOptions,
+): Generator<Uint8Array, void, undefined> {
+  const encoded = items.map((item) => {
+    const cache = typeof item === 'object' && item !== null ? options.encodings : undefined;
+    let bytes = cache?.get(item as object);
+    if (!bytes) {
+      bytes = encodeProtobufListItem(head, item);
+      cache?.set(item as object, bytes);
+    }
+    return bytes;
+  });
+  const frame = protobufListFrame(
+    head,
+    encoded.reduce((n, b) => n + b.length, 0),
+  );
+  const chunker = new Chunker(options.chunkSize ?? DEFAULT_CHUNK_SIZE);
+  for (const piece of [frame.head, ...encoded, frame.tail]) {
+    const out = chunker.add(piece);
+    if (out) yield out;
+  }
+  const out = chunker.flush();
+  if (out) yield out;
 }
 
 const COMMA = Buffer.from(',');

@@ -4,6 +4,8 @@ import {
   CBOR_SEQUENCE_MEDIA_TYPE,
   JSON_MEDIA_TYPE,
   mediaTypeOf,
+  PROTOBUF_MEDIA_TYPE,
+  PROTOBUF_WATCH_MEDIA_TYPE,
   watchMediaTypeOf,
   type Encoding,
 } from './encoding.js';
@@ -161,6 +163,11 @@ export interface NegotiatedWatchCodec extends NegotiatedCodec {
 export interface NegotiationOptions {
   /** Whether the endpoint can serve Tables (a TableConvertor exists). Default true. */
   table?: boolean;
+  /**
+   * Whether the endpoint's kind has a protobuf encoding (a kind of the schema source; custom
+   * resources have none, as in kube-apiserver). Default false.
+   */
+  protobuf?: boolean;
 }
 
 interface Offer {
@@ -173,7 +180,12 @@ interface Offer {
 const OFFERS: readonly Offer[] = [
   { type: 'application', subtype: 'json', encoding: 'json' },
   { type: 'application', subtype: 'cbor', encoding: 'cbor' },
+  { type: 'application', subtype: 'vnd.kubernetes.protobuf', encoding: 'protobuf' },
 ];
+
+function offered(offer: Offer, options: NegotiationOptions): boolean {
+  return offer.encoding !== 'protobuf' || options.protobuf === true;
+}
 
 function matchesOffer(range: MediaRange, offer: Offer, watch: boolean): number {
   const specificity = mediaRangeSpecificity(range, offer.type, offer.subtype);
@@ -214,6 +226,8 @@ function acceptOptions(
   let metaVersion: MetaVersion | undefined;
   if (kind !== undefined || group !== undefined || version !== undefined) {
     if (group !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) return undefined;
+    // Transformed objects (Table, PartialObjectMetadata) have no protobuf form in the source.
+    if (offer.encoding === 'protobuf') return undefined;
     if (kind === 'Table') {
       // Tables are served as JSON only (RequestScope.AllowsMediaTypeTransform).
       if (offer.encoding !== 'json' || options.table === false) return undefined;
@@ -247,7 +261,8 @@ function negotiate(
     if (range.q <= 0) continue;
     for (let i = 0; i < OFFERS.length; i++) {
       const offer = OFFERS[i]!;
-      if (rejected[i] || matchesOffer(range, offer, watch) < 0) continue;
+      if (rejected[i] || !offered(offer, options) || matchesOffer(range, offer, watch) < 0)
+        continue;
       const result = acceptOptions(range, offer, watch, options);
       if (result) return result;
     }
@@ -257,8 +272,8 @@ function negotiate(
 
 /**
  * Picks the encoding (and Table/PartialObjectMetadata transformation) of an object or list
- * response. Protobuf and YAML are not served: those clauses fall through to the next one.
- * Nothing acceptable is a 406 NotAcceptable.
+ * response. Protobuf is served for the kinds of the schema source (`options.protobuf`); YAML is
+ * not served: its clauses fall through to the next one. Nothing acceptable is a 406.
  */
 export function negotiateObject(
   accept: string | null | undefined,
@@ -267,7 +282,7 @@ export function negotiateObject(
   const result = negotiate(accept, false, options);
   if (!result) {
     throw ApiError.notAcceptable(
-      `only the following media types are accepted: ${JSON_MEDIA_TYPE}, ${CBOR_MEDIA_TYPE}`,
+      `only the following media types are accepted: ${JSON_MEDIA_TYPE}, ${CBOR_MEDIA_TYPE}${options.protobuf ? `, ${PROTOBUF_MEDIA_TYPE}` : ''}`,
     );
   }
   return result;
@@ -275,7 +290,9 @@ export function negotiateObject(
 
 /**
  * Picks the encoding and framing of a watch response: JSON watches are `application/json`,
- * newline-framed; CBOR watches are `application/cbor-seq` (apiserver handlers/watch.go).
+ * newline-framed; CBOR watches are `application/cbor-seq`; protobuf watches are
+ * `application/vnd.kubernetes.protobuf;stream=watch`, length-prefixed (apiserver
+ * handlers/watch.go).
  */
 export function negotiateWatch(
   accept: string | null | undefined,
@@ -284,7 +301,7 @@ export function negotiateWatch(
   const result = negotiate(accept, true, options);
   if (!result) {
     throw ApiError.notAcceptable(
-      `only the following media types are accepted: ${JSON_MEDIA_TYPE};stream=watch, ${CBOR_SEQUENCE_MEDIA_TYPE}`,
+      `only the following media types are accepted: ${JSON_MEDIA_TYPE};stream=watch, ${CBOR_SEQUENCE_MEDIA_TYPE}${options.protobuf ? `, ${PROTOBUF_WATCH_MEDIA_TYPE}` : ''}`,
     );
   }
   const format = watchFormatOf(result.encoding);

@@ -27,11 +27,12 @@ describe('object bodies', () => {
     expect(requestEncoding(undefined)).toBe('json');
     expect(requestEncoding('application/json; charset=utf-8')).toBe('json');
     expect(requestEncoding('application/cbor')).toBe('cbor');
+    expect(requestEncoding('application/vnd.kubernetes.protobuf')).toBe('protobuf');
   });
 
   it('a Content-Type that is not served is a 415 UnsupportedMediaType', () => {
     try {
-      requestEncoding('application/vnd.kubernetes.protobuf');
+      requestEncoding('application/yaml');
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ApiError);

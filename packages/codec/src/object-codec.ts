@@ -3,19 +3,24 @@ import { decodeCbor, encodeCbor } from './cbor.js';
 import type { Encoding } from './encoding.js';
 import { decodeJson, encodeJson } from './json.js';
 import { parseMediaType } from './negotiation.js';
+import { decodeProtobuf, encodeProtobuf } from './protobuf/kube-protobuf.js';
 
-/** A whole response body: JSON (optionally pretty) or a self-described CBOR document. */
+/** A whole response body: JSON (optionally pretty), a self-described CBOR document or protobuf. */
 export function encodeObject(
   value: unknown,
   encoding: Encoding,
   options: { pretty?: boolean } = {},
 ): Uint8Array {
+  if (encoding === 'protobuf') return encodeProtobuf(value);
   return encoding === 'json' ? encodeJson(value, options) : encodeCbor(value);
 }
 
 /** A whole request or response body; malformed input is a CodecError. */
 export function decodeObject(data: Uint8Array | string, encoding: Encoding): unknown {
   if (encoding === 'json') return decodeJson(data);
+  if (encoding === 'protobuf') {
+    return decodeProtobuf(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+  }
   return decodeCbor(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
 }
 
@@ -29,5 +34,7 @@ export function requestEncoding(contentType: string | null | undefined): Encodin
   const media = parseMediaType(contentType);
   if (media?.type === 'application' && media.subtype === 'json') return 'json';
   if (media?.type === 'application' && media.subtype === 'cbor') return 'cbor';
+  if (media?.type === 'application' && media.subtype === 'vnd.kubernetes.protobuf')
+    return 'protobuf';
   throw ApiError.unsupportedMediaType(contentType);
 }

@@ -53,10 +53,30 @@ describe('discovery negotiation', () => {
       }),
     ).toBeUndefined();
     expect(
-      negotiateDiscovery('application/vnd.kubernetes.protobuf', { aggregated: true }),
+      negotiateDiscovery(
+        'application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+        { aggregated: true },
+      ),
     ).toBeUndefined();
     expect(
       negotiateDiscovery('application/json;as=Table;v=v1;g=meta.k8s.io, */*', {
+        aggregated: false,
+      }),
+    ).toEqual({ form: 'legacy' });
+  });
+
+  it('serves the legacy documents in protobuf to a client that asks for it, aggregated ones never', () => {
+    expect(negotiateDiscovery('application/vnd.kubernetes.protobuf', { aggregated: true })).toEqual(
+      { form: 'legacy', protobuf: true },
+    );
+    expect(
+      negotiateDiscovery(
+        'application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+        { aggregated: true },
+      ),
+    ).toEqual({ form: 'aggregated', version: 'v2' });
+    expect(
+      negotiateDiscovery('application/vnd.kubernetes.protobuf;q=0, application/json', {
         aggregated: false,
       }),
     ).toEqual({ form: 'legacy' });

@@ -23,9 +23,21 @@ function convertTarget(
   return { group: g ?? '', version: v ?? '', kind: as ?? '' };
 }
 
-/** The form a discovery document is served in. */
+/** A range Kubernetes protobuf satisfies (not a wildcard: JSON is the default). */
+function matchesProtobuf(range: MediaRange): boolean {
+  return (
+    range.q > 0 && mediaRangeSpecificity(range, 'application', 'vnd.kubernetes.protobuf') === 2
+  );
+}
+
+/**
+ * The form a discovery document is served in; legacy documents (metav1 APIVersions,
+ * APIGroupList, APIGroup, APIResourceList) also in protobuf, as kube-apiserver's discovery
+ * handlers write them with its codecs (endpoints/discovery). Aggregated discovery is JSON only:
+ * the apidiscovery protobuf messages are not in the schema source.
+ */
 export type DiscoveryForm =
-  { form: 'legacy' } | { form: 'aggregated'; version: AggregatedDiscoveryVersion };
+  { form: 'legacy'; protobuf?: true } | { form: 'aggregated'; version: AggregatedDiscoveryVersion };
 
 /**
  * Picks the form of `/api` or `/apis` (aggregated allowed) or of any other discovery document
@@ -39,6 +51,7 @@ export function negotiateDiscovery(
 ): DiscoveryForm | undefined {
   if (isEmpty(accept)) return { form: 'legacy' };
   for (const range of parseAccept(accept)) {
+    if (matchesProtobuf(range) && !convertTarget(range)) return { form: 'legacy', protobuf: true };
     if (!matchesJson(range)) continue;
     const target = convertTarget(range);
     if (!target) return { form: 'legacy' };
@@ -57,4 +70,29 @@ export function negotiateDiscovery(
 /** Whether plain JSON is acceptable (OpenAPI documents: kube-openapi ignores parameters). */
 export function acceptsJson(accept: string | undefined): boolean {
   return isEmpty(accept) || parseAccept(accept).some(matchesJson);
+}
+
+/** kube-openapi handler's protobuf media types for /openapi/v2 (gnostic openapi_v2.Document). */
+export const OPENAPI_V2_PROTOBUF_TYPES = [
+  'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+  'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+] as const;
+
+/**
+ * The media type `/openapi/v2` is served in, as kube-openapi's handler (pkg/handler) picks it:
+ * the first clause, by preference, that JSON or one of the protobuf types satisfies. Either
+ * protobuf type is answered as `…spec.v2.v1.0+protobuf`: the `@` of the deprecated one is not a
+ * valid Content-Type for Go's mime parser. Undefined means 406.
+ */
+export function negotiateOpenApiV2(accept: string | undefined): string | undefined {
+  if (isEmpty(accept)) return 'application/json';
+  for (const range of parseAccept(accept)) {
+    if (range.q <= 0) continue;
+    if (matchesJson(range)) return 'application/json';
+    const type = OPENAPI_V2_PROTOBUF_TYPES.find(
+      (t) => range.type === 'application' && `application/${range.subtype}` === t,
+    );
+    if (type) return OPENAPI_V2_PROTOBUF_TYPES[1];
+  }
+  return undefined;
 }

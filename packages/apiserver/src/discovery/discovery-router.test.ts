@@ -1,3 +1,4 @@
+import { decodeProtobuf } from '@listwatch/codec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiGroupDiscoveryList } from './aggregated.js';
 import { startDiscoveryServer, type DiscoveryServer } from './discovery-server.test-helper.js';
@@ -247,11 +248,32 @@ describe('aggregated discovery', () => {
       code: 406,
       reason: 'NotAcceptable',
     });
-    expect((await get('/api/v1', { Accept: 'application/vnd.kubernetes.protobuf' })).status).toBe(
-      406,
-    );
     expect((await get('/api/v1', { Accept: V2 })).status).toBe(406);
     expect((await get('/api/v1', { Accept: `${table}, application/json` })).status).toBe(200);
+  });
+});
+
+describe('discovery in protobuf', () => {
+  it('the legacy documents are served in protobuf to a client that asks for it, each its JSON (endpoints/discovery)', async () => {
+    const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+    for (const path of ['/api', '/apis', '/api/v1', '/apis/apps', '/apis/apps/v1']) {
+      const res = await get(path, { Accept: `${PROTOBUF}, application/json` });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(PROTOBUF);
+      expect(res.headers.get('etag')).toMatch(/^"[0-9A-F]{128}"$/);
+      const decoded = decodeProtobuf(new Uint8Array(await res.arrayBuffer()));
+      const { apiVersion: _ignored, ...fromJson } = decoded as Record<string, unknown>;
+      const expected = await json<Record<string, unknown>>(path);
+      delete expected['apiVersion'];
+      expect(fromJson).toEqual(expected);
+    }
+  });
+
+  it('the aggregated documents stay JSON: a protobuf range for them falls through to the JSON one', async () => {
+    const res = await get('/apis', {
+      Accept: `application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,${V2}`,
+    });
+    expect(res.headers.get('content-type')).toBe(V2);
   });
 });
 
@@ -316,7 +338,7 @@ describe('OpenAPI', () => {
     expect(res.headers.get('location')).toBe(index.paths['api/v1']?.serverRelativeURL);
   });
 
-  it('v2 is served as JSON, and refused with 406 to a client that accepts only protobuf', async () => {
+  it('v2 is served as JSON, and in gnostic protobuf to a client that asks for it (kube-openapi handler)', async () => {
     const swagger = await json<{
       swagger: string;
       definitions: Record<string, Record<string, unknown>>;
@@ -325,10 +347,25 @@ describe('OpenAPI', () => {
     expect(
       swagger.definitions['io.k8s.api.core.v1.Pod']?.['x-kubernetes-group-version-kind'],
     ).toEqual([{ group: '', kind: 'Pod', version: 'v1' }]);
-    const protobuf = await get('/openapi/v2', {
-      Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+    // A described reference is a `$ref` beside the description, as kube's v2 documents write it.
+    expect(swagger.definitions['io.k8s.api.core.v1.Pod']?.['properties']).toMatchObject({
+      spec: { $ref: '#/definitions/io.k8s.api.core.v1.PodSpec' },
     });
-    expect(protobuf.status).toBe(406);
+    for (const type of [
+      'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    ]) {
+      const protobuf = await get('/openapi/v2', { Accept: type });
+      expect(protobuf.status).toBe(200);
+      expect(protobuf.headers.get('content-type')).toBe(
+        'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+      );
+      const bytes = Buffer.from(await protobuf.arrayBuffer());
+      // openapi_v2.Document: swagger = 1 is the first field.
+      expect(bytes.subarray(0, 5).toString('latin1')).toBe('\x0a\x032.0');
+      expect(bytes.includes(Buffer.from('io.k8s.api.core.v1.Pod'))).toBe(true);
+    }
+    expect((await get('/openapi/v2', { Accept: 'application/yaml' })).status).toBe(406);
   });
 
   it('an unknown group/version document is a 404 Status', async () => {

@@ -1,13 +1,25 @@
 import { ApiError, type ResourceDefinition } from '@listwatch/api';
 import type { Context, Middleware } from 'koa';
+import { encodeOpenApiV2Protobuf } from '@listwatch/codec';
 import {
   aggregatedContentType,
   apiGroupDiscoveryList,
   type AggregatedDiscoveryVersion,
 } from './aggregated.js';
 import { ApiGroupIndex } from './api-groups.js';
-import { acceptsJson, negotiateDiscovery } from './content-negotiation.js';
-import { representation, respondWithETag, type Representation } from './etag.js';
+import {
+  acceptsJson,
+  negotiateDiscovery,
+  negotiateOpenApiV2,
+  OPENAPI_V2_PROTOBUF_TYPES,
+} from './content-negotiation.js';
+import {
+  computeETag,
+  protobufRepresentation,
+  representation,
+  respondWithETag,
+  type Representation,
+} from './etag.js';
 import {
   apiGroup,
   apiGroupList,
@@ -161,16 +173,28 @@ function discoveryRoutes(
       root === 'api'
         ? { ...apiVersions(addresses), versions: coreVersions }
         : apiGroupList(index.groups, addresses);
-    respondWithETag(ctx, representation(body), { vary: 'Accept' });
+    respondWithETag(ctx, form.protobuf ? protobufRepresentation(body) : representation(body), {
+      vary: 'Accept',
+    });
   }
 
   /** Legacy-only documents (a group, a group/version's resources). */
   function serveLegacy(ctx: Context, doc: Representation | undefined): void {
     if (!doc) return sendError(ctx, notFound());
-    if (!negotiateDiscovery(ctx.get('Accept') || undefined, { aggregated: false })) {
-      return sendError(ctx, notAcceptable(false));
+    const form = negotiateDiscovery(ctx.get('Accept') || undefined, { aggregated: false });
+    if (!form) return sendError(ctx, notAcceptable(false));
+    respondWithETag(ctx, form.form === 'legacy' && form.protobuf ? protobufOf(doc) : doc);
+  }
+
+  /** The protobuf form of a legacy document, made once per document. */
+  const protobufForms = new WeakMap<Representation, Representation>();
+  function protobufOf(doc: Representation): Representation {
+    let form = protobufForms.get(doc);
+    if (!form) {
+      form = protobufRepresentation(JSON.parse(doc.body.toString('utf8')) as unknown);
+      protobufForms.set(doc, form);
     }
-    respondWithETag(ctx, doc);
+    return form;
   }
 
   /** kube-openapi handler3: a matching `?hash=` makes the document immutable; a stale one redirects. */
@@ -227,12 +251,28 @@ function discoveryRoutes(
     return (ctx) => sendError(ctx, notFound());
   }
 
+  /** Made once, from the JSON document, for kubectl's `explain` and `kind: List` validation. */
+  const openApiV2Protobuf = lazy(() => {
+    const json = openApiV2Doc();
+    const body = Buffer.from(
+      encodeOpenApiV2Protobuf(JSON.parse(json.body.toString('utf8')) as unknown),
+    );
+    return { body, etag: computeETag(body) };
+  });
+
   function serveOpenApiV2(ctx: Context): void {
-    // kubectl asks for protobuf only; a 406 sends it to its fallbacks, as kube-openapi does.
-    if (!acceptsJson(ctx.get('Accept') || undefined)) {
-      return sendError(ctx, ApiError.notAcceptable('only application/json is served'));
+    const type = negotiateOpenApiV2(ctx.get('Accept') || undefined);
+    if (!type) {
+      return sendError(
+        ctx,
+        ApiError.notAcceptable(
+          `only the following media types are accepted: application/json, ${OPENAPI_V2_PROTOBUF_TYPES.join(', ')}`,
+        ),
+      );
     }
-    respondWithETag(ctx, openApiV2Doc(), { vary: 'Accept' });
+    const doc =
+      type === 'application/json' ? openApiV2Doc() : { ...openApiV2Protobuf(), contentType: type };
+    respondWithETag(ctx, doc, { vary: 'Accept' });
   }
 
   return route;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { encodeProtobuf, PROTOBUF_MEDIA_TYPE } from '@listwatch/codec';
 import type { Context } from 'koa';
 
 /**
@@ -49,6 +50,16 @@ export function representation(value: unknown, contentType = 'application/json')
  * `Cache-Control` defaults to kube-apiserver's global `no-cache, private` (filters/cachecontrol.go);
  * aggregated discovery says `public`, hashed OpenAPI documents `public, immutable`.
  */
+/**
+ * A legacy discovery document in protobuf. The core group's documents have no apiVersion in
+ * JSON; their envelope says v1, the version of the metav1 kinds.
+ */
+export function protobufRepresentation(value: unknown): Representation {
+  const object = value as { apiVersion?: string };
+  const body = Buffer.from(encodeProtobuf({ ...object, apiVersion: object.apiVersion ?? 'v1' }));
+  return { body, contentType: PROTOBUF_MEDIA_TYPE, etag: computeETag(body) };
+}
+
 export function respondWithETag(
   ctx: Context,
   doc: Representation,

@@ -552,8 +552,18 @@ function toV2Schema(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toV2Schema);
   if (!value || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
+  const allOf = (value as { allOf?: unknown }).allOf;
+  // A described reference is `$ref` beside the description in kube's v2 documents (Swagger 2.0
+  // has no rule against siblings); `allOf: [$ref]` is its v3 form. kubectl's v2 `explain`
+  // follows only `$ref`.
+  const single =
+    Array.isArray(allOf) && allOf.length === 1 && Object.keys(allOf[0] as object).join() === '$ref'
+      ? (allOf[0] as { $ref: unknown }).$ref
+      : undefined;
   for (const [key, inner] of Object.entries(value)) {
-    if (key === '$ref' && typeof inner === 'string') {
+    if (key === 'allOf' && typeof single === 'string') {
+      out['$ref'] = single.replace(SCHEMA_REF_PREFIX, DEFINITIONS_PREFIX);
+    } else if (key === '$ref' && typeof inner === 'string') {
       out[key] = inner.replace(SCHEMA_REF_PREFIX, DEFINITIONS_PREFIX);
     } else if (key === 'oneOf') {
       // Swagger 2.0 has no oneOf; Quantity is published there as a string, as kube does.

@@ -1,8 +1,7 @@
 import { ApiError } from '@listwatch/api';
-import { CodecError, decodeCbor } from '@listwatch/codec';
+import { CodecError, decodeCbor, decodeProtobuf, PROTOBUF_MEDIA_TYPE } from '@listwatch/codec';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
-import { decodeKubeProtobuf, PROTOBUF_MEDIA_TYPE } from '../protobuf/kube-protobuf.js';
 
 type Request = IncomingMessage | Http2ServerRequest;
 
@@ -89,7 +88,10 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Decodes a create/update body: JSON, CBOR or (some kinds') protobuf; anything else is 415. */
+/**
+ * Decodes a create/update body: JSON, CBOR or protobuf (any kind of the schema source, as
+ * kubectl's typed clients send them); anything else is 415.
+ */
 export function decodeBody(body: Buffer, contentType: string | undefined): unknown {
   const type = mediaType(contentType);
   if (body.length === 0) throw ApiError.badRequest('the body of the request is empty');
@@ -104,8 +106,14 @@ export function decodeBody(body: Buffer, contentType: string | undefined): unkno
       throw ApiError.badRequest(`error decoding the body: ${(err as Error).message}`);
     }
   }
-  // kubectl's typed clients (`kubectl create namespace|configmap|secret`) send protobuf.
-  if (type === PROTOBUF_MEDIA_TYPE) return decodeKubeProtobuf(body);
+  if (type === PROTOBUF_MEDIA_TYPE) {
+    try {
+      return decodeProtobuf(body);
+    } catch (err) {
+      if (err instanceof CodecError) throw ApiError.badRequest(err.message);
+      throw ApiError.badRequest('error decoding the protobuf body');
+    }
+  }
   if (type === 'application/cbor') {
     try {
       return decodeCbor(body);

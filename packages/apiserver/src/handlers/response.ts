@@ -9,8 +9,10 @@ import {
 import {
   asPartialObjectMetadata,
   asPartialObjectMetadataList,
+  canEncodeProtobuf,
   encodeCbor,
   encodeListStream,
+  encodeProtobuf,
   negotiateObject,
   parseIncludeObject,
   toTable,
@@ -50,6 +52,7 @@ function transform(
 
 function encode(codec: NegotiatedCodec, value: unknown): Buffer {
   if (codec.encoding === 'cbor') return Buffer.from(encodeCbor(value));
+  if (codec.encoding === 'protobuf') return Buffer.from(encodeProtobuf(value));
   return Buffer.from(
     codec.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`,
   );
@@ -111,7 +114,11 @@ export function writeObject(
   object: KubeObject | Status,
   definition?: ResourceDefinition,
 ): void {
-  const codec = negotiateObject(ctx.get('accept'), { table: definition !== undefined });
+  // Protobuf for the kinds of the schema source, as kube-apiserver serves built-in kinds.
+  const codec = negotiateObject(ctx.get('accept'), {
+    table: definition !== undefined,
+    protobuf: canEncodeProtobuf(object),
+  });
   const value =
     object.kind === 'Status' ? object : transform(ctx, codec, object as KubeObject, definition);
   send(ctx, status, codec.contentType, encode(codec, value));
@@ -136,8 +143,11 @@ export function writeList(
   definition: ResourceDefinition,
   encodings?: Record<Encoding, ItemEncodings>,
 ): void {
-  const codec = negotiateObject(ctx.get('accept'), { table: true });
-  if (codec.as || codec.pretty) {
+  const codec = negotiateObject(ctx.get('accept'), {
+    table: true,
+    protobuf: canEncodeProtobuf(list),
+  });
+  if (codec.as || (codec.pretty && codec.encoding === 'json')) {
     send(ctx, 200, codec.contentType, encode(codec, transform(ctx, codec, list, definition)));
     return;
   }
@@ -149,7 +159,7 @@ export function writeList(
 export function writeStatus(ctx: Koa.Context, status: Status): void {
   let codec: NegotiatedCodec;
   try {
-    codec = negotiateObject(ctx.get('accept'));
+    codec = negotiateObject(ctx.get('accept'), { protobuf: canEncodeProtobuf(status) });
   } catch {
     codec = { encoding: 'json', table: false, contentType: 'application/json', pretty: false };
   }

@@ -1,6 +1,7 @@
-import { parseListOptions } from '@listwatch/api';
+import { apiVersionOf, parseListOptions } from '@listwatch/api';
 import {
   negotiateWatch,
+  protobufTypeOf,
   parseIncludeObject,
   type EventView,
   type NegotiatedWatchCodec,
@@ -34,7 +35,10 @@ export async function openWatch(
 ): Promise<OpenWatch> {
   const { definition, source } = entry;
   const options = parseListOptions(query, { definition });
-  const codec = negotiateWatch(accept, { table: true });
+  const codec = negotiateWatch(accept, {
+    table: true,
+    protobuf: protobufTypeOf(apiVersionOf(definition), definition.kind) !== undefined,
+  });
   const includeObject =
     codec.as === 'Table' ? parseIncludeObject(query.get('includeObject')) : undefined;
   const predicate = predicateOf(options);

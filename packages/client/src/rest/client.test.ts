@@ -5,7 +5,7 @@ import {
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
-import { encodeCbor } from '@listwatch/codec';
+import { encodeCbor, encodeProtobuf } from '@listwatch/codec';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError } from './errors.js';
 import { bearerToken } from '../clientcmd/credentials.js';
@@ -425,6 +425,43 @@ describe('RestClient over HTTP', () => {
     const got = await cms(make({ encoding: 'cbor' })).get('a');
     expect(got.metadata).toMatchObject({ name: 'a', resourceVersion: '9' });
     expect(server.requests[0]?.headers.accept).toContain('application/cbor');
+  });
+
+  it('asks for protobuf with JSON as the fallback when configured, and decodes whichever comes', async () => {
+    server.handle((req, res) => {
+      if (req.url?.endsWith('/configmaps/a')) {
+        res.writeHead(200, { 'content-type': 'application/vnd.kubernetes.protobuf' });
+        res.end(Buffer.from(encodeProtobuf(configMap('ns', 'a', '9'))));
+      } else json(res, 200, configMap('ns', 'b', '10'));
+    });
+    const client = cms(make({ encoding: 'protobuf' }));
+    expect((await client.get('a')).metadata).toMatchObject({ name: 'a', resourceVersion: '9' });
+    expect((await client.get('b')).metadata).toMatchObject({ name: 'b', resourceVersion: '10' });
+    expect(server.requests[0]?.headers.accept).toBe(
+      'application/vnd.kubernetes.protobuf, application/json',
+    );
+  });
+
+  it('reads a protobuf Status as the error it carries', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/vnd.kubernetes.protobuf' });
+      res.end(
+        Buffer.from(
+          encodeProtobuf({
+            apiVersion: 'v1',
+            kind: 'Status',
+            status: 'Failure',
+            reason: 'NotFound',
+            message: 'configmaps "a" not found',
+            code: 404,
+          }),
+        ),
+      );
+    });
+    await expect(cms(make({ encoding: 'protobuf' })).get('a')).rejects.toMatchObject({
+      code: 404,
+      message: 'configmaps "a" not found',
+    });
   });
 });
 

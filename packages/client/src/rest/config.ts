@@ -36,7 +36,11 @@ export interface RetryOptions {
 }
 
 export interface RestClientOptions extends RestConfig {
-  /** Response encoding asked for: `json` (default) or `cbor`. Request bodies are JSON. */
+  /**
+   * Response encoding asked for: `json` (default), `cbor`, or `protobuf` (client-go's
+   * ContentConfig `application/vnd.kubernetes.protobuf,application/json`: built-in kinds come
+   * in protobuf, the others, such as custom resources, in JSON). Request bodies are JSON.
+   */
   encoding?: Encoding;
   /**
    * Per attempt of a non-watch request (default 60 s), from the call — waiting for a pooled

@@ -1,5 +1,12 @@
 import { errorField, toApiError, type ApiError, type Logger } from '@listwatch/api';
-import { decodeCbor, decodeObject, type Encoding } from '@listwatch/codec';
+import {
+  acceptFor,
+  decodeCbor,
+  decodeObject,
+  decodeProtobuf,
+  responseEncodingOf,
+  type Encoding,
+} from '@listwatch/codec';
 import { request, type Dispatcher } from 'undici';
 import type { Credentials } from '../clientcmd/credentials.js';
 import type { Clock } from '../util/clock.js';
@@ -126,10 +133,7 @@ async function send(
     timeoutMs > 0 ? setTimeout(() => ((timedOut = true), abort.abort()), timeoutMs) : undefined;
   const onAbort = (): void => abort.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  const headers = ctx.headers(
-    creds,
-    ctx.encoding === 'cbor' ? 'application/cbor, application/json' : 'application/json',
-  );
+  const headers = ctx.headers(creds, acceptFor(ctx.encoding));
   let body: string | undefined;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);
@@ -167,9 +171,9 @@ async function send(
   }
 }
 
-/** JSON, not CBOR (an absent Content-Type is taken for JSON, as `decodeBody` does). */
+/** JSON, not CBOR or protobuf (an absent Content-Type is taken for JSON, as `decodeBody` does). */
 function isJson(contentType: string | string[] | undefined): boolean {
-  return !String(contentType ?? '').includes('cbor');
+  return responseEncodingOf(contentType) === 'json';
 }
 
 /** A successful response's body, by the codec; an empty body is undefined. */
@@ -177,7 +181,7 @@ function decodeBody(body: Buffer, contentType: string | string[] | undefined): u
   if (body.length === 0) return undefined;
   const type = String(contentType ?? '');
   try {
-    return decodeObject(body, isJson(type) ? 'json' : 'cbor');
+    return decodeObject(body, responseEncodingOf(type));
   } catch (err) {
     throw undecodable(`cannot decode the ${type || 'response'} body: ${errorField(err)}`, err);
   }
@@ -190,9 +194,10 @@ function responseError(
   headers: Record<string, string | string[] | undefined>,
 ): ApiError {
   let text = body.toString('utf8');
-  if (!isJson(headers['content-type'])) {
+  const encoding = responseEncodingOf(headers['content-type']);
+  if (encoding !== 'json') {
     try {
-      text = JSON.stringify(decodeCbor(body));
+      text = JSON.stringify(encoding === 'cbor' ? decodeCbor(body) : decodeProtobuf(body));
     } catch {
       // Not a CBOR Status: report the raw text.
     }

@@ -8,8 +8,12 @@ import {
   type WatchEvent,
 } from '@listwatch/api';
 import {
+  acceptFor,
   createWatchDecoder,
+  decodeCbor,
+  decodeProtobuf,
   decodeWebSocketMessage,
+  responseEncodingOf,
   watchFormatOf,
   type Encoding,
   type StreamDecoder,
@@ -218,7 +222,7 @@ export async function openHttpWatch<T extends KubeObject = KubeObject>(
       response = await request(url, {
         dispatcher,
         method: 'GET',
-        headers: connector.headers(creds, acceptFor(connector.encoding)),
+        headers: connector.headers(creds, acceptFor(connector.encoding, true)),
         signal: abort.signal,
         // The stream is long-lived and may be quiet: undici's 300 s body timeout would cut it.
         bodyTimeout: 0,
@@ -233,7 +237,13 @@ export async function openHttpWatch<T extends KubeObject = KubeObject>(
     if (response.statusCode !== 200) {
       let text = '';
       try {
-        text = await response.body.text();
+        const bytes = Buffer.from(await response.body.arrayBuffer());
+        const encoding = responseEncodingOf(response.headers['content-type']);
+        // A protobuf or CBOR Status is read as its JSON would be.
+        text =
+          encoding === 'json'
+            ? bytes.toString('utf8')
+            : JSON.stringify(encoding === 'cbor' ? decodeCbor(bytes) : decodeProtobuf(bytes));
       } catch {
         text = '';
       }
@@ -245,7 +255,8 @@ export async function openHttpWatch<T extends KubeObject = KubeObject>(
       response.body,
       abort,
       releaseAll,
-      connector.encoding,
+      // What the server answered in: JSON for a kind without protobuf, whatever was asked.
+      responseEncodingOf(response.headers['content-type']),
       options.idleTimeoutMs,
       target,
     );
@@ -253,11 +264,6 @@ export async function openHttpWatch<T extends KubeObject = KubeObject>(
     if (outer?.aborted) stream.close();
     return stream;
   }
-}
-
-function acceptFor(encoding: Encoding): string {
-  // kube-apiserver answers a CBOR watch as application/cbor-seq; JSON watches as JSON lines.
-  return encoding === 'cbor' ? 'application/cbor-seq, application/cbor' : 'application/json';
 }
 
 /** `base64url.bearer.authorization.k8s.io.<token>`: how browsers-style clients authenticate a WebSocket. */
@@ -298,7 +304,9 @@ class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
       const data = ev.data as unknown;
       try {
         const bytes = typeof data === 'string' ? data : new Uint8Array(data as ArrayBuffer);
-        const event = decodeWebSocketMessage(bytes, this.encoding, this.offset);
+        // A text message is JSON (a kind without protobuf), whatever was asked for.
+        const encoding = typeof bytes === 'string' ? 'json' : this.encoding;
+        const event = decodeWebSocketMessage(bytes, encoding, this.offset);
         this.offset += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
         if (event.type === 'ERROR')
           this.push({ kind: 'error', error: errorFromStatus(event.object) });
@@ -380,7 +388,7 @@ export async function openWebSocketWatch<T extends KubeObject = KubeObject>(
   const creds = await connector.credentials();
   // kube-apiserver (golang.org/x/net/websocket) refuses a WebSocket handshake without Origin.
   const headers: Record<string, string> = {
-    ...connector.headers(creds, acceptFor(connector.encoding)),
+    ...connector.headers(creds, acceptFor(connector.encoding, true)),
     origin: connector.url('/', new URLSearchParams()).origin,
   };
   const protocols: string[] = [];

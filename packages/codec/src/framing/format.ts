@@ -8,7 +8,7 @@ import type { Encoding } from '../encoding.js';
  *   span lines (what `kubectl get -w -o json` prints; client-go's JSON framer reads it too);
  * - `cbor-sequence`: RFC 8742, self-delimiting CBOR items (KEP-4222 `application/cbor-seq`);
  * - `length-prefixed`: a 4-byte big-endian length before each payload (the protobuf watch
- *   framing), usable with either encoding.
+ *   framing), usable with any encoding; protobuf has no other.
  */
 export type Framing = 'newline' | 'concatenated' | 'cbor-sequence' | 'length-prefixed';
 
@@ -25,8 +25,12 @@ export const JSON_CONCATENATED = format('json', 'concatenated');
 export const JSON_LENGTH_PREFIXED = format('json', 'length-prefixed');
 export const CBOR_SEQUENCE = format('cbor', 'cbor-sequence');
 export const CBOR_LENGTH_PREFIXED = format('cbor', 'length-prefixed');
+export const PROTOBUF_LENGTH_PREFIXED = format('protobuf', 'length-prefixed');
 
-/** Every valid (encoding, framing) pair. */
+/**
+ * Every (encoding, framing) pair that carries any value. PROTOBUF_LENGTH_PREFIXED carries the
+ * kinds of the schema source only, so it is not among them.
+ */
 export const STREAM_FORMATS: readonly StreamFormat[] = [
   JSON_NEWLINE,
   JSON_CONCATENATED,
@@ -37,6 +41,7 @@ export const STREAM_FORMATS: readonly StreamFormat[] = [
 
 /** The default watch framing of an encoding, as kube-apiserver serves it. */
 export function watchFormatOf(encoding: Encoding): StreamFormat {
+  if (encoding === 'protobuf') return PROTOBUF_LENGTH_PREFIXED;
   return encoding === 'json' ? JSON_NEWLINE : CBOR_SEQUENCE;
 }
 

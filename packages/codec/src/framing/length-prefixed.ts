@@ -2,6 +2,11 @@ import { decodeCbor } from '../cbor.js';
 import { CodecError } from '../codec-error.js';
 import type { Encoding } from '../encoding.js';
 import { decodeJson } from '../json.js';
+import {
+  decodeProtobuf,
+  decodeProtobufWatchEvent,
+  PROTOBUF_MAGIC,
+} from '../protobuf/kube-protobuf.js';
 import { FrameDecoder, type StreamDecoderOptions, type ValueMapper } from './frame-decoder.js';
 
 const HEADER = 4;
@@ -24,7 +29,8 @@ export function encodeLengthPrefixedText(text: string): Uint8Array {
 }
 
 /**
- * Decodes length-prefixed frames carrying JSON or CBOR payloads. A declared length above the
+ * Decodes length-prefixed frames carrying JSON, CBOR or protobuf payloads (a protobuf frame is
+ * an object when it starts with the `k8s\0` magic, otherwise a metav1.WatchEvent). A declared length above the
  * maximum frame size fails at once, before anything is buffered; a payload inside one chunk is
  * decoded in place.
  */
@@ -92,7 +98,14 @@ export class LengthPrefixedDecoder<T> extends FrameDecoder<T> {
   private decode(payload: Uint8Array, out: T[]): void {
     const offset = this.pending.start;
     const at = offset + HEADER;
-    const value = this.encoding === 'json' ? decodeJson(payload, at) : decodeCbor(payload, at);
+    const value =
+      this.encoding === 'json'
+        ? decodeJson(payload, at)
+        : this.encoding === 'cbor'
+          ? decodeCbor(payload, at)
+          : PROTOBUF_MAGIC.every((b, i) => payload[i] === b)
+            ? decodeProtobuf(payload, at)
+            : decodeProtobufWatchEvent(payload, at);
     out.push(this.map(value, offset));
   }
 }

@@ -2,13 +2,14 @@ import type { WatchEvent } from '@listwatch/api';
 import { decodeCbor } from '../cbor.js';
 import type { Encoding } from '../encoding.js';
 import { asBuffer, decodeJson } from '../json.js';
+import { decodeProtobufWatchEvent } from '../protobuf/kube-protobuf.js';
 import { toWatchEvent } from '../watch-event.js';
 import { encodeWatchEvent } from './encoder.js';
 import { watchFormatOf, type StreamFormat } from './format.js';
 
 /**
  * One watch event per WebSocket message, as kube-apiserver's HandleWS sends it: JSON in a text
- * frame, trailing newline included; binary encodings in a binary frame without length prefix.
+ * frame, trailing newline included; CBOR and protobuf in a binary frame without length prefix.
  */
 export interface WebSocketMessage {
   data: Uint8Array;
@@ -24,8 +25,17 @@ export function webSocketFormatOf(encoding: Encoding): StreamFormat {
 }
 
 export function encodeWebSocketMessage(event: WatchEvent, encoding: Encoding): WebSocketMessage {
+  return webSocketMessageOf(encodeWatchEvent(event, webSocketFormatOf(encoding)), encoding);
+}
+
+/**
+ * The message for an event's stream bytes in `webSocketFormatOf(encoding)`: a protobuf message
+ * is the WatchEvent without its length prefix (apiserver handlers/watch.go websocketFramer writes
+ * each encoded event as one message), a view of the same bytes.
+ */
+export function webSocketMessageOf(bytes: Uint8Array, encoding: Encoding): WebSocketMessage {
   return {
-    data: encodeWatchEvent(event, webSocketFormatOf(encoding)),
+    data: encoding === 'protobuf' ? bytes.subarray(4) : bytes,
     binary: encoding !== 'json',
   };
 }
@@ -46,5 +56,6 @@ export function decodeWebSocketMessage(
           : Buffer.concat(data);
   if (encoding === 'json') return toWatchEvent(decodeJson(bytes, offset), offset);
   const binary = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : asBuffer(bytes);
+  if (encoding === 'protobuf') return decodeProtobufWatchEvent(binary, offset);
   return toWatchEvent(decodeCbor(binary, offset), offset);
 }
