@@ -266,8 +266,7 @@ async function createSubresource(
       scope.definition,
       decodeBody(raw, scope.ctx.get('content-type')),
       'body',
-      subresource.kind,
-      subresource.fields,
+      subresource.gvk,
     ),
   );
   subresource.validate(decoded, name);

@@ -1,4 +1,4 @@
-import { fieldErrors, goTypes, type FieldError, type KubeObject } from '@listwatch/api';
+import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from './strategy.js';
 
 // The Secret's registry strategy: k8s.io/kubernetes pkg/apis/core/v1/defaults.go
@@ -77,13 +77,6 @@ function stringMap(value: unknown): Record<string, string> | undefined {
 }
 
 export const secretStrategy: ResourceStrategy = {
-  fields: {
-    data: { type: goTypes.map(goTypes.bytes) },
-    stringData: { type: goTypes.map(goTypes.string) },
-    type: { type: goTypes.namedString('v1.SecretType') },
-    immutable: { type: goTypes.bool },
-  },
-
   decode(secret: KubeObject): void {
     if (!secret['type']) secret['type'] = 'Opaque';
     const data = stringMap(secret['data']);

@@ -3,15 +3,16 @@ import {
   apiVersionOf,
   decodeTypedObject,
   fieldErrors,
+  schemaFor,
   generateName,
   validateObjectMeta,
   type DecodeFailure,
   type FieldError,
-  type GoField,
   type GroupResource,
   type KubeObject,
   type Logger,
   type ResourceDefinition,
+  type SchemaGvk,
 } from '@listwatch/api';
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
@@ -34,8 +35,6 @@ import { serviceAccountStrategy } from './service-account-strategy.js';
  * defaulting and conversion its typed decode does, and its delete and scale behaviour.
  */
 export interface ResourceStrategy extends GracefulDeleteStrategy {
-  /** The Go types of the kind's own fields, checked when the object is decoded. */
-  fields?: Readonly<Record<string, GoField>>;
   /** Defaulting and v1 conversion, on every decoded body and patch result (e.g. stringData). */
   decode?(object: KubeObject): void;
   /** PrepareForCreate, after ObjectMeta validation: server-set fields of a new object. */
@@ -79,9 +78,8 @@ export interface DeleteRequest {
  * such as pods/binding's BindingREST): the reply is a Success Status.
  */
 export interface SubresourceStrategy {
-  /** The kind of the body (Binding) and the Go types of its own fields. */
-  kind: string;
-  fields?: Readonly<Record<string, GoField>>;
+  /** The kind of the body (core/v1 Binding), whose type in the schema source decodes it. */
+  gvk: SchemaGvk;
   /** Checks the decoded body against the parent's name before anything is read (400, 422). */
   validate(body: KubeObject, name: string): void;
   /** The parent as the body leaves it; a 409 on `gr` when the parent cannot take it. */
@@ -182,26 +180,23 @@ function jsonOrUndefined(value: unknown): string | undefined {
 
 /**
  * Decodes a request body or a patch result into an object of `definition`'s kind, as kube's
- * typed decode does: TypeMeta, ObjectMeta and the kind's declared fields must have their Go
- * types (400 for a body, 422 for a patch), nulls become Go zero values, and the kind's
- * defaulting and conversion apply. Every create, update and patch goes through here before
- * the strategy sees the object. `kind` names a body of another kind (pods/binding: Binding,
- * deployments/scale: Scale), `fields` that kind's own fields.
+ * typed decode does: every field must have the Go type the schema source gives it (400 for a
+ * body, 422 for a patch), nulls become Go zero values, and the kind's defaulting and conversion
+ * apply. Every create, update and patch goes through here before the strategy sees the object.
+ * `gvk` names a body of another kind (pods/binding: Binding, deployments/scale: Scale).
  */
 export function decodeObject(
   definition: ResourceDefinition,
   value: unknown,
   source: DecodeSource,
-  kind = definition.kind,
-  fields?: Readonly<Record<string, GoField>>,
+  gvk?: SchemaGvk,
 ): KubeObject {
   if (!isRecord(value)) throw ApiError.badRequest('the body of the request must be a JSON object');
-  const strategy: ResourceStrategy =
-    kind === definition.kind ? strategyOf(definition) : fields ? { fields } : {};
-  const failure = decodeTypedObject(value, kind, strategy.fields);
+  const kind = gvk?.kind ?? definition.kind;
+  const failure = decodeTypedObject(value, kind, schemaFor(gvk ?? definition)?.name);
   if (failure) throw decodeError({ ...definition, kind }, value, failure, source);
   const object = value as KubeObject;
-  strategy.decode?.(object);
+  if (!gvk) strategyOf(definition).decode?.(object);
   return object;
 }
 
