@@ -52,8 +52,10 @@ function structName(type: string): string {
 function goTypeName(shape: JsonShape): string {
   switch (shape.kind) {
     case 'scalar':
-      return { double: 'float64', float: 'float32', bytes: '[]uint8' }[shape.scalar as string] ??
-        shape.scalar;
+      return (
+        { double: 'float64', float: 'float32', bytes: '[]uint8' }[shape.scalar as string] ??
+        shape.scalar
+      );
     case 'list':
       return `[]${goTypeName(shape.items)}`;
     case 'map':

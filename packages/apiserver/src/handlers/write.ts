@@ -17,6 +17,7 @@ import {
   decodeObject,
   prepareForCreate,
   prepareForUpdate,
+  strategyOf,
   subresourceStrategyOf,
   type SubresourceStrategy,
 } from '../registry/strategy.js';
@@ -82,6 +83,16 @@ async function decodeWriteBody(
   });
 }
 
+/** The strategy's allocations (a Service's cluster IP) for what is about to be written. */
+async function allocate(scope: RequestScope, object: KubeObject, current?: KubeObject) {
+  await strategyOf(scope.definition).allocate?.(object, {
+    storage: scope.server.storage,
+    prefix: scope.source.keys.prefix,
+    dryRun: isDryRun(scope),
+    ...(current ? { current } : {}),
+  });
+}
+
 function subresourceOf(scope: RequestScope): 'status' | undefined {
   const sub = scope.info.subresource;
   if (sub === undefined) return undefined;
@@ -109,6 +120,7 @@ export async function createObject(scope: RequestScope): Promise<void> {
   const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
   const name = object.metadata.name ?? '';
   if (scope.namespace !== undefined) await admitNamespace(server.storage, scope.namespace);
+  await allocate(scope, object);
   if (isDryRun(scope)) return writeObject(scope.ctx, 201, object, definition);
   const created = await server.storage
     .create(objectKey(scope, name), object)
@@ -206,6 +218,7 @@ export async function updateObject(scope: RequestScope): Promise<void> {
       if (next.metadata.resourceVersion === '') delete next.metadata.resourceVersion;
       return next;
     });
+    if (subresource === undefined) await allocate(scope, next, current);
     await admit(scope, 'UPDATE', next, current);
     return next;
   });
@@ -243,6 +256,7 @@ export async function patchObject(scope: RequestScope): Promise<void> {
       else delete next.metadata.resourceVersion;
       return next;
     });
+    if (subresource === undefined) await allocate(scope, next, current);
     await admit(scope, 'UPDATE', next, current);
     return next;
   });

@@ -1,4 +1,5 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import { validateImmutableData } from './configmap-strategy.js';
 import type { ResourceStrategy } from './strategy.js';
 
 // The Secret's registry strategy: k8s.io/kubernetes pkg/apis/core/v1/defaults.go
@@ -109,6 +110,15 @@ export const secretStrategy: ResourceStrategy = {
       else total += size;
     }
     if (total > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong('data', MAX_SECRET_SIZE));
+    return errs;
+  },
+
+  // ValidateSecretUpdate: the type never changes; an immutable secret's data neither.
+  validateUpdate(next: KubeObject, current: KubeObject): FieldError[] {
+    const errs: FieldError[] = [];
+    if ((next['type'] || 'Opaque') !== (current['type'] || 'Opaque'))
+      errs.push(fieldErrors.invalid('type', next['type'], 'field is immutable'));
+    errs.push(...validateImmutableData(next, current, ['data']));
     return errs;
   },
 };

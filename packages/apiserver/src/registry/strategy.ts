@@ -14,8 +14,11 @@ import {
   type ResourceDefinition,
   type SchemaGvk,
 } from '@listwatch/api';
+import type { Storage } from '@listwatch/storage';
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
+import { configMapStrategy } from './configmap-strategy.js';
+import { setObjectDefaults } from './defaulting.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
 import type { AdmissionRequest } from './admission.js';
@@ -26,6 +29,7 @@ import { roleStrategies } from './rbac-strategy.js';
 import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
 import { serviceAccountStrategy } from './service-account-strategy.js';
+import { serviceStrategy } from './service-strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
@@ -44,8 +48,15 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * current generation, which the strategy bumps if its kind has one.
    */
   prepareForUpdate?(next: KubeObject, current: KubeObject): void;
-  /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
+  /** Validate beyond ObjectMeta, on create and on every update of the main resource: 422. */
   validate?(object: KubeObject): FieldError[];
+  /** ValidateUpdate's rules that compare with the stored object (immutable fields): 422. */
+  validateUpdate?(next: KubeObject, current: KubeObject): FieldError[];
+  /**
+   * What the kind's REST storage allocates before a create or an update is written (a Service's
+   * cluster IP and node ports), unique among the stored objects of `prefix`; may throw a 422.
+   */
+  allocate?(object: KubeObject, context: AllocateContext): Promise<void>;
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
   returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
@@ -62,6 +73,17 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * policy-based storages) and in every attempt of an update: RBAC escalation prevention.
    */
   admit?(request: AdmissionRequest): void | Promise<void>;
+}
+
+/** Where an allocation looks for what is taken. */
+export interface AllocateContext {
+  storage: Storage;
+  /** The storage prefix of every object of the resource. */
+  prefix: string;
+  /** A dry run: nothing allocated is kept. */
+  dryRun: boolean;
+  /** The object as stored, on update: what it holds stays its own. */
+  current?: KubeObject;
 }
 
 /** What a strategy's own delete is given: the object as read, after preconditions. */
@@ -88,10 +110,12 @@ export interface SubresourceStrategy {
 
 /** The strategies by qualified resource; a resource without one gets the generic steps only. */
 const strategies: Readonly<Record<string, ResourceStrategy>> = {
+  configmaps: configMapStrategy,
   namespaces: namespaceStrategy,
   pods: podStrategy,
   secrets: secretStrategy,
   serviceaccounts: serviceAccountStrategy,
+  services: serviceStrategy,
   'deployments.apps': deploymentStrategy,
   'replicasets.apps': replicaSetStrategy,
   ...roleStrategies,
@@ -196,6 +220,7 @@ export function decodeObject(
   const failure = decodeTypedObject(value, kind, schemaFor(gvk ?? definition)?.name);
   if (failure) throw decodeError({ ...definition, kind }, value, failure, source);
   const object = value as KubeObject;
+  setObjectDefaults(object, gvk ?? definition);
   if (!gvk) strategyOf(definition).decode?.(object);
   return object;
 }
@@ -314,7 +339,13 @@ export function prepareForUpdate(
       namespaced: definition.namespaced,
       nameRule: definition.nameRule,
     }).filter((e) => e.field !== 'metadata.name' || !current.metadata.name),
-    ...(strategy.validate?.(result) ?? []),
+    // A status write changes status only: the rest was validated when it was written.
+    ...(subresource === 'status'
+      ? []
+      : [
+          ...(strategy.validate?.(result) ?? []),
+          ...(strategy.validateUpdate?.(result, current) ?? []),
+        ]),
   ];
   if (errors.length) throw invalid(definition, name, errors);
   return result;

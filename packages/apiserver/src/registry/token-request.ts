@@ -1,9 +1,4 @@
-import {
-  ApiError,
-  fieldErrors,
-  type FieldError,
-  type KubeObject,
-} from '@listwatch/api';
+import { ApiError, fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
 
 // The authentication/v1 TokenRequest the serviceaccounts/token subresource takes and returns:
 // k8s.io/api authentication/v1 types.go and defaults (SetDefaults_TokenRequestSpec),
