@@ -207,9 +207,11 @@ function decodeStruct(
   // A field without omitempty is written as its zero value when it is missing.
   for (const field of fields.values()) {
     if (object[field.name] !== undefined) continue;
-    if (!field.required && !NOT_OMITTED[typeName]?.includes(field.name)) continue;
     const shape = jsonShape(field.type);
-    if (shape.kind === 'scalar' || shape.kind === 'struct') object[field.name] = zero(shape);
+    // A +required struct may be a pointer (DeploymentSpec.selector), written as null: left out.
+    if (NOT_OMITTED[typeName]?.includes(field.name)) {
+      if (shape.kind === 'scalar' || shape.kind === 'struct') object[field.name] = zero(shape);
+    } else if (field.required && shape.kind === 'scalar') object[field.name] = zero(shape);
   }
   return object;
 }

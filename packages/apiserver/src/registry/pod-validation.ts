@@ -5,6 +5,7 @@ import {
   labelSelectorFromMetaV1,
   validateLabels,
   type FieldError,
+  type LabelSelector,
   type MetaLabelSelector,
 } from '@listwatch/api';
 import { semanticEqual } from './apps-strategy.js';
@@ -283,7 +284,8 @@ export function validateWorkloadSpec(spec: unknown, kind: string): FieldError[] 
   if (typeof replicas === 'number' && replicas < 0)
     errs.push(fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0'));
   const selector = s['selector'];
-  const template = isRecord(s['template']) ? s['template'] : undefined;
+  // The template is a Go struct value: always there, maybe empty.
+  const template = isRecord(s['template']) ? s['template'] : {};
   if (!isRecord(selector)) {
     errs.push(fieldErrors.required('spec.selector'));
   } else {
@@ -300,36 +302,32 @@ export function validateWorkloadSpec(spec: unknown, kind: string): FieldError[] 
         ),
       );
   }
-  if (!template) {
-    errs.push(fieldErrors.required('spec.template'));
-    return errs;
+  // LabelSelectorAsSelector: no selector selects nothing, an empty one everything (not checked).
+  let parsed: LabelSelector | undefined;
+  try {
+    parsed = labelSelectorFromMetaV1(isRecord(selector) ? (selector as MetaLabelSelector) : null);
+  } catch {
+    errs.push(
+      fieldErrors.invalid(
+        'spec.selector',
+        goSyntax.labelSelector(selector),
+        'invalid label selector',
+      ),
+    );
   }
-  if (isRecord(selector) && errs.length === 0) {
-    const labels = isRecord(template['metadata']) ? template['metadata']['labels'] : undefined;
-    let matches = false;
-    try {
-      matches = labelSelectorFromMetaV1(selector as MetaLabelSelector).matches(
-        isRecord(labels) ? (labels as Record<string, string>) : {},
-      );
-    } catch {
-      errs.push(
-        fieldErrors.invalid(
-          'spec.selector',
-          goSyntax.labelSelector(selector),
-          'invalid label selector',
-        ),
-      );
-      matches = true;
-    }
-    if (!matches)
-      errs.push(
-        fieldErrors.invalid(
-          'spec.template.metadata.labels',
-          goSyntax.stringMap(labels),
-          '`selector` does not match template `labels`',
-        ),
-      );
-  }
+  const labels = isRecord(template['metadata']) ? template['metadata']['labels'] : undefined;
+  if (
+    parsed &&
+    !parsed.isEmpty() &&
+    !parsed.matches(isRecord(labels) ? (labels as Record<string, string>) : {})
+  )
+    errs.push(
+      fieldErrors.invalid(
+        'spec.template.metadata.labels',
+        goSyntax.stringMap(labels),
+        '`selector` does not match template `labels`',
+      ),
+    );
   errs.push(...validatePodTemplateSpec(template, 'spec.template'));
   const podSpec = isRecord(template['spec']) ? template['spec'] : {};
   const restart = text(podSpec['restartPolicy']);
