@@ -153,3 +153,101 @@ describe('decodeTypedObject', () => {
     );
   });
 });
+
+describe('types that unmarshal themselves', () => {
+  const POD = 'io.k8s.api.core.v1.Pod';
+  const decodePod = (object: Record<string, unknown>) => decodeTypedObject(object, 'Pod', POD);
+  const withLimits = (cpu: unknown) => ({
+    spec: { containers: [{ name: 'c', resources: { limits: { cpu } } }] },
+  });
+
+  it('metav1.Time: RFC 3339 as time.Parse reads it, written back in UTC without fractions', () => {
+    const object = { metadata: { creationTimestamp: '2024-02-29T23:30:00.5-01:00' } };
+    expect(decodePod(object)).toBeUndefined();
+    expect(object.metadata.creationTimestamp).toBe('2024-03-01T00:30:00Z');
+    expect(decodePod({ metadata: { creationTimestamp: '2024-02-30T00:00:00Z' } })?.message).toBe(
+      'parsing time "2024-02-30T00:00:00Z": day out of range',
+    );
+    expect(decodePod({ metadata: { creationTimestamp: '2024-01-01 00:00:00Z' } })?.message).toBe(
+      'parsing time "2024-01-01 00:00:00Z" as "2006-01-02T15:04:05Z07:00": cannot parse " 00:00:00Z" as "T"',
+    );
+    expect(
+      decodePod({ metadata: { creationTimestamp: '2024-01-01T00:00:00Zjunk' } })?.message,
+    ).toBe('parsing time "2024-01-01T00:00:00Zjunk": extra text: "junk"');
+  });
+
+  it('any instant Date can write reads back as itself (whole seconds, UTC)', () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('1970-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }),
+        (date) => {
+          const text = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+          const object = { metadata: { creationTimestamp: text } };
+          expect(decodePod(object)).toBeUndefined();
+          expect(object.metadata.creationTimestamp).toBe(text);
+        },
+      ),
+    );
+  });
+
+  it('metav1.MicroTime: six fraction digits, as RFC3339Micro', () => {
+    const event = { eventTime: '2024-01-01T00:00:00.123456Z' };
+    expect(decodeTypedObject(event, 'Event', 'io.k8s.api.core.v1.Event')).toBeUndefined();
+    expect(event.eventTime).toBe('2024-01-01T00:00:00.123456Z');
+    expect(
+      decodeTypedObject({ eventTime: '2024-01-01T00:00:00Z' }, 'Event', 'io.k8s.api.core.v1.Event')
+        ?.message,
+    ).toBe(
+      'parsing time "2024-01-01T00:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"',
+    );
+  });
+
+  it.each([
+    ['500m', undefined],
+    ['1.5Gi', undefined],
+    ['1e3', undefined],
+    [2, undefined],
+    ['1mi', "unable to parse quantity's suffix"],
+    [
+      '1Qi',
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
+    [
+      'lots',
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
+    [
+      true,
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
+  ])('resource.Quantity %j: %s', (cpu, error) => {
+    const object = withLimits(cpu);
+    expect(decodePod(object)?.message).toBe(error);
+    if (!error) expect(object.spec.containers[0]?.resources.limits.cpu).toBe(String(cpu));
+  });
+
+  it('intstr.IntOrString: a string, or an int32 named as such when it is not one', () => {
+    const service = 'io.k8s.api.core.v1.Service';
+    const port = (targetPort: unknown) =>
+      decodeTypedObject({ spec: { ports: [{ port: 80, targetPort }] } }, 'Service', service)
+        ?.message;
+    expect(port('http')).toBeUndefined();
+    expect(port(8080)).toBeUndefined();
+    expect(port(1.5)).toBe(
+      'json: cannot unmarshal number 1.5 into Go struct field ServicePort.spec.ports.targetPort of type int32',
+    );
+    expect(port([])).toBe(
+      'json: cannot unmarshal array into Go struct field ServicePort.spec.ports.targetPort of type int32',
+    );
+  });
+
+  it('fields without omitempty are written as their zero value, as Go does', () => {
+    const object = { spec: { containers: [{ image: 'i', ports: [{}] }] } };
+    expect(decodePod(object)).toBeUndefined();
+    expect(object.spec.containers[0]).toEqual({
+      name: '',
+      image: 'i',
+      ports: [{ containerPort: 0 }],
+    });
+  });
+});
