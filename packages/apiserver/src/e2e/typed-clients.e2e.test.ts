@@ -144,6 +144,10 @@ const SEEDS: readonly { path: string; object: KubeObject }[] = [
   },
 ];
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Every path to a value inside `value` (object keys and list indices). */
 function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   const out: (string | number)[][] = [];
@@ -251,11 +255,8 @@ describe('typed clients after a fuzzer of writes over every kind', () => {
         const name = object.metadata.name!;
         let res;
         if (verb === 'POST') {
-          body.metadata = {
-            ...body.metadata,
-            name: undefined,
-            generateName: 'f-',
-          } as KubeObject['metadata'];
+          const { name: _name, ...meta } = isRecord(body.metadata) ? body.metadata : {};
+          body.metadata = { ...meta, generateName: 'f-' };
           res = await send('POST', path, 'application/json', body);
         } else if (verb === 'PUT') {
           res = await send('PUT', `${path}/${name}`, 'application/json', body);
@@ -318,7 +319,7 @@ describe('typed clients after a fuzzer of writes over every kind', () => {
     ]);
     for (const list of lists) expect(list.items.length).toBeGreaterThan(0);
     // client-node turns times into Dates: every one it read is a valid date.
-    const deployments = lists[8] as k8s.V1DeploymentList;
+    const deployments = lists[8];
     for (const d of deployments.items)
       expect(Number.isNaN(d.metadata?.creationTimestamp?.getTime())).toBe(false);
   });

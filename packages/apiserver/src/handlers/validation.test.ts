@@ -187,7 +187,7 @@ describe('semantic validation: 422 Invalid with field paths', () => {
     const res = await env.api.post(`/api/v1/namespaces/${ns}/pods`, body);
     expect(res.status).toBe(422);
     expect(message(res.body)).toBe(`Pod "p" is invalid: ${expected}`);
-    const cause = (res.body as Status).details?.causes?.[0];
+    const cause = (res.body as unknown as Status).details?.causes?.[0];
     expect(`${cause?.field}: ${cause?.message}`).toBe(expected);
   });
 

@@ -6,7 +6,6 @@ import {
   validateLabels,
   type FieldError,
   type LabelSelector,
-  type MetaLabelSelector,
 } from '@listwatch/api';
 import { semanticEqual } from './apps-strategy.js';
 
@@ -305,7 +304,7 @@ export function validateWorkloadSpec(spec: unknown, kind: string): FieldError[] 
   // LabelSelectorAsSelector: no selector selects nothing, an empty one everything (not checked).
   let parsed: LabelSelector | undefined;
   try {
-    parsed = labelSelectorFromMetaV1(isRecord(selector) ? (selector as MetaLabelSelector) : null);
+    parsed = labelSelectorFromMetaV1(isRecord(selector) ? selector : null);
   } catch {
     errs.push(
       fieldErrors.invalid(

@@ -29,7 +29,7 @@ function hasAggregationRule(object: KubeObject | undefined): boolean {
 /** ValidatePolicyRule (pkg/apis/rbac/validation/validation.go), for each of `rules`. */
 function validatePolicyRules(object: KubeObject, namespaced: boolean): FieldError[] {
   const errs: FieldError[] = [];
-  const list = (value: unknown) => (Array.isArray(value) ? value : []);
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
   rulesOf(object).forEach((rule, i) => {
     const at = `rules[${i}]`;
     if (list(rule.verbs).length === 0)
@@ -55,7 +55,10 @@ function validatePolicyRules(object: KubeObject, namespaced: boolean): FieldErro
     }
     if (list(rule.apiGroups).length === 0)
       errs.push(
-        fieldErrors.required(`${at}.apiGroups`, 'resource rules must supply at least one api group'),
+        fieldErrors.required(
+          `${at}.apiGroups`,
+          'resource rules must supply at least one api group',
+        ),
       );
     if (list(rule.resources).length === 0)
       errs.push(
