@@ -66,6 +66,30 @@ describe('defaulting, as kubectl sees it', () => {
     expect(pulled.stdout).toBe('Always Always ClusterFirst default-scheduler 10 600');
   });
 
+  it('what `kubectl create deployment` generates, created from JSON, reads back with 1 replica and template defaults', async () => {
+    // `kubectl create deployment` itself sends protobuf; its object is created here as JSON.
+    const ns = await namespace();
+    const generated = await e2e.kubectl.run([
+      'create',
+      'deployment',
+      'api',
+      '--image=nginx:1.27',
+      '-n',
+      ns,
+      '--dry-run=client',
+      '-o',
+      'json',
+    ]);
+    expect(generated.code).toBe(0);
+    e2e.kubectl.write('api.json', generated.stdout);
+    const created = await e2e.kubectl.run(['create', '-f', 'api.json', '-n', ns]);
+    expect(created.stdout.trim()).toBe('deployment.apps/api created');
+    const described = await e2e.kubectl.run(['describe', 'deploy', 'api', '-n', ns]);
+    expect(described.code).toBe(0);
+    expect(described.stdout).toMatch(/^Replicas:\s+1 desired/m);
+    expect(described.stdout).toMatch(/^Selector:\s+app=api$/m);
+  });
+
   it('a Service gets type ClusterIP and a cluster IP; a pod its policies, which describe shows', async () => {
     const ns = await namespace();
     await apply(
