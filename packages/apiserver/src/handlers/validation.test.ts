@@ -126,6 +126,18 @@ describe('semantic validation: 422 Invalid with field paths', () => {
       'Deployment.apps "web" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment',
     ],
     [
+      'a maxUnavailable that is no percentage',
+      'deployments',
+      deployment('web', { strategy: { rollingUpdate: { maxUnavailable: '25' } } }),
+      "Deployment.apps \"web\" is invalid: spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"25\"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+    ],
+    [
+      'maxSurge and maxUnavailable both 0',
+      'deployments',
+      deployment('web', { strategy: { rollingUpdate: { maxUnavailable: 0, maxSurge: '0%' } } }),
+      'Deployment.apps "web" is invalid: spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: may not be 0 when `maxSurge` is 0',
+    ],
+    [
       'negative replicas',
       'replicasets',
       { ...deployment('web', { replicas: -1 }), kind: 'ReplicaSet' },

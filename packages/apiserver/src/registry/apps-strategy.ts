@@ -42,6 +42,59 @@ function nonNegative(value: unknown, field: string): FieldError[] {
     : [];
 }
 
+/** An IntOrString as field.Error prints it (%#v of the value). */
+function intOrString(value: unknown) {
+  return typeof value === 'string'
+    ? goSyntax.raw(`intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(value)}}`)
+    : goSyntax.raw(`intstr.IntOrString{Type:0, IntVal:${String(value ?? 0)}, StrVal:""}`);
+}
+
+/** The number an IntOrString holds, and whether it is a percentage (getIntOrPercentValue). */
+function intOrPercent(value: unknown): [number, boolean] {
+  if (typeof value === 'number') return [value, false];
+  const match = typeof value === 'string' ? /^([0-9]+)%$/.exec(value) : null;
+  return match ? [Number(match[1]), true] : [0, false];
+}
+
+/** ValidateRollingUpdateDeployment. */
+function validateRollingUpdate(rolling: Record<string, unknown>): FieldError[] {
+  const errs: FieldError[] = [];
+  const path = 'spec.strategy.rollingUpdate';
+  for (const field of ['maxUnavailable', 'maxSurge']) {
+    const value = rolling[field];
+    if (typeof value === 'string' && !/^[0-9]+%$/.test(value))
+      errs.push(
+        fieldErrors.invalid(
+          `${path}.${field}`,
+          intOrString(value),
+          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        ),
+      );
+    else if (typeof value === 'number' && value < 0)
+      errs.push(
+        fieldErrors.invalid(`${path}.${field}`, value, 'must be greater than or equal to 0'),
+      );
+  }
+  const [unavailable, percent] = intOrPercent(rolling['maxUnavailable']);
+  if (unavailable === 0 && intOrPercent(rolling['maxSurge'])[0] === 0)
+    errs.push(
+      fieldErrors.invalid(
+        `${path}.maxUnavailable`,
+        intOrString(rolling['maxUnavailable']),
+        'may not be 0 when `maxSurge` is 0',
+      ),
+    );
+  if (percent && unavailable > 100)
+    errs.push(
+      fieldErrors.invalid(
+        `${path}.maxUnavailable`,
+        intOrString(rolling['maxUnavailable']),
+        'must not be greater than 100%',
+      ),
+    );
+  return errs;
+}
+
 /** ValidateDeploymentSpec beyond the shared workload rules: strategy and its numbers. */
 function validateDeployment(deployment: KubeObject): FieldError[] {
   const spec = isRecord(deployment['spec']) ? deployment['spec'] : {};
@@ -50,6 +103,8 @@ function validateDeployment(deployment: KubeObject): FieldError[] {
   const type = typeof strategy['type'] === 'string' ? strategy['type'] : '';
   if (type !== 'Recreate' && type !== 'RollingUpdate')
     errs.push(fieldErrors.notSupported('spec.strategy.type', type, ['Recreate', 'RollingUpdate']));
+  if (type === 'RollingUpdate' && isRecord(strategy['rollingUpdate']))
+    errs.push(...validateRollingUpdate(strategy['rollingUpdate']));
   if (type === 'Recreate' && strategy['rollingUpdate'] !== undefined)
     errs.push(
       fieldErrors.forbidden(
