@@ -46,7 +46,9 @@ function nonNegative(value: unknown, field: string): FieldError[] {
 function intOrString(value: unknown) {
   return typeof value === 'string'
     ? goSyntax.raw(`intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(value)}}`)
-    : goSyntax.raw(`intstr.IntOrString{Type:0, IntVal:${String(value ?? 0)}, StrVal:""}`);
+    : goSyntax.raw(
+        `intstr.IntOrString{Type:0, IntVal:${typeof value === 'number' ? value : 0}, StrVal:""}`,
+      );
 }
 
 /** The number an IntOrString holds, and whether it is a percentage (getIntOrPercentValue). */
