@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeTypedObject, exceedsJsonDepth } from './object-decoding.js';
+import { canonicalQuantity, decodeTypedObject, exceedsJsonDepth } from './object-decoding.js';
 
 /** `levels` nested objects, built without recursion. */
 function nested(levels: number): Record<string, unknown> {
@@ -223,7 +223,11 @@ describe('types that unmarshal themselves', () => {
   ])('resource.Quantity %j: %s', (cpu, error) => {
     const object = withLimits(cpu);
     expect(decodePod(object)?.message).toBe(error);
-    if (!error) expect(object.spec.containers[0]?.resources.limits.cpu).toBe(String(cpu));
+    // Written back canonical and, in a resource list, rounded up to milli-units.
+    if (!error)
+      expect(object.spec.containers[0]?.resources.limits.cpu).toBe(
+        canonicalQuantity(String(cpu), true),
+      );
   });
 
   it('intstr.IntOrString: a string, or an int32 named as such when it is not one', () => {
@@ -249,5 +253,39 @@ describe('types that unmarshal themselves', () => {
       image: 'i',
       ports: [{ containerPort: 0 }],
     });
+  });
+});
+
+describe('canonicalQuantity (resource.Quantity CanonicalizeBytes, as kube writes quantities)', () => {
+  it.each([
+    ['1000m', '1'],
+    ['1500m', '1500m'],
+    ['1.5', '1500m'],
+    ['2000', '2k'],
+    ['1500', '1500'],
+    ['0.1', '100m'],
+    ['100Mi', '100Mi'],
+    ['1024Mi', '1Gi'],
+    ['1.5Gi', '1536Mi'],
+    ['0.5Ki', '512'],
+    ['1536', '1536'],
+    ['1e3', '1e3'],
+    ['1E6', '1e6'],
+    ['0', '0'],
+    ['0Gi', '0'],
+    ['+5', '5'],
+    ['-250m', '-250m'],
+    ['12e-1', '1200e-3'],
+    ['0.0000000001', '1n'],
+  ])('%s is written %s', (text, canonical) => {
+    expect(canonicalQuantity(text)).toBe(canonical);
+  });
+
+  it('resource lists round up to milli-units (SetDefaults_ResourceList)', () => {
+    expect(canonicalQuantity('0.0001', true)).toBe('1m');
+    expect(canonicalQuantity('100u', true)).toBe('1m');
+    const object = { spec: { containers: [{ name: 'c', resources: { limits: { cpu: 0.5 } } }] } };
+    expect(decodeTypedObject(object, 'Pod', 'io.k8s.api.core.v1.Pod')).toBeUndefined();
+    expect(object.spec.containers[0]?.resources.limits.cpu).toBe('500m');
   });
 });

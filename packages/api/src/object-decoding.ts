@@ -127,9 +127,13 @@ function decodeValue(value: unknown, shape: JsonShape, at: Context): unknown {
       return decodeSpecial(value, shape, at);
     case 'map': {
       if (!isRecord(value)) throw mismatch(jsonKind(value), goTypeName(shape), at);
+      // A map of quantities is a ResourceList: SetDefaults_ResourceList rounds it up to milli.
+      const resourceList = shape.values.kind === 'special' && shape.values.form === 'quantity';
       for (const key of Object.keys(value)) {
         const item = value[key];
         value[key] = item === null ? zero(shape.values) : decodeValue(item, shape.values, at);
+        if (resourceList && typeof value[key] === 'string')
+          value[key] = canonicalQuantity(value[key], true);
       }
       return value;
     }
@@ -173,7 +177,7 @@ function decodeSpecial(
       const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
       const error = quantityError(text);
       if (error) throw new TypeMismatch(error);
-      return text;
+      return canonicalQuantity(text);
     }
     case 'int-or-string':
       // IntOrString.UnmarshalJSON: a string, else json.Unmarshal into IntVal (int32).
@@ -477,4 +481,113 @@ export function quantityError(text: string): string | undefined {
   if (/^[eE][-+]?\d+$/.test(suffix)) return undefined;
   if (!/^[eEinumkKMGTP]*[-+]?[0-9]*$/.test(suffix)) return QUANTITY_FORMAT_ERROR;
   return "unable to parse quantity's suffix";
+}
+
+// resource.Quantity's canonical form (k8s.io/apimachinery pkg/api/resource/quantity.go
+// CanonicalizeBytes), which is how kube writes every quantity back: `1000m` is `1`, `1.5Gi` is
+// `1536Mi`, `2000` is `2k`.
+
+const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
+  n: -9,
+  u: -6,
+  m: -3,
+  '': 0,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
+const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+/** A parsed quantity: `sign * digits * 10^exp10 * 2^exp2`, and how it was written. */
+interface ParsedQuantity {
+  negative: boolean;
+  digits: bigint;
+  exp10: number;
+  exp2: number;
+  format: 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+}
+
+function parseQuantity(text: string): ParsedQuantity | undefined {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(.*)$/.exec(text);
+  if (!match || quantityError(text)) return undefined;
+  const [, sign = '', whole = '', fraction = '', suffix = ''] = match;
+  const digits = BigInt(`${whole}${fraction}` || '0');
+  let exp10 = -fraction.length;
+  let exp2 = 0;
+  let format: ParsedQuantity['format'] = 'DecimalSI';
+  const binary = BINARY_SUFFIXES.indexOf(suffix);
+  if (suffix !== '' && binary > 0) {
+    exp2 = binary * 10;
+    format = 'BinarySI';
+  } else if (Object.hasOwn(DECIMAL_SUFFIXES, suffix)) {
+    exp10 += DECIMAL_SUFFIXES[suffix] ?? 0;
+  } else {
+    exp10 += Number(suffix.slice(1));
+    format = 'DecimalExponent';
+  }
+  return { negative: sign === '-', digits, exp10, exp2, format };
+}
+
+/** The quantity's magnitude as `n * 10^exp`, exactly. */
+function decimal(q: ParsedQuantity): [bigint, number] {
+  return [q.digits * 2n ** BigInt(q.exp2), q.exp10];
+}
+
+function ceilDiv(n: bigint, d: bigint): bigint {
+  return n % d === 0n ? n / d : n / d + 1n;
+}
+
+/**
+ * The canonical text of a valid quantity; `roundToMilli` rounds it up to milli-units first
+ * (SetDefaults_ResourceList, for the quantities of resource lists).
+ */
+export function canonicalQuantity(text: string, roundToMilli = false): string {
+  const q = parseQuantity(text);
+  if (!q) return text;
+  let [n, exp] = decimal(q);
+  if (n === 0n) return '0';
+  const minExp = roundToMilli ? -3 : -9;
+  if (exp < minExp) {
+    n = ceilDiv(n, 10n ** BigInt(minExp - exp));
+    exp = minExp;
+  }
+  const sign = q.negative ? '-' : '';
+  let format = q.format;
+  if (format === 'BinarySI') {
+    // Below 1024 or not a whole number it is written as DecimalSI (CanonicalizeBytes).
+    const whole =
+      exp >= 0
+        ? n * 10n ** BigInt(exp)
+        : n % 10n ** BigInt(-exp) === 0n
+          ? n / 10n ** BigInt(-exp)
+          : undefined;
+    if (whole === undefined || whole < 1024n) format = 'DecimalSI';
+    else {
+      let value = whole;
+      let k = 0;
+      while (k < BINARY_SUFFIXES.length - 1 && value % 1024n === 0n) {
+        value /= 1024n;
+        k++;
+      }
+      return `${sign}${value}${BINARY_SUFFIXES[k]}`;
+    }
+  }
+  while (n % 10n === 0n) {
+    n /= 10n;
+    exp++;
+  }
+  // The exponent goes down to a multiple of three (a whole number of units of a suffix).
+  const down = ((exp % 3) + 3) % 3;
+  n *= 10n ** BigInt(down);
+  exp -= down;
+  if (format === 'DecimalExponent') return `${sign}${n}${exp === 0 ? '' : `e${exp}`}`;
+  if (exp > 18) {
+    n *= 10n ** BigInt(exp - 18);
+    exp = 18;
+  }
+  const suffix = Object.entries(DECIMAL_SUFFIXES).find(([, e]) => e === exp)?.[0] ?? '';
+  return `${sign}${n}${suffix}`;
 }
