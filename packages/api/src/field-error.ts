@@ -23,7 +23,66 @@ const LABELS: Record<string, string> = {
   FieldValueTooMany: 'Too many',
 };
 
+/**
+ * A bad value printed as Go's `%#v` prints it (field.Error does for maps, slices and structs):
+ * `map[string]string{"app":"web"}`. Made with the `goSyntax` helpers.
+ */
+export class GoSyntax {
+  constructor(readonly text: string) {}
+}
+
+/** Go's `%#v` of a few types validation errors print. */
+export const goSyntax = {
+  /** Text already in Go's syntax. */
+  raw(text: string): GoSyntax {
+    return new GoSyntax(text);
+  },
+  /** map[string]string: keys sorted, as fmt prints maps; nil when absent. */
+  stringMap(value: unknown): GoSyntax {
+    return new GoSyntax(goStringMap(value));
+  },
+  /** []string. */
+  stringSlice(value: readonly string[] | undefined): GoSyntax {
+    return new GoSyntax(goStringSlice(value));
+  },
+  /** metav1.LabelSelector (printed as `v1.LabelSelector`). */
+  labelSelector(value: unknown): GoSyntax {
+    const selector = isRecord(value) ? value : {};
+    const expressions = selector['matchExpressions'];
+    const items = Array.isArray(expressions)
+      ? `[]v1.LabelSelectorRequirement{${expressions
+          .map((e: unknown) => {
+            const r = isRecord(e) ? e : {};
+            const values = Array.isArray(r['values']) ? (r['values'] as string[]) : undefined;
+            return `v1.LabelSelectorRequirement{Key:${JSON.stringify(r['key'] ?? '')}, Operator:${JSON.stringify(r['operator'] ?? '')}, Values:${goStringSlice(values)}}`;
+          })
+          .join(', ')}}`
+      : '[]v1.LabelSelectorRequirement(nil)';
+    return new GoSyntax(
+      `v1.LabelSelector{MatchLabels:${goStringMap(selector['matchLabels'])}, MatchExpressions:${items}}`,
+    );
+  },
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function goStringMap(value: unknown): string {
+  if (!isRecord(value)) return 'map[string]string(nil)';
+  const entries = Object.keys(value)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(value[k])}`);
+  return `map[string]string{${entries.join(', ')}}`;
+}
+
+function goStringSlice(value: readonly string[] | undefined): string {
+  if (!value) return '[]string(nil)';
+  return `[]string{${value.map((v) => JSON.stringify(v)).join(', ')}}`;
+}
+
 function quote(value: unknown): string {
+  if (value instanceof GoSyntax) return value.text;
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === undefined) return '<nil>';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

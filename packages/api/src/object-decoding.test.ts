@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeTypedObject, exceedsJsonDepth, goTypes } from './object-decoding.js';
+import { canonicalQuantity, decodeTypedObject, exceedsJsonDepth } from './object-decoding.js';
 
 /** `levels` nested objects, built without recursion. */
 function nested(levels: number): Record<string, unknown> {
@@ -22,8 +22,8 @@ describe('exceedsJsonDepth', () => {
 });
 
 describe('decodeTypedObject', () => {
-  const decode = (object: Record<string, unknown>, fields = {}) =>
-    decodeTypedObject(object, 'ConfigMap', fields)?.message;
+  const decode = (object: Record<string, unknown>) =>
+    decodeTypedObject(object, 'ConfigMap', 'io.k8s.api.core.v1.ConfigMap')?.message;
 
   it('accepts a well-typed object and leaves it as it is', () => {
     const object = {
@@ -36,7 +36,7 @@ describe('decodeTypedObject', () => {
         finalizers: ['f'],
         managedFields: [{ manager: 'm', fieldsV1: { 'f:data': {} } }],
       },
-      data: { k: 5 },
+      data: { k: 'v' },
     };
     const copy = structuredClone(object);
     expect(decode(object)).toBeUndefined();
@@ -74,7 +74,8 @@ describe('decodeTypedObject', () => {
     ],
     [
       { metadata: { managedFields: [{ operation: 1 }] } },
-      'ManagedFieldsEntry.metadata.managedFields.operation of type v1.ManagedFieldsOperationType',
+      // Named string types are printed as string: the schema source does not name them.
+      'ManagedFieldsEntry.metadata.managedFields.operation of type string',
       'number',
     ],
   ])('%j: cannot unmarshal into %s', (object, field, what) => {
@@ -120,20 +121,16 @@ describe('decodeTypedObject', () => {
   });
 
   it("checks the kind's own fields", () => {
-    const fields = { data: { type: goTypes.map(goTypes.bytes) } };
-    expect(decodeTypedObject({ data: { a: 1 } }, 'Secret', fields)?.message).toBe(
+    const secret = 'io.k8s.api.core.v1.Secret';
+    expect(decodeTypedObject({ data: { a: 1 } }, 'Secret', secret)?.message).toBe(
       'json: cannot unmarshal number into Go struct field Secret.data of type []uint8',
     );
   });
 
   it("an int32 field takes exactly the integers Go's int32 holds, and names int32 when it refuses", () => {
-    const fields = {
-      spec: {
-        type: goTypes.struct('v1', 'ScaleSpec', { replicas: { type: goTypes.int32 } }),
-      },
-    };
     const decodeReplicas = (replicas: number) =>
-      decodeTypedObject({ spec: { replicas } }, 'Scale', fields)?.message;
+      decodeTypedObject({ spec: { replicas } }, 'Scale', 'io.k8s.api.autoscaling.v1.Scale')
+        ?.message;
     expect(decodeReplicas(2 ** 31)).toBe(
       'json: cannot unmarshal number 2147483648 into Go struct field ScaleSpec.spec.replicas of type int32',
     );
@@ -154,5 +151,141 @@ describe('decodeTypedObject', () => {
         },
       ),
     );
+  });
+});
+
+describe('types that unmarshal themselves', () => {
+  const POD = 'io.k8s.api.core.v1.Pod';
+  const decodePod = (object: Record<string, unknown>) => decodeTypedObject(object, 'Pod', POD);
+  const withLimits = (cpu: unknown) => ({
+    spec: { containers: [{ name: 'c', resources: { limits: { cpu } } }] },
+  });
+
+  it('metav1.Time: RFC 3339 as time.Parse reads it, written back in UTC without fractions', () => {
+    const object = { metadata: { creationTimestamp: '2024-02-29T23:30:00.5-01:00' } };
+    expect(decodePod(object)).toBeUndefined();
+    expect(object.metadata.creationTimestamp).toBe('2024-03-01T00:30:00Z');
+    expect(decodePod({ metadata: { creationTimestamp: '2024-02-30T00:00:00Z' } })?.message).toBe(
+      'parsing time "2024-02-30T00:00:00Z": day out of range',
+    );
+    expect(decodePod({ metadata: { creationTimestamp: '2024-01-01 00:00:00Z' } })?.message).toBe(
+      'parsing time "2024-01-01 00:00:00Z" as "2006-01-02T15:04:05Z07:00": cannot parse " 00:00:00Z" as "T"',
+    );
+    expect(
+      decodePod({ metadata: { creationTimestamp: '2024-01-01T00:00:00Zjunk' } })?.message,
+    ).toBe('parsing time "2024-01-01T00:00:00Zjunk": extra text: "junk"');
+  });
+
+  it('any instant Date can write reads back as itself (whole seconds, UTC)', () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('1970-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }),
+        (date) => {
+          const text = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+          const object = { metadata: { creationTimestamp: text } };
+          expect(decodePod(object)).toBeUndefined();
+          expect(object.metadata.creationTimestamp).toBe(text);
+        },
+      ),
+    );
+  });
+
+  it('metav1.MicroTime: six fraction digits, as RFC3339Micro', () => {
+    const event = { eventTime: '2024-01-01T00:00:00.123456Z' };
+    expect(decodeTypedObject(event, 'Event', 'io.k8s.api.core.v1.Event')).toBeUndefined();
+    expect(event.eventTime).toBe('2024-01-01T00:00:00.123456Z');
+    expect(
+      decodeTypedObject({ eventTime: '2024-01-01T00:00:00Z' }, 'Event', 'io.k8s.api.core.v1.Event')
+        ?.message,
+    ).toBe(
+      'parsing time "2024-01-01T00:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"',
+    );
+  });
+
+  it.each([
+    ['500m', undefined],
+    ['1.5Gi', undefined],
+    ['1e3', undefined],
+    [2, undefined],
+    ['1mi', "unable to parse quantity's suffix"],
+    [
+      '1Qi',
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
+    [
+      'lots',
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
+    [
+      true,
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
+  ])('resource.Quantity %j: %s', (cpu, error) => {
+    const object = withLimits(cpu);
+    expect(decodePod(object)?.message).toBe(error);
+    // Written back canonical and, in a resource list, rounded up to milli-units.
+    if (!error)
+      expect(object.spec.containers[0]?.resources.limits.cpu).toBe(
+        canonicalQuantity(String(cpu), true),
+      );
+  });
+
+  it('intstr.IntOrString: a string, or an int32 named as such when it is not one', () => {
+    const service = 'io.k8s.api.core.v1.Service';
+    const port = (targetPort: unknown) =>
+      decodeTypedObject({ spec: { ports: [{ port: 80, targetPort }] } }, 'Service', service)
+        ?.message;
+    expect(port('http')).toBeUndefined();
+    expect(port(8080)).toBeUndefined();
+    expect(port(1.5)).toBe(
+      'json: cannot unmarshal number 1.5 into Go struct field ServicePort.spec.ports.targetPort of type int32',
+    );
+    expect(port([])).toBe(
+      'json: cannot unmarshal array into Go struct field ServicePort.spec.ports.targetPort of type int32',
+    );
+  });
+
+  it('fields without omitempty are written as their zero value, as Go does', () => {
+    const object = { spec: { containers: [{ image: 'i', ports: [{}] }] } };
+    expect(decodePod(object)).toBeUndefined();
+    expect(object.spec.containers[0]).toEqual({
+      name: '',
+      image: 'i',
+      ports: [{ containerPort: 0 }],
+    });
+  });
+});
+
+describe('canonicalQuantity (resource.Quantity CanonicalizeBytes, as kube writes quantities)', () => {
+  it.each([
+    ['1000m', '1'],
+    ['1500m', '1500m'],
+    ['1.5', '1500m'],
+    ['2000', '2k'],
+    ['1500', '1500'],
+    ['0.1', '100m'],
+    ['100Mi', '100Mi'],
+    ['1024Mi', '1Gi'],
+    ['1.5Gi', '1536Mi'],
+    ['0.5Ki', '512'],
+    ['1536', '1536'],
+    ['1e3', '1e3'],
+    ['1E6', '1e6'],
+    ['0', '0'],
+    ['0Gi', '0'],
+    ['+5', '5'],
+    ['-250m', '-250m'],
+    ['12e-1', '1200e-3'],
+    ['0.0000000001', '1n'],
+  ])('%s is written %s', (text, canonical) => {
+    expect(canonicalQuantity(text)).toBe(canonical);
+  });
+
+  it('resource lists round up to milli-units (SetDefaults_ResourceList)', () => {
+    expect(canonicalQuantity('0.0001', true)).toBe('1m');
+    expect(canonicalQuantity('100u', true)).toBe('1m');
+    const object = { spec: { containers: [{ name: 'c', resources: { limits: { cpu: 0.5 } } }] } };
+    expect(decodeTypedObject(object, 'Pod', 'io.k8s.api.core.v1.Pod')).toBeUndefined();
+    expect(object.spec.containers[0]?.resources.limits.cpu).toBe('500m');
   });
 });

@@ -1,8 +1,12 @@
+import { jsonFields, jsonShape, type JsonShape } from './schema.js';
+
 // kube-apiserver decodes every body, and every patch result, into the kind's Go struct
 // (sigs.k8s.io/json, a fork of encoding/json): a JSON value of the wrong type there is an
 // UnmarshalTypeError, nesting past 10000 levels a syntax error, and a null becomes the Go zero
-// value. Objects stay JSON here, so this checks what the Go types would refuse in the part every
-// kind shares (TypeMeta, ObjectMeta) plus the fields a kind declares, with Go's wording.
+// value. Objects stay JSON here, so this walks them against the kind's type in the schema source
+// (generated/schemas.ts) and refuses what the Go types would, with Go's wording. Types that
+// marshal themselves are checked as their UnmarshalJSON does: metav1.Time (RFC 3339, written
+// back in UTC), MicroTime, metav1.Duration, resource.Quantity, intstr.IntOrString.
 
 /** encoding/json's maxNestingDepth, which sigs.k8s.io/json and apimachinery's utiljson keep. */
 export const MAX_JSON_NESTING_DEPTH = 10_000;
@@ -24,94 +28,7 @@ export function exceedsJsonDepth(value: unknown, max = MAX_JSON_NESTING_DEPTH): 
   return false;
 }
 
-/** A Go type as the decoder sees it; `name` is how error messages print it. */
-export type GoType =
-  | { kind: 'string' | 'int32' | 'int64' | 'bool' | 'bytes' | 'time' | 'raw'; name: string }
-  | { kind: 'map' | 'slice'; name: string; elem: GoType }
-  | GoStruct;
-
-export interface GoStruct {
-  kind: 'struct';
-  name: string;
-  /** The struct's own name, as `Go struct field <Struct>.<path>` says it. */
-  struct: string;
-  fields: Readonly<Record<string, GoField>>;
-}
-
-export interface GoField {
-  type: GoType;
-  /** Encoded even when empty (no omitempty): a missing or null value is written as the zero. */
-  required?: boolean;
-}
-
-const scalar = (
-  kind: 'string' | 'int32' | 'int64' | 'bool' | 'bytes' | 'time' | 'raw',
-  name: string,
-) => ({ kind, name }) as const;
-
-/** Constructors for the Go types objects are decoded into. */
-export const goTypes = {
-  string: scalar('string', 'string'),
-  /** A named string type (`v1.SecretType`). */
-  namedString: (name: string) => scalar('string', name),
-  int32: scalar('int32', 'int32'),
-  int64: scalar('int64', 'int64'),
-  bool: scalar('bool', 'bool'),
-  /** []byte: a base64 string on the wire (the encoding is checked by validation, not here). */
-  bytes: scalar('bytes', '[]uint8'),
-  /** metav1.Time: its UnmarshalJSON reads a string, so a mismatch names `string`. */
-  time: scalar('time', 'string'),
-  /** Raw JSON kept as sent (metav1.FieldsV1). */
-  raw: scalar('raw', 'json.RawMessage'),
-  map: (elem: GoType): GoType => ({ kind: 'map', name: `map[string]${elem.name}`, elem }),
-  slice: (elem: GoType): GoType => ({ kind: 'slice', name: `[]${elem.name}`, elem }),
-  struct: (pkg: string, struct: string, fields: Record<string, GoField>): GoStruct => ({
-    kind: 'struct',
-    name: `${pkg}.${struct}`,
-    struct,
-    fields,
-  }),
-};
-
-const { string, int64, bool, time, raw, map, slice, struct } = goTypes;
-
-const OWNER_REFERENCE = struct('v1', 'OwnerReference', {
-  apiVersion: { type: string, required: true },
-  kind: { type: string, required: true },
-  name: { type: string, required: true },
-  uid: { type: string, required: true },
-  controller: { type: bool },
-  blockOwnerDeletion: { type: bool },
-});
-
-const MANAGED_FIELDS_ENTRY = struct('v1', 'ManagedFieldsEntry', {
-  manager: { type: string },
-  operation: { type: goTypes.namedString('v1.ManagedFieldsOperationType') },
-  apiVersion: { type: string },
-  time: { type: time },
-  fieldsType: { type: string },
-  fieldsV1: { type: raw },
-  subresource: { type: string },
-});
-
-/** metav1.ObjectMeta (k8s.io/apimachinery pkg/apis/meta/v1/types.go). */
-export const OBJECT_META_TYPE = struct('v1', 'ObjectMeta', {
-  name: { type: string },
-  generateName: { type: string },
-  namespace: { type: string },
-  selfLink: { type: string },
-  uid: { type: string },
-  resourceVersion: { type: string },
-  generation: { type: int64 },
-  creationTimestamp: { type: time },
-  deletionTimestamp: { type: time },
-  deletionGracePeriodSeconds: { type: int64 },
-  labels: { type: map(string) },
-  annotations: { type: map(string) },
-  ownerReferences: { type: slice(OWNER_REFERENCE) },
-  finalizers: { type: slice(string) },
-  managedFields: { type: slice(MANAGED_FIELDS_ENTRY) },
-});
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 class TypeMismatch extends Error {}
 
@@ -126,6 +43,31 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** `io.k8s.api.apps.v1.DeploymentSpec` → `DeploymentSpec`. */
+function structName(type: string): string {
+  return type.slice(type.lastIndexOf('.') + 1);
+}
+
+/** Go's name for a type of the source (`v1.DeploymentSpec`), as UnmarshalTypeError prints it. */
+function goTypeName(shape: JsonShape): string {
+  switch (shape.kind) {
+    case 'scalar':
+      return (
+        { double: 'float64', float: 'float32', bytes: '[]uint8' }[shape.scalar as string] ??
+        shape.scalar
+      );
+    case 'list':
+      return `[]${goTypeName(shape.items)}`;
+    case 'map':
+      return `map[string]${goTypeName(shape.values)}`;
+    case 'special':
+    case 'struct': {
+      const parts = shape.name.split('.');
+      return `${parts[parts.length - 2] ?? ''}.${parts[parts.length - 1] ?? ''}`;
+    }
+  }
+}
+
 interface Context {
   /** The innermost struct being decoded. */
   struct: string;
@@ -133,92 +75,219 @@ interface Context {
   path: readonly string[];
 }
 
-function mismatch(what: string, type: GoType, at: Context): TypeMismatch {
+function mismatch(what: string, typeName: string, at: Context): TypeMismatch {
   return new TypeMismatch(
-    `json: cannot unmarshal ${what} into Go struct field ${at.struct}.${at.path.join('.')} of type ${type.name}`,
+    `json: cannot unmarshal ${what} into Go struct field ${at.struct}.${at.path.join('.')} of type ${typeName}`,
   );
 }
 
-/** The Go zero value as encoding/json writes it back (only what `required` fields need). */
-function zero(type: GoType): unknown {
-  switch (type.kind) {
-    case 'string':
-    case 'bytes':
-      return '';
-    case 'int32':
-    case 'int64':
-      return 0;
-    case 'bool':
-      return false;
-    case 'struct':
-      return decodeStruct({}, type, { struct: type.struct, path: [] });
-    default:
-      return null;
+/** The Go zero value as encoding/json writes a field without omitempty (scalars only). */
+function zero(shape: JsonShape): unknown {
+  if (shape.kind === 'scalar') {
+    if (shape.scalar === 'string' || shape.scalar === 'bytes') return '';
+    return shape.scalar === 'bool' ? false : 0;
   }
+  if (shape.kind === 'struct') return decodeStruct({}, shape.name, { struct: '', path: [] });
+  return null;
+}
+
+function checkInteger(value: unknown, bits: 32 | 64, typeName: string, at: Context): number {
+  if (typeof value !== 'number') throw mismatch(jsonKind(value), typeName, at);
+  const limit = 2 ** (bits - 1);
+  if (!Number.isInteger(value) || value >= limit || value < -limit)
+    throw mismatch(`number ${value}`, typeName, at);
+  return value;
 }
 
 /**
- * Decodes one non-null value: the value as Go would re-encode it, or a TypeMismatch. Recursion
- * follows the Go type, not the input, so its depth is bounded by the type.
+ * Decodes one non-null value: the value as Go would re-encode it, or a TypeMismatch (or a
+ * type's own UnmarshalJSON error). Recursion follows the Go type, not the input.
  */
-function decodeValue(value: unknown, type: GoType, at: Context): unknown {
-  switch (type.kind) {
-    case 'string':
-    case 'bytes':
-    case 'time':
-      if (typeof value !== 'string') throw mismatch(jsonKind(value), type, at);
-      return value;
-    case 'int32':
-    case 'int64': {
-      if (typeof value !== 'number') throw mismatch(jsonKind(value), type, at);
-      const bits = type.kind === 'int32' ? 31 : 63;
-      if (!Number.isInteger(value) || value >= 2 ** bits || value < -(2 ** bits))
-        throw mismatch(`number ${value}`, type, at);
-      return value;
-    }
-    case 'bool':
-      if (typeof value !== 'boolean') throw mismatch(jsonKind(value), type, at);
-      return value;
-    case 'raw':
-      return value;
+function decodeValue(value: unknown, shape: JsonShape, at: Context): unknown {
+  switch (shape.kind) {
+    case 'scalar':
+      switch (shape.scalar) {
+        case 'string':
+        case 'bytes':
+          // A []byte that is not base64 is left for the kind's validation (Secret: 422 on its key).
+          if (typeof value !== 'string') throw mismatch(jsonKind(value), goTypeName(shape), at);
+          return value;
+        case 'bool':
+          if (typeof value !== 'boolean') throw mismatch(jsonKind(value), 'bool', at);
+          return value;
+        case 'int32':
+          return checkInteger(value, 32, 'int32', at);
+        case 'int64':
+          return checkInteger(value, 64, 'int64', at);
+        default:
+          if (typeof value !== 'number') throw mismatch(jsonKind(value), goTypeName(shape), at);
+          return value;
+      }
+    case 'special':
+      return decodeSpecial(value, shape, at);
     case 'map': {
-      if (!isRecord(value)) throw mismatch(jsonKind(value), type, at);
+      if (!isRecord(value)) throw mismatch(jsonKind(value), goTypeName(shape), at);
+      // A map of quantities is a ResourceList: SetDefaults_ResourceList rounds it up to milli.
+      const resourceList = shape.values.kind === 'special' && shape.values.form === 'quantity';
       for (const key of Object.keys(value)) {
         const item = value[key];
-        value[key] = item === null ? zero(type.elem) : decodeValue(item, type.elem, at);
+        value[key] = item === null ? zero(shape.values) : decodeValue(item, shape.values, at);
+        if (resourceList && typeof value[key] === 'string')
+          value[key] = canonicalQuantity(value[key], true);
       }
       return value;
     }
-    case 'slice': {
-      if (!Array.isArray(value)) throw mismatch(jsonKind(value), type, at);
+    case 'list': {
+      if (!Array.isArray(value)) throw mismatch(jsonKind(value), goTypeName(shape), at);
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
-        value[i] = item === null ? zero(type.elem) : decodeValue(item, type.elem, at);
+        value[i] = item === null ? zero(shape.items) : decodeValue(item, shape.items, at);
       }
       return value;
     }
     case 'struct':
-      if (!isRecord(value)) throw mismatch(jsonKind(value), type, at);
-      return decodeStruct(value, type, { struct: type.struct, path: at.path });
+      if (!isRecord(value)) throw mismatch(jsonKind(value), goTypeName(shape), at);
+      return decodeStruct(value, shape.name, { struct: structName(shape.name), path: at.path });
+  }
+}
+
+/** A self-marshalling type's UnmarshalJSON (its errors are returned as they are). */
+function decodeSpecial(
+  value: unknown,
+  shape: Extract<JsonShape, { kind: 'special' }>,
+  at: Context,
+): unknown {
+  switch (shape.form) {
+    case 'date-time': {
+      // metav1.Time/MicroTime: json.Unmarshal into a string (its type error gets the field's
+      // context), then time.Parse; written back in UTC, MicroTime with microseconds.
+      if (typeof value !== 'string') throw mismatch(jsonKind(value), 'string', at);
+      const micro = shape.name.endsWith('.MicroTime');
+      const parsed = parseRfc3339(value, micro ? RFC3339_MICRO : RFC3339);
+      if (typeof parsed === 'string') throw new TypeMismatch(parsed);
+      return formatRfc3339(parsed, micro);
+    }
+    case 'duration': {
+      if (typeof value !== 'string') throw mismatch(jsonKind(value), 'string', at);
+      if (!isGoDuration(value)) throw new TypeMismatch(`time: invalid duration "${value}"`);
+      return value;
+    }
+    case 'quantity': {
+      // Quantity.UnmarshalJSON: quotes stripped, anything else parsed as its JSON text.
+      const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
+      const error = quantityError(text);
+      if (error) throw new TypeMismatch(error);
+      return canonicalQuantity(text);
+    }
+    case 'int-or-string':
+      // IntOrString.UnmarshalJSON: a string, else json.Unmarshal into IntVal (int32).
+      if (typeof value === 'string') return value;
+      return checkInteger(value, 32, 'int32', at);
+    case 'object':
+      return value;
   }
 }
 
 function decodeStruct(
   object: Record<string, unknown>,
-  type: GoStruct,
+  typeName: string,
   at: Context,
 ): Record<string, unknown> {
-  for (const [name, field] of Object.entries(type.fields)) {
-    const value = Object.hasOwn(object, name) ? object[name] : undefined;
-    if (value === undefined || value === null) {
-      if (field.required) object[name] = zero(field.type);
-      else if (value === null) delete object[name];
+  const fields = jsonFields(typeName);
+  // Document order, as Go reports the first mismatch it meets.
+  for (const name of Object.keys(object)) {
+    const field = fields.get(name);
+    if (!field) continue; // unknown fields are field validation's (registry/field-validation.ts)
+    const value = object[name];
+    if (value === null) {
+      delete object[name];
       continue;
     }
-    object[name] = decodeValue(value, field.type, { struct: at.struct, path: [...at.path, name] });
+    object[name] = decodeValue(value, jsonShape(field.type), {
+      struct: at.struct,
+      path: [...at.path, name],
+    });
+  }
+  // A field without omitempty is written as its zero value when it is missing.
+  for (const field of fields.values()) {
+    if (object[field.name] !== undefined) continue;
+    const shape = jsonShape(field.type);
+    // A +required struct may be a pointer (DeploymentSpec.selector), written as null: left out.
+    if (NOT_OMITTED[typeName]?.includes(field.name)) {
+      if (shape.kind === 'scalar' || shape.kind === 'struct') object[field.name] = zero(shape);
+    } else if (field.required && shape.kind === 'scalar') object[field.name] = zero(shape);
   }
   return object;
 }
+
+const CORE = 'io.k8s.api.core.v1';
+const META_V1 = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+
+/**
+ * Scalar and struct-valued fields whose Go json tag has no omitempty (k8s.io/api and
+ * apimachinery types.go), which the .proto does not show: encoding/json writes them even when
+ * unset, kube's OpenAPI lists them as required, and typed clients (the Python client's models)
+ * refuse an object without them. Fields marked +required in the source are such fields too.
+ */
+const NOT_OMITTED: Readonly<Record<string, readonly string[]>> = {
+  [`${META_V1}.OwnerReference`]: ['apiVersion', 'kind', 'name', 'uid'],
+  [`${META_V1}.LabelSelectorRequirement`]: ['key', 'operator'],
+  [`${META_V1}.Condition`]: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+  [`${CORE}.Container`]: ['name'],
+  [`${CORE}.ContainerPort`]: ['containerPort'],
+  [`${CORE}.EnvVar`]: ['name'],
+  [`${CORE}.Volume`]: ['name'],
+  [`${CORE}.VolumeMount`]: ['name', 'mountPath'],
+  [`${CORE}.KeyToPath`]: ['key', 'path'],
+  [`${CORE}.ServicePort`]: ['port'],
+  [`${CORE}.ContainerStatus`]: ['name', 'ready', 'restartCount', 'image', 'imageID'],
+  [`${CORE}.ContainerStateTerminated`]: ['exitCode'],
+  [`${CORE}.PodCondition`]: ['type', 'status'],
+  [`${CORE}.NodeCondition`]: ['type', 'status'],
+  [`${CORE}.NodeAddress`]: ['type', 'address'],
+  [`${CORE}.NodeSystemInfo`]: [
+    'machineID',
+    'systemUUID',
+    'bootID',
+    'kernelVersion',
+    'osImage',
+    'containerRuntimeVersion',
+    'kubeletVersion',
+    'kubeProxyVersion',
+    'operatingSystem',
+    'architecture',
+  ],
+  [`${CORE}.DaemonEndpoint`]: ['Port'],
+  [`${CORE}.AttachedVolume`]: ['name', 'devicePath'],
+  [`${CORE}.Taint`]: ['key', 'effect'],
+  [`${CORE}.PodReadinessGate`]: ['conditionType'],
+  [`${CORE}.PortStatus`]: ['port', 'protocol'],
+  [`${CORE}.ObjectFieldSelector`]: ['fieldPath'],
+  [`${CORE}.ConfigMapKeySelector`]: ['key'],
+  [`${CORE}.SecretKeySelector`]: ['key'],
+  [`${CORE}.ResourceFieldSelector`]: ['resource'],
+  [`${CORE}.HTTPGetAction`]: ['port'],
+  [`${CORE}.HTTPHeader`]: ['name', 'value'],
+  [`${CORE}.TCPSocketAction`]: ['port'],
+  [`${CORE}.NodeSelectorRequirement`]: ['key', 'operator'],
+  [`${CORE}.PodAffinityTerm`]: ['topologyKey'],
+  [`${CORE}.WeightedPodAffinityTerm`]: ['weight', 'podAffinityTerm'],
+  [`${CORE}.PreferredSchedulingTerm`]: ['weight', 'preference'],
+  [`${CORE}.TopologySpreadConstraint`]: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
+  [`${CORE}.Sysctl`]: ['name', 'value'],
+  [`${CORE}.PersistentVolumeClaimVolumeSource`]: ['claimName'],
+  [`${CORE}.DownwardAPIVolumeFile`]: ['path'],
+  [`${CORE}.ServiceAccountTokenProjection`]: ['path'],
+  [`${CORE}.HostPathVolumeSource`]: ['path'],
+  [`${CORE}.Event`]: ['involvedObject'],
+  ['io.k8s.api.apps.v1.ReplicaSetStatus']: ['replicas'],
+  ['io.k8s.api.apps.v1.DeploymentCondition']: ['type', 'status'],
+  ['io.k8s.api.apps.v1.ReplicaSetCondition']: ['type', 'status'],
+  ['io.k8s.api.rbac.v1.RoleRef']: ['apiGroup', 'kind', 'name'],
+  ['io.k8s.api.rbac.v1.Subject']: ['kind', 'name'],
+  ['io.k8s.api.autoscaling.v1.ScaleStatus']: ['replicas'],
+  ['io.k8s.api.authentication.v1.TokenRequestStatus']: ['token'],
+};
 
 /** Why an object cannot be decoded, in the words of Go's decoder. */
 export interface DecodeFailure {
@@ -232,14 +301,16 @@ export interface DecodeFailure {
 
 /**
  * Decodes an object of kind `kind` as kube-apiserver would: nesting at most
- * MAX_JSON_NESTING_DEPTH, apiVersion and kind strings, metadata a metav1.ObjectMeta, and `fields`
- * (the kind's own, when it declares any) of their Go types. Nulls are replaced in place by what
- * Go decodes them to, so `metadata.labels.a: null` becomes `""`. Returns the first failure.
+ * MAX_JSON_NESTING_DEPTH, apiVersion and kind strings, then every field the kind's type
+ * (`typeName`, a type of the schema source) has, of its Go type; a kind the source lacks (a
+ * custom resource) has its ObjectMeta checked only. Values are replaced in place by what Go
+ * decodes and re-encodes them to (a null map value becomes `""`, a Time is written in UTC).
+ * Returns the first failure.
  */
 export function decodeTypedObject(
   object: Record<string, unknown>,
   kind: string,
-  fields: Readonly<Record<string, GoField>> = {},
+  typeName?: string,
 ): DecodeFailure | undefined {
   if (exceedsJsonDepth(object)) return { message: 'exceeded max depth', typeMeta: true };
   for (const name of ['apiVersion', 'kind']) {
@@ -253,12 +324,270 @@ export function decodeTypedObject(
     }
   }
   if (object['metadata'] === null || object['metadata'] === undefined) object['metadata'] = {};
-  const type = struct('', kind, { metadata: { type: OBJECT_META_TYPE }, ...fields });
   try {
-    decodeStruct(object, type, { struct: kind, path: [] });
+    if (typeName) decodeStruct(object, typeName, { struct: kind, path: [] });
+    else {
+      object['metadata'] = decodeValue(object['metadata'], jsonShape(OBJECT_META), {
+        struct: kind,
+        path: ['metadata'],
+      });
+    }
   } catch (err) {
     if (err instanceof TypeMismatch) return { message: err.message, typeMeta: false };
     throw err;
   }
   return undefined;
+}
+
+// time.Parse for the two layouts metav1 uses, with Go's error wording.
+
+const RFC3339 = '2006-01-02T15:04:05Z07:00';
+const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
+
+interface ParsedTime {
+  /** Milliseconds since the epoch, UTC. */
+  ms: number;
+  /** Microseconds within the millisecond. */
+  micros: number;
+}
+
+/**
+ * time.Parse(layout, value) for RFC 3339 (Go accepts a fraction after the seconds whatever the
+ * layout says): the instant, or Go's error text.
+ */
+export function parseRfc3339(value: string, layout = RFC3339): ParsedTime | string {
+  const prefix = `parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}`;
+  const cannot = (rest: string, element: string) =>
+    `${prefix}: cannot parse ${JSON.stringify(rest)} as ${JSON.stringify(element)}`;
+  let at = 0;
+  const digits = (n: number, element: string): number | string => {
+    const part = value.slice(at, at + n);
+    if (!new RegExp(`^\\d{${n}}$`).test(part)) return cannot(value.slice(at), element);
+    at += n;
+    return Number(part);
+  };
+  const literal = (text: string): string | undefined => {
+    if (value.slice(at, at + text.length) !== text) return cannot(value.slice(at), text);
+    at += text.length;
+    return undefined;
+  };
+  const steps: [string, number][] = [
+    ['2006', 4],
+    ['-', 0],
+    ['01', 2],
+    ['-', 0],
+    ['02', 2],
+    ['T', 0],
+    ['15', 2],
+    [':', 0],
+    ['04', 2],
+    [':', 0],
+    ['05', 2],
+  ];
+  const numbers: number[] = [];
+  for (const [element, width] of steps) {
+    if (width === 0) {
+      const err = literal(element);
+      if (err) return err;
+    } else {
+      const n = digits(width, element);
+      if (typeof n === 'string') return n;
+      numbers.push(n);
+    }
+  }
+  let fraction = '';
+  const fractionAt = at;
+  if (value[at] === '.' || value[at] === ',') {
+    const match = /^[.,](\d+)/.exec(value.slice(at));
+    if (match?.[1]) {
+      fraction = match[1];
+      at += match[0].length;
+    }
+  }
+  const micro = layout === RFC3339_MICRO;
+  if (micro && fraction.length !== 6) return cannot(value.slice(fractionAt), '.000000');
+  let offsetMinutes = 0;
+  if (value[at] === 'Z') at++;
+  else {
+    const zone = /^([+-])(\d{2}):(\d{2})/.exec(value.slice(at));
+    if (!zone) return cannot(value.slice(at), 'Z07:00');
+    offsetMinutes = (Number(zone[2]) * 60 + Number(zone[3])) * (zone[1] === '-' ? -1 : 1);
+    if (Number(zone[2]) > 24 || Number(zone[3]) > 60)
+      return `parsing time ${JSON.stringify(value)}: time zone offset out of range`;
+    at += zone[0].length;
+  }
+  const range = (what: string) => `parsing time ${JSON.stringify(value)}: ${what} out of range`;
+  if (at < value.length)
+    return `parsing time ${JSON.stringify(value)}: extra text: ${JSON.stringify(value.slice(at))}`;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = numbers;
+  if (month < 1 || month > 12) return range('month');
+  const daysIn = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysIn) return range('day');
+  if (hour > 23) return range('hour');
+  if (minute > 59) return range('minute');
+  if (second > 59) return range('second');
+  const padded = (fraction + '000000').slice(0, 6);
+  const base = Date.UTC(year, month - 1, day, hour, minute, second);
+  const utc = new Date(base);
+  utc.setUTCFullYear(year);
+  return {
+    ms: utc.getTime() - offsetMinutes * 60_000 + Number(padded.slice(0, 3)),
+    micros: Number(padded.slice(3)),
+  };
+}
+
+/** Time.MarshalJSON (RFC 3339 in UTC, whole seconds) or MicroTime's (six fraction digits). */
+function formatRfc3339(time: ParsedTime, micro: boolean): string {
+  const iso = new Date(time.ms).toISOString(); // yyyy-mm-ddThh:mm:ss.sssZ
+  const seconds = iso.slice(0, 19);
+  if (!micro) return `${seconds}Z`;
+  return `${seconds}.${iso.slice(20, 23)}${String(time.micros).padStart(3, '0')}Z`;
+}
+
+/** time.ParseDuration's grammar: `[-+]` then one or more `<decimal><unit>`, or `0`. */
+function isGoDuration(text: string): boolean {
+  return /^[-+]?(0|((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$/.test(text);
+}
+
+/** resource.ParseQuantity's errors (k8s.io/apimachinery pkg/api/resource/quantity.go). */
+const QUANTITY_FORMAT_ERROR =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_SUFFIXES = new Set([
+  '',
+  'n',
+  'u',
+  'm',
+  'k',
+  'M',
+  'G',
+  'T',
+  'P',
+  'E',
+  'Ki',
+  'Mi',
+  'Gi',
+  'Ti',
+  'Pi',
+  'Ei',
+]);
+
+/** Why `text` is not a resource.Quantity, or undefined when it is one. */
+export function quantityError(text: string): string | undefined {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(.*)$/.exec(text);
+  if (!match || (!match[2] && !match[3])) return QUANTITY_FORMAT_ERROR;
+  const suffix = match[4] ?? '';
+  if (/[.]/.test(suffix)) return QUANTITY_FORMAT_ERROR;
+  if (QUANTITY_SUFFIXES.has(suffix)) return undefined;
+  if (/^[eE][-+]?\d+$/.test(suffix)) return undefined;
+  if (!/^[eEinumkKMGTP]*[-+]?[0-9]*$/.test(suffix)) return QUANTITY_FORMAT_ERROR;
+  return "unable to parse quantity's suffix";
+}
+
+// resource.Quantity's canonical form (k8s.io/apimachinery pkg/api/resource/quantity.go
+// CanonicalizeBytes), which is how kube writes every quantity back: `1000m` is `1`, `1.5Gi` is
+// `1536Mi`, `2000` is `2k`.
+
+const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
+  n: -9,
+  u: -6,
+  m: -3,
+  '': 0,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
+const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+/** A parsed quantity: `sign * digits * 10^exp10 * 2^exp2`, and how it was written. */
+interface ParsedQuantity {
+  negative: boolean;
+  digits: bigint;
+  exp10: number;
+  exp2: number;
+  format: 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+}
+
+function parseQuantity(text: string): ParsedQuantity | undefined {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(.*)$/.exec(text);
+  if (!match || quantityError(text)) return undefined;
+  const [, sign = '', whole = '', fraction = '', suffix = ''] = match;
+  const digits = BigInt(`${whole}${fraction}` || '0');
+  let exp10 = -fraction.length;
+  let exp2 = 0;
+  let format: ParsedQuantity['format'] = 'DecimalSI';
+  const binary = BINARY_SUFFIXES.indexOf(suffix);
+  if (suffix !== '' && binary > 0) {
+    exp2 = binary * 10;
+    format = 'BinarySI';
+  } else if (Object.hasOwn(DECIMAL_SUFFIXES, suffix)) {
+    exp10 += DECIMAL_SUFFIXES[suffix] ?? 0;
+  } else {
+    exp10 += Number(suffix.slice(1));
+    format = 'DecimalExponent';
+  }
+  return { negative: sign === '-', digits, exp10, exp2, format };
+}
+
+/** The quantity's magnitude as `n * 10^exp`, exactly. */
+function decimal(q: ParsedQuantity): [bigint, number] {
+  return [q.digits * 2n ** BigInt(q.exp2), q.exp10];
+}
+
+function ceilDiv(n: bigint, d: bigint): bigint {
+  return n % d === 0n ? n / d : n / d + 1n;
+}
+
+/**
+ * The canonical text of a valid quantity; `roundToMilli` rounds it up to milli-units first
+ * (SetDefaults_ResourceList, for the quantities of resource lists).
+ */
+export function canonicalQuantity(text: string, roundToMilli = false): string {
+  const q = parseQuantity(text);
+  if (!q) return text;
+  let [n, exp] = decimal(q);
+  if (n === 0n) return '0';
+  const minExp = roundToMilli ? -3 : -9;
+  if (exp < minExp) {
+    n = ceilDiv(n, 10n ** BigInt(minExp - exp));
+    exp = minExp;
+  }
+  const sign = q.negative ? '-' : '';
+  let format = q.format;
+  if (format === 'BinarySI') {
+    // Below 1024 or not a whole number it is written as DecimalSI (CanonicalizeBytes).
+    const whole =
+      exp >= 0
+        ? n * 10n ** BigInt(exp)
+        : n % 10n ** BigInt(-exp) === 0n
+          ? n / 10n ** BigInt(-exp)
+          : undefined;
+    if (whole === undefined || whole < 1024n) format = 'DecimalSI';
+    else {
+      let value = whole;
+      let k = 0;
+      while (k < BINARY_SUFFIXES.length - 1 && value % 1024n === 0n) {
+        value /= 1024n;
+        k++;
+      }
+      return `${sign}${value}${BINARY_SUFFIXES[k]}`;
+    }
+  }
+  while (n % 10n === 0n) {
+    n /= 10n;
+    exp++;
+  }
+  // The exponent goes down to a multiple of three (a whole number of units of a suffix).
+  const down = ((exp % 3) + 3) % 3;
+  n *= 10n ** BigInt(down);
+  exp -= down;
+  if (format === 'DecimalExponent') return `${sign}${n}${exp === 0 ? '' : `e${exp}`}`;
+  if (exp > 18) {
+    n *= 10n ** BigInt(exp - 18);
+    exp = 18;
+  }
+  const suffix = Object.entries(DECIMAL_SUFFIXES).find(([, e]) => e === exp)?.[0] ?? '';
+  return `${sign}${n}${suffix}`;
 }

@@ -34,7 +34,10 @@ describe('metadata.generation', () => {
         `/api/v1/namespaces/${ns}/pods`,
         { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
       ],
-      [`/api/v1/namespaces/${ns}/services`, { metadata: { name: 'svc' }, spec: { ports: [] } }],
+      [
+        `/api/v1/namespaces/${ns}/services`,
+        { metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } },
+      ],
       ['/api/v1/namespaces', { metadata: { name: `${ns}-other` } }],
     ];
     for (const [base, object] of objects) {

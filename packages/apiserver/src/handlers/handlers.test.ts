@@ -224,7 +224,10 @@ describe.each(backends())('the apiserver on $name storage', (backend) => {
       { spec: { containers: [{ name: 'b', image: 'b:2' }] } },
       'application/strategic-merge-patch+json',
     );
-    expect((patched.body['spec'] as { containers: unknown[] }).containers).toEqual([
+    const containers = (patched.body['spec'] as { containers: { name: string }[] }).containers;
+    expect(
+      containers.map(({ name, image }: { name: string; image?: string }) => ({ name, image })),
+    ).toEqual([
       { name: 'a', image: 'a:1' },
       { name: 'b', image: 'b:2' },
     ]);

@@ -15,7 +15,7 @@ import {
   strictDecodingMessage,
   unknownFieldMessages,
 } from '../registry/field-validation.js';
-import { SCALE_FIELDS, SCALE_GVK, validateScale, type ScaleStrategy } from '../registry/scale.js';
+import { SCALE_GVK, validateScale, type ScaleStrategy } from '../registry/scale.js';
 import {
   checkTypeMeta,
   decodeObject,
@@ -42,7 +42,7 @@ function scaleDefinition(definition: ResourceDefinition): ResourceDefinition {
 }
 
 function decodeScale(scope: RequestScope, value: unknown, source: DecodeSource): KubeObject {
-  return decodeObject(scope.definition, value, source, SCALE_GVK.kind, SCALE_FIELDS);
+  return decodeObject(scope.definition, value, source, SCALE_GVK);
 }
 
 /**

@@ -9,7 +9,6 @@ import {
 import { checkTypeMeta, decodeObject } from '../registry/strategy.js';
 import {
   checkTokenRequestIdentity,
-  TOKEN_REQUEST_FIELDS,
   TOKEN_REQUEST_GVK,
   tokenRequestResponse,
   tokenRequestSpec,
@@ -132,13 +131,7 @@ export async function serveTokenRequest(scope: RequestScope, verb: Verb): Promis
   const raw = await readBody(scope.ctx.req, scope.server.maxRequestBodyBytes);
   const request = fromInput(scope, () => {
     const value = decodeBody(raw, scope.ctx.get('content-type'));
-    const object = decodeObject(
-      definition,
-      value,
-      'body',
-      TOKEN_REQUEST_GVK.kind,
-      TOKEN_REQUEST_FIELDS,
-    );
+    const object = decodeObject(definition, value, 'body', TOKEN_REQUEST_GVK);
     checkTypeMeta(definition, object);
     const unknown = pruneUnknownFields(definition, object);
     if (unknown.length && validation === 'Strict')

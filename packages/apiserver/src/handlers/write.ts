@@ -85,6 +85,16 @@ async function decodeWriteBody(
   });
 }
 
+/** The strategy's allocations (a Service's cluster IP) for what is about to be written. */
+async function allocate(scope: RequestScope, object: KubeObject, current?: KubeObject) {
+  await strategyOf(scope.definition).allocate?.(object, {
+    storage: scope.storage,
+    prefix: scope.source.keys.prefix,
+    dryRun: isDryRun(scope),
+    ...(current ? { current } : {}),
+  });
+}
+
 function subresourceOf(scope: RequestScope, verb: 'update' | 'patch'): string | undefined {
   const sub = scope.info.subresource;
   if (sub === undefined) return undefined;
@@ -118,6 +128,7 @@ export async function createObject(scope: RequestScope): Promise<void> {
   const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
   const name = object.metadata.name ?? '';
   if (scope.namespace !== undefined) await admitNamespace(server.storage, scope.namespace);
+  await allocate(scope, object);
   if (isDryRun(scope)) return writeObject(scope.ctx, 201, object, definition);
   const created = await scope.storage
     .create(objectKey(scope, name), object)
@@ -217,6 +228,7 @@ export async function updateObject(scope: RequestScope): Promise<void> {
       if (next.metadata.resourceVersion === '') delete next.metadata.resourceVersion;
       return trackUpdate(scope, current, next, subresource, manager);
     });
+    if (subresource === undefined) await allocate(scope, next, current);
     await admit(scope, 'UPDATE', next, current);
     return next;
   });
@@ -259,6 +271,7 @@ export async function patchObject(scope: RequestScope): Promise<void> {
       else delete next.metadata.resourceVersion;
       return trackUpdate(scope, current, next, subresource, manager);
     });
+    if (subresource === undefined) await allocate(scope, next, current);
     await admit(scope, 'UPDATE', next, current);
     return next;
   });
@@ -282,8 +295,7 @@ async function createSubresource(
       scope.definition,
       decodeBody(raw, scope.ctx.get('content-type')),
       'body',
-      subresource.kind,
-      subresource.fields,
+      subresource.gvk,
     ),
   );
   subresource.validate(decoded, name);

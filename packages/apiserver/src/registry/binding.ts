@@ -11,7 +11,7 @@ function targetNode(binding: KubeObject): string {
 }
 
 export const podBinding: SubresourceStrategy = {
-  kind: 'Binding',
+  gvk: { group: '', version: 'v1', kind: 'Binding' },
   validate(binding, name) {
     if (!targetNode(binding)) {
       throw ApiError.invalid({ kind: 'Binding' }, name, [

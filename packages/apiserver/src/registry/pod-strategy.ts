@@ -1,5 +1,7 @@
 import type { DeleteOptions, KubeObject } from '@listwatch/api';
 import { podBinding } from './binding.js';
+import { setObjectDefaults } from './defaulting.js';
+import { records, validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';
 import type { ResourceStrategy } from './strategy.js';
 
 // The Pod's registry strategy: k8s.io/kubernetes pkg/registry/core/pod/strategy.go (v1.32: no
@@ -29,10 +31,73 @@ export function podGracePeriod(pod: KubeObject, options: DeleteOptions): number 
   return period < 0 ? 1 : period;
 }
 
+/**
+ * SetDefaults_Pod (pkg/apis/core/v1/defaults.go): requests default to limits, service links
+ * on, and with the host's network every container port is also a host port.
+ */
+export function setPodDefaults(pod: KubeObject): void {
+  if (!isRecord(pod['spec'])) pod['spec'] = {};
+  const spec = pod['spec'] as Record<string, unknown>;
+  for (const container of [...records(spec['containers']), ...records(spec['initContainers'])]) {
+    const resources = isRecord(container['resources']) ? container['resources'] : undefined;
+    const limits = resources?.['limits'];
+    if (!resources || !isRecord(limits)) continue;
+    const requests = isRecord(resources['requests']) ? resources['requests'] : {};
+    for (const [key, value] of Object.entries(limits))
+      if (!(key in requests)) requests[key] = value;
+    resources['requests'] = requests;
+  }
+  if (spec['enableServiceLinks'] === undefined) spec['enableServiceLinks'] = true;
+  if (spec['hostNetwork'] === true) {
+    for (const container of [...records(spec['containers']), ...records(spec['initContainers'])])
+      for (const port of records(container['ports']))
+        if (!port['hostPort']) port['hostPort'] = port['containerPort'];
+  }
+}
+
+/**
+ * qos.GetPodQOS (pkg/apis/core/helper/qos), for cpu and memory: no requests or limits at all is
+ * BestEffort; every container limiting both, with requests equal to limits, Guaranteed.
+ */
+export function podQOSClass(pod: KubeObject): string {
+  const spec = isRecord(pod['spec']) ? pod['spec'] : {};
+  const containers = [...records(spec['containers']), ...records(spec['initContainers'])];
+  let any = false;
+  let guaranteed = true;
+  for (const container of containers) {
+    const resources = isRecord(container['resources']) ? container['resources'] : {};
+    const requests = isRecord(resources['requests']) ? resources['requests'] : {};
+    const limits = isRecord(resources['limits']) ? resources['limits'] : {};
+    for (const name of ['cpu', 'memory']) {
+      if (requests[name] !== undefined || limits[name] !== undefined) any = true;
+      if (limits[name] === undefined) guaranteed = false;
+      else if (requests[name] !== undefined && requests[name] !== limits[name]) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
 export const podStrategy: ResourceStrategy = {
-  // A new pod is Pending until a kubelet says otherwise.
+  decode: setPodDefaults,
+  validate: (pod) => validatePodSpec(pod['spec'], 'spec', { pod: true }),
+  // The stored pod is compared as kube reads it from storage: defaulted.
+  validateUpdate(next, current) {
+    const old = structuredClone(current);
+    setObjectDefaults(old, { group: '', version: 'v1', kind: 'Pod' });
+    setPodDefaults(old);
+    return [
+      ...validatePodSpec(next['spec'], 'spec', { pod: true }),
+      ...validatePodSpecUpdate(next['spec'], old['spec']),
+    ];
+  },
+  // A new pod is Pending until a kubelet says otherwise, with its QoS class.
   prepareForCreate(pod) {
-    pod['status'] = { phase: 'Pending', ...(isRecord(pod['status']) ? pod['status'] : {}) };
+    pod['status'] = {
+      phase: 'Pending',
+      qosClass: podQOSClass(pod),
+      ...(isRecord(pod['status']) ? pod['status'] : {}),
+    };
   },
   // Every pod delete goes through the graceful path; the kubelet confirms with a 0 s delete.
   checkGracefulDelete: podGracePeriod,

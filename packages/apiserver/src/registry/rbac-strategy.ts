@@ -1,4 +1,4 @@
-import { ApiError, fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import { ApiError, fieldErrors, goSyntax, type FieldError, type KubeObject } from '@listwatch/api';
 import {
   bindingAuthorized,
   confirmNoEscalation,
@@ -26,9 +26,52 @@ function hasAggregationRule(object: KubeObject | undefined): boolean {
   return (rule?.clusterRoleSelectors?.length ?? 0) > 0;
 }
 
+/** ValidatePolicyRule (pkg/apis/rbac/validation/validation.go), for each of `rules`. */
+function validatePolicyRules(object: KubeObject, namespaced: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+  rulesOf(object).forEach((rule, i) => {
+    const at = `rules[${i}]`;
+    if (list(rule.verbs).length === 0)
+      errs.push(fieldErrors.required(`${at}.verbs`, 'verbs must contain at least one value'));
+    if (list(rule.nonResourceURLs).length > 0) {
+      if (namespaced)
+        errs.push(
+          fieldErrors.invalid(
+            `${at}.nonResourceURLs`,
+            goSyntax.stringSlice(list(rule.nonResourceURLs) as string[]),
+            'namespaced rules cannot apply to non-resource URLs',
+          ),
+        );
+      if (list(rule.apiGroups).length > 0 || list(rule.resources).length > 0)
+        errs.push(
+          fieldErrors.invalid(
+            `${at}.nonResourceURLs`,
+            goSyntax.stringSlice(list(rule.nonResourceURLs) as string[]),
+            'rules cannot apply to both regular resources and non-resource URLs',
+          ),
+        );
+      return;
+    }
+    if (list(rule.apiGroups).length === 0)
+      errs.push(
+        fieldErrors.required(
+          `${at}.apiGroups`,
+          'resource rules must supply at least one api group',
+        ),
+      );
+    if (list(rule.resources).length === 0)
+      errs.push(
+        fieldErrors.required(`${at}.resources`, 'resource rules must supply at least one resource'),
+      );
+  });
+  return errs;
+}
+
 /** Roles and ClusterRoles: every rule held, or `escalate` on the role. */
 function roleStrategy(resource: 'roles' | 'clusterroles'): ResourceStrategy {
   return {
+    validate: (role) => validatePolicyRules(role, resource === 'roles'),
     admit({ object, oldObject, request, authorizer }: AdmissionRequest) {
       const { user } = request;
       if (escalationAllowed(user) || roleEscalationAuthorized(authorizer, request)) return;

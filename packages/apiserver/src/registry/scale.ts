@@ -1,11 +1,9 @@
 import {
   ApiError,
   fieldErrors,
-  goTypes,
   labelSelectorFromMetaV1,
   validateObjectMeta,
   type FieldError,
-  type GoField,
   type KubeObject,
   type LabelSelectorRequirement,
   type MetaLabelSelector,
@@ -90,17 +88,6 @@ export const replicasScale: ScaleStrategy = {
       ...object,
       spec: { ...record(object['spec']), replicas: typeof replicas === 'number' ? replicas : 0 },
     };
-  },
-};
-
-/** The fields of autoscaling/v1 Scale besides ObjectMeta, with their Go types. */
-export const SCALE_FIELDS: Readonly<Record<string, GoField>> = {
-  spec: { type: goTypes.struct('v1', 'ScaleSpec', { replicas: { type: goTypes.int32 } }) },
-  status: {
-    type: goTypes.struct('v1', 'ScaleStatus', {
-      replicas: { type: goTypes.int32, required: true },
-      selector: { type: goTypes.string },
-    }),
   },
 };
 

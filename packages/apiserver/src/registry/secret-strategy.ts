@@ -1,4 +1,5 @@
-import { fieldErrors, goTypes, type FieldError, type KubeObject } from '@listwatch/api';
+import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import { validateImmutableData } from './configmap-strategy.js';
 import type { ResourceStrategy } from './strategy.js';
 
 // The Secret's registry strategy: k8s.io/kubernetes pkg/apis/core/v1/defaults.go
@@ -77,13 +78,6 @@ function stringMap(value: unknown): Record<string, string> | undefined {
 }
 
 export const secretStrategy: ResourceStrategy = {
-  fields: {
-    data: { type: goTypes.map(goTypes.bytes) },
-    stringData: { type: goTypes.map(goTypes.string) },
-    type: { type: goTypes.namedString('v1.SecretType') },
-    immutable: { type: goTypes.bool },
-  },
-
   decode(secret: KubeObject): void {
     if (!secret['type']) secret['type'] = 'Opaque';
     const data = stringMap(secret['data']);
@@ -116,6 +110,15 @@ export const secretStrategy: ResourceStrategy = {
       else total += size;
     }
     if (total > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong('data', MAX_SECRET_SIZE));
+    return errs;
+  },
+
+  // ValidateSecretUpdate: the type never changes; an immutable secret's data neither.
+  validateUpdate(next: KubeObject, current: KubeObject): FieldError[] {
+    const errs: FieldError[] = secretStrategy.validate!(next);
+    if ((next['type'] || 'Opaque') !== (current['type'] || 'Opaque'))
+      errs.push(fieldErrors.invalid('type', next['type'], 'field is immutable'));
+    errs.push(...validateImmutableData(next, current, ['data']));
     return errs;
   },
 };

@@ -1,20 +1,8 @@
-import { goTypes, type KubeObject } from '@listwatch/api';
+import type { KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from './strategy.js';
 
 // The ServiceAccount's registry strategy: pkg/registry/core/serviceaccount/strategy.go (secret
-// references keep only their names) and its fields' Go types (k8s.io/api core/v1 types.go).
-
-const { string, bool, slice, struct } = goTypes;
-
-const OBJECT_REFERENCE = struct('v1', 'ObjectReference', {
-  kind: { type: string },
-  namespace: { type: string },
-  name: { type: string },
-  uid: { type: string },
-  apiVersion: { type: string },
-  resourceVersion: { type: string },
-  fieldPath: { type: string },
-});
+// references keep only their names).
 
 /** cleanSecretReferences: a secret of the account is named, nothing more. */
 function cleanSecretReferences(account: KubeObject): void {
@@ -26,13 +14,6 @@ function cleanSecretReferences(account: KubeObject): void {
 }
 
 export const serviceAccountStrategy: ResourceStrategy = {
-  fields: {
-    secrets: { type: slice(OBJECT_REFERENCE) },
-    imagePullSecrets: {
-      type: slice(struct('v1', 'LocalObjectReference', { name: { type: string } })),
-    },
-    automountServiceAccountToken: { type: bool },
-  },
   prepareForCreate: cleanSecretReferences,
   prepareForUpdate: cleanSecretReferences,
 };

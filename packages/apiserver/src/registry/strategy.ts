@@ -3,19 +3,23 @@ import {
   apiVersionOf,
   decodeTypedObject,
   fieldErrors,
+  schemaFor,
   generateName,
   validateObjectMeta,
   type DecodeFailure,
   type DeleteOptions,
   type FieldError,
-  type GoField,
   type GroupResource,
   type KubeObject,
   type Logger,
   type ResourceDefinition,
+  type SchemaGvk,
 } from '@listwatch/api';
+import type { Storage } from '@listwatch/storage';
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
+import { configMapStrategy } from './configmap-strategy.js';
+import { setObjectDefaults } from './defaulting.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
 import type { AdmissionRequest } from './admission.js';
@@ -27,6 +31,7 @@ import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
 import { serviceAccountStrategy } from './service-account-strategy.js';
 import { customResourceDefinitionStrategy } from '../apiextensions/customresourcedefinition-strategy.js';
+import { serviceStrategy } from './service-strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
@@ -36,8 +41,6 @@ import { customResourceDefinitionStrategy } from '../apiextensions/customresourc
  * defaulting and conversion its typed decode does, and its delete and scale behaviour.
  */
 export interface ResourceStrategy extends GracefulDeleteStrategy {
-  /** The Go types of the kind's own fields, checked when the object is decoded. */
-  fields?: Readonly<Record<string, GoField>>;
   /** Defaulting and v1 conversion, on every decoded body and patch result (e.g. stringData). */
   decode?(object: KubeObject): void;
   /** PrepareForCreate, after ObjectMeta validation: server-set fields of a new object. */
@@ -64,10 +67,18 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * ShouldDeleteNamespaceDuringUpdate).
    */
   mayDeleteDuringUpdate?(next: KubeObject): boolean;
-  /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
+  /** Validate beyond ObjectMeta, on create and on an update without validateUpdate: 422. */
   validate?(object: KubeObject): FieldError[];
-  /** ValidateUpdate when it differs from Validate (checks against the stored object). */
+  /**
+   * ValidateUpdate, instead of validate on an update of the main resource: its rules and those
+   * that compare with the stored object (immutable fields, transition rules): 422.
+   */
   validateUpdate?(object: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * What the kind's REST storage allocates before a create or an update is written (a Service's
+   * cluster IP and node ports), unique among the stored objects of `prefix`; may throw a 422.
+   */
+  allocate?(object: KubeObject, context: AllocateContext): Promise<void>;
   /**
    * Drops the fields a kind without a schema-source entry does not have (custom resources: the
    * CRD's structural schema), returning their paths; replaces the schema source's pruning.
@@ -92,6 +103,17 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   admit?(request: AdmissionRequest): void | Promise<void>;
 }
 
+/** Where an allocation looks for what is taken. */
+export interface AllocateContext {
+  storage: Storage;
+  /** The storage prefix of every object of the resource. */
+  prefix: string;
+  /** A dry run: nothing allocated is kept. */
+  dryRun: boolean;
+  /** The object as stored, on update: what it holds stays its own. */
+  current?: KubeObject;
+}
+
 /** What a strategy's own delete is given: the object as read, after preconditions. */
 export interface DeleteRequest {
   registry: ResourceRegistry;
@@ -107,9 +129,8 @@ export interface DeleteRequest {
  * such as pods/binding's BindingREST): the reply is a Success Status.
  */
 export interface SubresourceStrategy {
-  /** The kind of the body (Binding) and the Go types of its own fields. */
-  kind: string;
-  fields?: Readonly<Record<string, GoField>>;
+  /** The kind of the body (core/v1 Binding), whose type in the schema source decodes it. */
+  gvk: SchemaGvk;
   /** Checks the decoded body against the parent's name before anything is read (400, 422). */
   validate(body: KubeObject, name: string): void;
   /** The parent as the body leaves it; a 409 on `gr` when the parent cannot take it. */
@@ -118,10 +139,12 @@ export interface SubresourceStrategy {
 
 /** The strategies by qualified resource; a resource without one gets the generic steps only. */
 const strategies: Readonly<Record<string, ResourceStrategy>> = {
+  configmaps: configMapStrategy,
   namespaces: namespaceStrategy,
   pods: podStrategy,
   secrets: secretStrategy,
   serviceaccounts: serviceAccountStrategy,
+  services: serviceStrategy,
   'deployments.apps': deploymentStrategy,
   'replicasets.apps': replicaSetStrategy,
   ...roleStrategies,
@@ -227,26 +250,24 @@ function jsonOrUndefined(value: unknown): string | undefined {
 
 /**
  * Decodes a request body or a patch result into an object of `definition`'s kind, as kube's
- * typed decode does: TypeMeta, ObjectMeta and the kind's declared fields must have their Go
- * types (400 for a body, 422 for a patch), nulls become Go zero values, and the kind's
- * defaulting and conversion apply. Every create, update and patch goes through here before
- * the strategy sees the object. `kind` names a body of another kind (pods/binding: Binding,
- * deployments/scale: Scale), `fields` that kind's own fields.
+ * typed decode does: every field must have the Go type the schema source gives it (400 for a
+ * body, 422 for a patch), nulls become Go zero values, and the kind's defaulting and conversion
+ * apply. Every create, update and patch goes through here before the strategy sees the object.
+ * `gvk` names a body of another kind (pods/binding: Binding, deployments/scale: Scale).
  */
 export function decodeObject(
   definition: ResourceDefinition,
   value: unknown,
   source: DecodeSource,
-  kind = definition.kind,
-  fields?: Readonly<Record<string, GoField>>,
+  gvk?: SchemaGvk,
 ): KubeObject {
   if (!isRecord(value)) throw ApiError.badRequest('the body of the request must be a JSON object');
-  const strategy: ResourceStrategy =
-    kind === definition.kind ? strategyOf(definition) : fields ? { fields } : {};
-  const failure = decodeTypedObject(value, kind, strategy.fields);
+  const kind = gvk?.kind ?? definition.kind;
+  const failure = decodeTypedObject(value, kind, schemaFor(gvk ?? definition)?.name);
   if (failure) throw decodeError({ ...definition, kind }, value, failure, source);
   const object = value as KubeObject;
-  strategy.decode?.(object);
+  setObjectDefaults(object, gvk ?? definition);
+  if (!gvk) strategyOf(definition).decode?.(object);
   return object;
 }
 
@@ -368,9 +389,12 @@ export function prepareForUpdate(
       namespaced: definition.namespaced,
       nameRule: definition.nameRule,
     }).filter((e) => e.field !== 'metadata.name' || !current.metadata.name),
-    ...((strategy.validateUpdate
-      ? strategy.validateUpdate(result, current)
-      : strategy.validate?.(result)) ?? []),
+    // A status write changes status only: the rest was validated when it was written.
+    ...(subresource === 'status'
+      ? []
+      : ((strategy.validateUpdate
+          ? strategy.validateUpdate(result, current)
+          : strategy.validate?.(result)) ?? [])),
   ];
   if (errors.length) throw invalid(definition, name, errors);
   return result;

@@ -1,11 +1,4 @@
-import {
-  ApiError,
-  fieldErrors,
-  goTypes,
-  type FieldError,
-  type GoField,
-  type KubeObject,
-} from '@listwatch/api';
+import { ApiError, fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
 
 // The authentication/v1 TokenRequest the serviceaccounts/token subresource takes and returns:
 // k8s.io/api authentication/v1 types.go and defaults (SetDefaults_TokenRequestSpec),
@@ -22,33 +15,6 @@ export const DEFAULT_EXPIRATION_SECONDS = 60 * 60;
 /** ValidateTokenRequest's bounds: at least ten minutes, at most 2^32 seconds. */
 const MIN_EXPIRATION_SECONDS = 10 * 60;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
-
-const { string, int64, time, slice, struct } = goTypes;
-
-export const BOUND_OBJECT_REFERENCE = struct('v1', 'BoundObjectReference', {
-  kind: { type: string },
-  apiVersion: { type: string },
-  name: { type: string },
-  uid: { type: string },
-});
-
-/** The fields of TokenRequest besides ObjectMeta, with their Go types. */
-export const TOKEN_REQUEST_FIELDS: Readonly<Record<string, GoField>> = {
-  spec: {
-    type: struct('v1', 'TokenRequestSpec', {
-      audiences: { type: slice(string) },
-      // *int64: absent or null is nil, which defaulting makes an hour.
-      expirationSeconds: { type: int64 },
-      boundObjectRef: { type: BOUND_OBJECT_REFERENCE },
-    }),
-  },
-  status: {
-    type: struct('v1', 'TokenRequestStatus', {
-      token: { type: string, required: true },
-      expirationTimestamp: { type: time },
-    }),
-  },
-};
 
 export interface BoundObjectReference {
   kind: string;
