@@ -19,6 +19,7 @@ const LABELS: Record<string, string> = {
   FieldValueNotSupported: 'Unsupported value',
   FieldValueForbidden: 'Forbidden',
   FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
   FieldValueTypeInvalid: 'Invalid value',
 };
 
@@ -73,6 +74,13 @@ export const fieldErrors = {
     type: 'FieldValueTooLong',
     field,
     detail: `must have at most ${maxLength} bytes`,
+  }),
+  /** field.TooMany: a list longer than its limit, the count as the bad value. */
+  tooMany: (field: string, count: number, max: number): FieldError => ({
+    type: 'FieldValueTooMany',
+    field,
+    badValue: count,
+    detail: `must have at most ${max} items`,
   }),
   duplicate: (field: string, badValue: unknown): FieldError => ({
     type: 'FieldValueDuplicate',

@@ -15,16 +15,33 @@ import {
 } from '@listwatch/api';
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
+import { controllerRevisionStrategy } from './controller-revision-strategy.js';
+import { daemonSetStrategy } from './daemonset-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
+import { cronJobStrategy, jobStrategy } from './job-strategy.js';
+import {
+  endpointSliceStrategy,
+  endpointsStrategy,
+  ingressStrategy,
+  networkPolicyStrategy,
+} from './network-strategy.js';
 import type { AdmissionRequest } from './admission.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { podStrategy } from './pod-strategy.js';
+import { horizontalPodAutoscalerStrategy, podDisruptionBudgetStrategy } from './policy-strategy.js';
+import { limitRangeStrategy, resourceQuotaStrategy } from './quota-strategy.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { roleStrategies } from './rbac-strategy.js';
+import {
+  podTemplateStrategy,
+  replicationControllerStrategy,
+} from './replication-controller-strategy.js';
 import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
 import { serviceAccountStrategy } from './service-account-strategy.js';
+import { statefulSetStrategy } from './statefulset-strategy.js';
+import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './volume-strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
@@ -47,6 +64,8 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   prepareForUpdate?(next: KubeObject, current: KubeObject): void;
   /** Validate/ValidateUpdate beyond ObjectMeta: 422 field errors. */
   validate?(object: KubeObject): FieldError[];
+  /** ValidateUpdate's own rules, after `validate`: immutable fields and allowed transitions. */
+  validateUpdate?(next: KubeObject, current: KubeObject): FieldError[];
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
   returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
@@ -97,6 +116,23 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   'deployments.apps': deploymentStrategy,
   'replicasets.apps': replicaSetStrategy,
   ...roleStrategies,
+  'statefulsets.apps': statefulSetStrategy,
+  'daemonsets.apps': daemonSetStrategy,
+  'controllerrevisions.apps': controllerRevisionStrategy,
+  'jobs.batch': jobStrategy,
+  'cronjobs.batch': cronJobStrategy,
+  endpoints: endpointsStrategy,
+  persistentvolumeclaims: persistentVolumeClaimStrategy,
+  persistentvolumes: persistentVolumeStrategy,
+  resourcequotas: resourceQuotaStrategy,
+  limitranges: limitRangeStrategy,
+  podtemplates: podTemplateStrategy,
+  replicationcontrollers: replicationControllerStrategy,
+  'endpointslices.discovery.k8s.io': endpointSliceStrategy,
+  'ingresses.networking.k8s.io': ingressStrategy,
+  'networkpolicies.networking.k8s.io': networkPolicyStrategy,
+  'poddisruptionbudgets.policy': podDisruptionBudgetStrategy,
+  'horizontalpodautoscalers.autoscaling': horizontalPodAutoscalerStrategy,
 };
 
 export function strategyOf(
@@ -227,16 +263,10 @@ export function prepareForCreate(
   } else {
     delete meta.namespace;
   }
+  // kube's order: the name, the system fields (handlers/create.go FillObjectMetaSystemFields),
+  // PrepareForCreate, then Validate (the job strategy's Validate builds its selector from the uid).
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   const strategy = strategyOf(definition);
-  const errors = [
-    ...validateObjectMeta(meta, {
-      namespaced: definition.namespaced,
-      nameRule: definition.nameRule,
-    }),
-    ...(strategy.validate?.(object) ?? []),
-  ];
-  if (errors.length) throw invalid(definition, meta.name ?? '', errors);
   object.apiVersion = apiVersionOf(definition);
   object.kind = definition.kind;
   meta.uid = randomUUID();
@@ -246,6 +276,14 @@ export function prepareForCreate(
   delete meta.deletionGracePeriodSeconds;
   delete meta.selfLink;
   strategy.prepareForCreate?.(object);
+  const errors = [
+    ...validateObjectMeta(meta, {
+      namespaced: definition.namespaced,
+      nameRule: definition.nameRule,
+    }),
+    ...(strategy.validate?.(object) ?? []),
+  ];
+  if (errors.length) throw invalid(definition, meta.name ?? '', errors);
   return object;
 }
 
@@ -320,6 +358,7 @@ export function prepareForUpdate(
       nameRule: definition.nameRule,
     }).filter((e) => e.field !== 'metadata.name' || !current.metadata.name),
     ...(strategy.validate?.(result) ?? []),
+    ...(strategy.validateUpdate?.(result, current) ?? []),
   ];
   if (errors.length) throw invalid(definition, name, errors);
   return result;
