@@ -167,7 +167,7 @@ const pods = define({
   shortNames: ['po'],
   categories: ['all'],
   namespaced: true,
-  subresources: ['status', 'binding'],
+  subresources: ['status', 'binding', 'log'],
   fields: [
     'spec.nodeName',
     'spec.restartPolicy',

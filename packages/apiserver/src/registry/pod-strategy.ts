@@ -1,5 +1,6 @@
 import type { DeleteOptions, KubeObject } from '@listwatch/api';
 import { podBinding } from './binding.js';
+import { podLog } from './pod-log.js';
 import type { ResourceStrategy } from './strategy.js';
 
 // The Pod's registry strategy: k8s.io/kubernetes pkg/registry/core/pod/strategy.go (v1.32: no
@@ -39,4 +40,5 @@ export const podStrategy: ResourceStrategy = {
   // pod storage's ReturnDeletedObject: a delete answers with the pod, not a Status.
   returnDeletedObject: true,
   subresources: { binding: podBinding },
+  connect: { log: podLog },
 };

@@ -72,6 +72,8 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   scale?: ScaleStrategy;
   /** Subresources a POST creates, by name (pods/binding). */
   subresources?: Readonly<Record<string, SubresourceStrategy>>;
+  /** Subresources a GET streams from elsewhere, by name (pods/log: the kubelet's). */
+  connect?: Readonly<Record<string, ConnectStrategy>>;
   /**
    * A delete of the kind's own REST storage instead of the store's (namespaces: REST.Delete in
    * pkg/registry/core/namespace/storage); answers the object as left, still stored.
@@ -105,6 +107,34 @@ export interface SubresourceStrategy {
   validate(body: KubeObject, name: string): void;
   /** The parent as the body leaves it; a 409 on `gr` when the parent cannot take it. */
   apply(parent: KubeObject, body: KubeObject, gr: GroupResource): KubeObject;
+}
+
+/**
+ * A subresource whose GET streams what another server answers (kube's rest.Getter returning a
+ * LocationStreamer, e.g. pods/log from the pod's kubelet).
+ */
+export interface ConnectStrategy {
+  /** Where to stream from; undefined answers an empty body (a pod no node runs yet). */
+  location(request: ConnectRequest): Promise<StreamLocation | undefined>;
+}
+
+/** What a connect strategy is given: the parent's name and query, and a way to read objects. */
+export interface ConnectRequest {
+  namespace: string | undefined;
+  name: string;
+  query: URLSearchParams;
+  /** A stored object by resource, or the 404 its own GET would give. */
+  get(gr: GroupResource, namespace: string | undefined, name: string): Promise<KubeObject>;
+}
+
+/** genericrest.LocationStreamer's fields: the upstream URL and how to pass its body on. */
+export interface StreamLocation {
+  url: URL;
+  contentType: string;
+  /** Write each chunk as it arrives (follow). */
+  flush: boolean;
+  /** How upstream errors name the resource (`pods/log`). */
+  resource: string;
 }
 
 /** The strategies by qualified resource; a resource without one gets the generic steps only. */
