@@ -204,6 +204,11 @@ describe('aggregated discovery', () => {
           verbs: ['create'],
         },
         {
+          subresource: 'log',
+          responseKind: { group: '', version: 'v1', kind: 'Pod' },
+          verbs: ['get'],
+        },
+        {
           subresource: 'status',
           responseKind: { group: '', version: 'v1', kind: 'Pod' },
           verbs: ['get', 'patch', 'update'],
