@@ -38,6 +38,7 @@ describe('built-in resource definitions', () => {
       'statefulsets.apps',
       'daemonsets.apps',
       'controllerrevisions.apps',
+      'events.events.k8s.io',
       'horizontalpodautoscalers.autoscaling',
       'jobs.batch',
       'cronjobs.batch',

@@ -1295,6 +1295,38 @@ const poddisruptionbudgets = define({
   ],
 });
 
+/**
+ * events.k8s.io/v1 Events: the same objects as core/v1 Events (one resource, two group versions),
+ * printed by the same printer, which reads the internal Event (note is message, regarding is
+ * involvedObject).
+ */
+const eventsV1 = define({
+  group: 'events.k8s.io',
+  kind: 'Event',
+  plural: 'events',
+  shortNames: ['ev'],
+  namespaced: true,
+  columns: [
+    column('Last Seen', 'Time when last this event was observed', (o, now) => {
+      const last =
+        text(o, 'series.lastObservedTime', '') ||
+        text(o, 'deprecatedLastTimestamp', '') ||
+        text(o, 'eventTime', '');
+      return ageSince(last || o.metadata.creationTimestamp, now);
+    }),
+    column('Type', 'Type of this event', (o) => text(o, 'type', '')),
+    column('Reason', 'Reason why this event was generated', (o) => text(o, 'reason', '')),
+    column(
+      'Object',
+      'The object this event is about',
+      (o) => `${text(o, 'regarding.kind', '').toLowerCase()}/${text(o, 'regarding.name', '')}`,
+    ),
+    column('Message', 'A human-readable description of the status of this operation.', (o) =>
+      text(o, 'note', ''),
+    ),
+  ],
+});
+
 /** printHorizontalPodAutoscaler for autoscaling/v1: the CPU target as its only metric. */
 function hpaTargets(o: KubeObject): string {
   const target = at(o, 'spec.targetCPUUtilizationPercentage');
@@ -1372,6 +1404,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
   statefulsets,
   daemonsets,
   controllerrevisions,
+  eventsV1,
   horizontalpodautoscalers,
   jobs,
   cronjobs,

@@ -45,6 +45,8 @@ export const schemaSource: SchemaSource = {
     {"group":"apps","version":"v1","kind":"DaemonSetList","type":"io.k8s.api.apps.v1.DaemonSetList"},
     {"group":"apps","version":"v1","kind":"ControllerRevision","type":"io.k8s.api.apps.v1.ControllerRevision"},
     {"group":"apps","version":"v1","kind":"ControllerRevisionList","type":"io.k8s.api.apps.v1.ControllerRevisionList"},
+    {"group":"events.k8s.io","version":"v1","kind":"Event","type":"io.k8s.api.events.v1.Event"},
+    {"group":"events.k8s.io","version":"v1","kind":"EventList","type":"io.k8s.api.events.v1.EventList"},
     {"group":"autoscaling","version":"v1","kind":"HorizontalPodAutoscaler","type":"io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"},
     {"group":"autoscaling","version":"v1","kind":"HorizontalPodAutoscalerList","type":"io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList"},
     {"group":"batch","version":"v1","kind":"Job","type":"io.k8s.api.batch.v1.Job"},
@@ -1927,6 +1929,31 @@ export const schemaSource: SchemaSource = {
     ]},
     "io.k8s.api.discovery.v1.ForZone": {"description": "ForZone provides information about which zones should consume this endpoint.", "fields": [
       {"name":"name","number":1,"type":"string","description":"name represents the name of the zone."}
+    ]},
+    "io.k8s.api.events.v1.Event": {"description": "Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system. Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"eventTime","number":2,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime","description":"eventTime is the time when this Event was first observed. It is required."},
+      {"name":"series","number":3,"type":"io.k8s.api.events.v1.EventSeries","description":"series is data about the Event series this event represents or nil if it's a singleton Event.","optional":true},
+      {"name":"reportingController","number":4,"type":"string","description":"reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events."},
+      {"name":"reportingInstance","number":5,"type":"string","description":"reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters."},
+      {"name":"action","number":6,"type":"string","description":"action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters."},
+      {"name":"reason","number":7,"type":"string","description":"reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters."},
+      {"name":"regarding","number":8,"type":"io.k8s.api.core.v1.ObjectReference","description":"regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.","optional":true},
+      {"name":"related","number":9,"type":"io.k8s.api.core.v1.ObjectReference","description":"related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object.","optional":true},
+      {"name":"note","number":10,"type":"string","description":"note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.","optional":true},
+      {"name":"type","number":11,"type":"string","description":"type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events."},
+      {"name":"deprecatedSource","number":12,"type":"io.k8s.api.core.v1.EventSource","description":"deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.","optional":true},
+      {"name":"deprecatedFirstTimestamp","number":13,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.Time","description":"deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.","optional":true},
+      {"name":"deprecatedLastTimestamp","number":14,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.Time","description":"deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.","optional":true},
+      {"name":"deprecatedCount","number":15,"type":"int32","description":"deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.","optional":true}
+    ]},
+    "io.k8s.api.events.v1.EventList": {"description": "EventList is a list of Event objects.", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta","description":"metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"items","number":2,"type":"[]io.k8s.api.events.v1.Event","description":"items is a list of schema objects."}
+    ]},
+    "io.k8s.api.events.v1.EventSeries": {"description": "EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time. How often to update the EventSeries is up to the event reporters. The default event reporter in \"k8s.io/client-go/tools/events/event_broadcaster.go\" shows how this struct is updated on heartbeats and can guide customized reporter implementations.", "fields": [
+      {"name":"count","number":1,"type":"int32","description":"count is the number of occurrences in this series up to the last heartbeat time."},
+      {"name":"lastObservedTime","number":2,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime","description":"lastObservedTime is the time when last Event from the series was seen before last heartbeat."}
     ]},
     "io.k8s.api.networking.v1.HTTPIngressPath": {"description": "HTTPIngressPath associates a path with a backend. Incoming urls matching the path are forwarded to the backend.", "fields": [
       {"name":"path","number":1,"type":"string","description":"path is matched against the path of an incoming request. Currently it can contain characters disallowed from the conventional \"path\" part of a URL as defined by RFC 3986. Paths must begin with a '/' and must be present when using PathType with value \"Exact\" or \"Prefix\".","optional":true},

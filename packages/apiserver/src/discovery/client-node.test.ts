@@ -41,6 +41,7 @@ describe('@kubernetes/client-node against discovery', () => {
     const list = await kc.makeApiClient(k8s.ApisApi).getAPIVersions();
     expect(list.groups.map((g) => [g.name, g.preferredVersion?.groupVersion])).toEqual([
       ['apps', 'apps/v1'],
+      ['events.k8s.io', 'events.k8s.io/v1'],
       ['autoscaling', 'autoscaling/v1'],
       ['batch', 'batch/v1'],
       ['networking.k8s.io', 'networking.k8s.io/v1'],

@@ -88,6 +88,7 @@ describe('discovery documents', () => {
     expect(apis.groups.map((g) => [g.name, g.versions, g.preferredVersion])).toEqual(
       [
         'apps',
+        'events.k8s.io',
         'autoscaling',
         'batch',
         'networking.k8s.io',
@@ -219,6 +220,7 @@ describe('aggregated discovery', () => {
     const groups = await json<ApiGroupDiscoveryList>('/apis', { Accept: V2 });
     expect(groups.items.map((g) => g.metadata.name)).toEqual([
       'apps',
+      'events.k8s.io',
       'autoscaling',
       'batch',
       'networking.k8s.io',
@@ -311,6 +313,7 @@ describe('OpenAPI', () => {
       'apis/batch/v1',
       'apis/coordination.k8s.io/v1',
       'apis/discovery.k8s.io/v1',
+      'apis/events.k8s.io/v1',
       'apis/networking.k8s.io/v1',
       'apis/policy/v1',
       'apis/rbac.authorization.k8s.io/v1',

@@ -95,6 +95,7 @@ describe('kubectl against discovery', () => {
       'batch/v1',
       'coordination.k8s.io/v1',
       'discovery.k8s.io/v1',
+      'events.k8s.io/v1',
       'networking.k8s.io/v1',
       'policy/v1',
       'rbac.authorization.k8s.io/v1',

@@ -186,6 +186,45 @@ describe('the new kinds with kubectl', () => {
     ]);
   });
 
+  it('kubectl get events.events.k8s.io shows the core/v1 Events of the namespace, and kubectl get events stays core/v1', async () => {
+    const ns = await e2e.api.namespace('events');
+    const created = await e2e.api.post(`/api/v1/namespaces/${ns}/events`, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e1' },
+      involvedObject: { kind: 'Pod', name: 'web-1', namespace: ns },
+      reason: 'Started',
+      message: 'Started container web',
+      type: 'Normal',
+    });
+    expect(created.status).toBe(201);
+    const v1 = await e2e.kubectl.run(['get', 'events.events.k8s.io', '-n', ns]);
+    expect(v1.stderr).toBe('');
+    const { header, cells } = row(v1.stdout);
+    expect(header).toEqual(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+    expect(cells.slice(1)).toEqual(['Normal', 'Started', 'pod/web-1', 'Started container web']);
+    const note = await e2e.kubectl.run([
+      'get',
+      'events.v1.events.k8s.io',
+      'e1',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.note}/{.regarding.name}',
+    ]);
+    expect(note.stdout).toBe('Started container web/web-1');
+    const core = await e2e.kubectl.run([
+      'get',
+      'events',
+      'e1',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.apiVersion}',
+    ]);
+    expect(core.stdout).toBe('v1');
+  });
+
   it('kubectl scale statefulset and rc set spec.replicas through their scale subresource', async () => {
     const ns = await e2e.api.namespace('scale');
     await createAll(ns);

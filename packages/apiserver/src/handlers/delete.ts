@@ -123,7 +123,7 @@ async function deleteOne(
   name: string,
   options: DeleteOptions,
 ): Promise<Deletion> {
-  const { storage } = scope.server;
+  const { storage } = scope;
   const key = objectKey(scope, name);
   const current = await storage.get(key);
   if (!current) throw ApiError.notFound(scope.gr, name);

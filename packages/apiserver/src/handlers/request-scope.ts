@@ -4,7 +4,7 @@ import {
   type GroupResource,
   type ResourceDefinition,
 } from '@listwatch/api';
-import { isStorageError, type ListWatchSource } from '@listwatch/storage';
+import { isStorageError, type ListWatchSource, type Storage } from '@listwatch/storage';
 import type Koa from 'koa';
 import type { RequestInfo } from '../registry/request-info.js';
 import type { ResourceEntry } from '../registry/resource-registry.js';
@@ -17,6 +17,8 @@ export interface RequestScope {
   info: RequestInfo;
   definition: ResourceDefinition;
   source: ListWatchSource;
+  /** Where the resource's objects are written (ResourceEntry.storage). */
+  storage: Storage;
   namespace: string | undefined;
   query: URLSearchParams;
   /** `pods` / `deployments.apps`: how errors name the resource. */
@@ -39,6 +41,7 @@ export function requestScope(
     info,
     definition,
     source: entry.source,
+    storage: entry.storage,
     namespace: definition.namespaced ? info.namespace : undefined,
     query: new URLSearchParams(ctx.querystring),
     gr: groupResourceOf(definition),

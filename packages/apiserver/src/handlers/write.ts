@@ -110,7 +110,7 @@ export async function createObject(scope: RequestScope): Promise<void> {
   const name = object.metadata.name ?? '';
   if (scope.namespace !== undefined) await admitNamespace(server.storage, scope.namespace);
   if (isDryRun(scope)) return writeObject(scope.ctx, 201, object, definition);
-  const created = await server.storage
+  const created = await scope.storage
     .create(objectKey(scope, name), object)
     .catch((err: unknown) => {
       throw interpret(scope, name, err);
@@ -167,18 +167,18 @@ export async function updateWith(
   };
   try {
     if (dryRun) {
-      const current = await scope.server.storage.get(key);
+      const current = await scope.storage.get(key);
       if (!current) throw ApiError.notFound(scope.gr, name);
       // Nothing is written: the answer carries the stored resourceVersion (kubectl diff shows it).
       const next = await tryUpdate(current);
       next.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
       return next;
     }
-    return await scope.server.storage.guaranteedUpdate(key, tryUpdate);
+    return await scope.storage.guaranteedUpdate(key, tryUpdate);
   } catch (err) {
     if (!(err instanceof FinalizersEmptied)) throw interpret(scope, name, err);
     // The reply is the object's last state, as kube's deleteWithoutFinalizers returns it.
-    return scope.server.storage
+    return scope.storage
       .delete(key, { expectedRevision: Number(err.revision) })
       .catch((deleteErr: unknown) => {
         if (isStorageError(deleteErr, 'ResourceVersionConflicts'))

@@ -59,6 +59,7 @@ export function kindStrategy(options: {
   decode?: (object: KubeObject) => void;
   validate?: (object: KubeObject) => FieldError[];
   validateUpdate?: (next: KubeObject, current: KubeObject) => FieldError[];
+  validateCreate?: (object: KubeObject) => FieldError[];
   prepareForCreate?: (object: KubeObject) => void;
   prepareForUpdate?: (next: KubeObject, current: KubeObject) => void;
   extra?: Partial<ResourceStrategy>;
@@ -69,6 +70,7 @@ export function kindStrategy(options: {
     ...(options.decode ? { decode: options.decode } : {}),
     ...(options.validate ? { validate: options.validate } : {}),
     ...(options.validateUpdate ? { validateUpdate: options.validateUpdate } : {}),
+    ...(options.validateCreate ? { validateCreate: options.validateCreate } : {}),
     prepareForCreate(object) {
       if (options.status) object['status'] = options.status();
       if (options.generation) object.metadata.generation = 1;

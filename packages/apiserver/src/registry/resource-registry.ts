@@ -6,6 +6,8 @@ import {
   type ListWatchSource,
   type Storage,
 } from '@listwatch/storage';
+import { ConvertingStorage } from './converting-storage.js';
+import { strategyOf } from './strategy.js';
 
 export interface WatchCacheSizes {
   /** `--default-watch-cache-size`: undefined adaptive, N fixed, 0 disabled. */
@@ -14,10 +16,12 @@ export interface WatchCacheSizes {
   perResource?: Readonly<Record<string, number>>;
 }
 
-/** One served resource: its definition and what serves its LIST and WATCH. */
+/** One served resource: its definition, what serves its LIST and WATCH, and where it is written. */
 export interface ResourceEntry {
   definition: ResourceDefinition;
   source: ListWatchSource;
+  /** The server's storage, or a view of it in another group version's form (events.k8s.io). */
+  storage: Storage;
 }
 
 export function qualifiedResource(
@@ -44,14 +48,16 @@ export class ResourceRegistry {
     } = {},
   ) {
     for (const definition of definitions) {
+      const conversion = strategyOf(definition).storage;
+      const view = conversion ? new ConvertingStorage(storage, conversion) : storage;
       const size =
         options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ??
         options.watchCacheSizes?.default;
       const source: ListWatchSource =
         size === 0
-          ? new UncachedSource(storage, definition)
+          ? new UncachedSource(view, definition)
           : new Cacher({
-              storage,
+              storage: view,
               definition,
               ...(size !== undefined ? { watchCacheSize: size } : {}),
               ...(options.logger ? { logger: options.logger } : {}),
@@ -60,7 +66,11 @@ export class ResourceRegistry {
                 ? { bookmarkIntervalMs: options.bookmarkIntervalMs }
                 : {}),
             });
-      this.entries.set(`${apiVersionOf(definition)}/${definition.plural}`, { definition, source });
+      this.entries.set(`${apiVersionOf(definition)}/${definition.plural}`, {
+        definition,
+        source,
+        storage: view,
+      });
     }
   }
 

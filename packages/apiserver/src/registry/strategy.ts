@@ -16,7 +16,9 @@ import {
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { controllerRevisionStrategy } from './controller-revision-strategy.js';
+import type { StorageConversion } from './converting-storage.js';
 import { daemonSetStrategy } from './daemonset-strategy.js';
+import { eventsV1Strategy } from './event-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
 import { cronJobStrategy, jobStrategy } from './job-strategy.js';
@@ -66,6 +68,10 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   validate?(object: KubeObject): FieldError[];
   /** ValidateUpdate's own rules, after `validate`: immutable fields and allowed transitions. */
   validateUpdate?(next: KubeObject, current: KubeObject): FieldError[];
+  /** Validate's rules that only a create checks, after `validate`. */
+  validateCreate?(object: KubeObject): FieldError[];
+  /** The object's storage form, when it is stored as another group version's (events.k8s.io). */
+  storage?: StorageConversion;
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
   returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
@@ -163,6 +169,7 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   'networkpolicies.networking.k8s.io': networkPolicyStrategy,
   'poddisruptionbudgets.policy': podDisruptionBudgetStrategy,
   'horizontalpodautoscalers.autoscaling': horizontalPodAutoscalerStrategy,
+  'events.events.k8s.io': eventsV1Strategy,
 };
 
 export function strategyOf(
@@ -312,6 +319,7 @@ export function prepareForCreate(
       nameRule: definition.nameRule,
     }),
     ...(strategy.validate?.(object) ?? []),
+    ...(strategy.validateCreate?.(object) ?? []),
   ];
   if (errors.length) throw invalid(definition, meta.name ?? '', errors);
   return object;
