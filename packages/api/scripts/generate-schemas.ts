@@ -351,8 +351,7 @@ function goldenProblems(source: SchemaSource, dir: string): { checked: number; u
       if (fieldType === undefined) {
         if (!DISABLED_FIELDS.some((f) => definitionName(f) === `${type}.${key}`))
           unknown.push(`${path}.${key}`);
-      }
-      else walk(inner, fieldType, `${path}.${key}`);
+      } else walk(inner, fieldType, `${path}.${key}`);
     }
   };
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {

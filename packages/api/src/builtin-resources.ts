@@ -1,5 +1,5 @@
 import { ageSince } from './human-duration.js';
-import { labelSelectorFromMetaV1, type MetaLabelSelector } from './label-selector.js';
+import { labelSelectorFromMetaV1 } from './label-selector.js';
 import type { NameRule } from './names.js';
 import type { KubeObject } from './object-meta.js';
 import type {
@@ -630,7 +630,7 @@ const clusterrolebindings = define({
 function selectorText(value: unknown): string {
   if (!value || typeof value !== 'object') return '<none>';
   try {
-    return labelSelectorFromMetaV1(value as MetaLabelSelector).toString() || '<none>';
+    return labelSelectorFromMetaV1(value).toString() || '<none>';
   } catch {
     return '<error>';
   }

@@ -43,7 +43,7 @@ export async function serveConnect(
     name,
     query: scope.query,
     get: async (gr, namespace, objectName) => {
-      const entry = scope.server.registry.lookup(gr.group, 'v1', gr.resource);
+      const entry = scope.server.registry.lookup(gr.group ?? '', 'v1', gr.resource);
       if (!entry) throw ApiError.notFound(gr, objectName);
       const object = await entry.source
         .get({ ...(namespace !== undefined ? { namespace } : {}), name: objectName })

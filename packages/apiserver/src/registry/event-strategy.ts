@@ -53,7 +53,7 @@ const present = (value: unknown) => value !== undefined && value !== null && val
  */
 function validateEventsV1(event: KubeObject): FieldError[] {
   const errors: FieldError[] = [];
-  const text = (key: string) => (typeof event[key] === 'string' ? (event[key] as string) : '');
+  const text = (key: string) => (typeof event[key] === 'string' ? event[key] : '');
   const regarding = recordAt(event, 'regarding');
   const namespace = event.metadata.namespace ?? '';
   if (!present(regarding['namespace']) && namespace !== 'default' && namespace !== 'kube-system')
@@ -82,7 +82,7 @@ function validateEventsV1(event: KubeObject): FieldError[] {
 /** ValidateEventCreate's strict rules for events.k8s.io/v1: a new-style event only. */
 function validateEventsV1Create(event: KubeObject): FieldError[] {
   const errors: FieldError[] = [];
-  const text = (key: string) => (typeof event[key] === 'string' ? (event[key] as string) : '');
+  const text = (key: string) => (typeof event[key] === 'string' ? event[key] : '');
   if (!present(event['eventTime'])) errors.push(fieldErrors.required('eventTime', ''));
   if (event['type'] !== 'Normal' && event['type'] !== 'Warning')
     errors.push(fieldErrors.invalid('type', '', `has invalid value: ${text('type')}`));

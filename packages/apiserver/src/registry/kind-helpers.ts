@@ -4,7 +4,6 @@ import {
   labelSelectorFromMetaV1,
   type FieldError,
   type KubeObject,
-  type MetaLabelSelector,
 } from '@listwatch/api';
 import { semanticEqual } from './apps-strategy.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -158,7 +157,7 @@ export function selectorMatchesTemplate(
     ];
   let parsed;
   try {
-    parsed = labelSelectorFromMetaV1(selector as MetaLabelSelector);
+    parsed = labelSelectorFromMetaV1(selector);
   } catch (error) {
     const detail = error instanceof ApiError ? error.message : 'invalid label selector';
     return [fieldErrors.invalid(`${path}.selector`, selector, detail)];

@@ -1,10 +1,4 @@
-import {
-  ApiError,
-  fieldErrors,
-  labelSelectorFromMetaV1,
-  type FieldError,
-  type MetaLabelSelector,
-} from '@listwatch/api';
+import { ApiError, fieldErrors, labelSelectorFromMetaV1, type FieldError } from '@listwatch/api';
 import {
   child,
   defaultTo,
@@ -42,7 +36,7 @@ export const podDisruptionBudgetStrategy = kindStrategy({
     );
     if (isRecord(spec['selector'])) {
       try {
-        labelSelectorFromMetaV1(spec['selector'] as MetaLabelSelector);
+        labelSelectorFromMetaV1(spec['selector']);
       } catch (error) {
         errors.push(
           fieldErrors.invalid(
