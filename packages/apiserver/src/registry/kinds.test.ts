@@ -1,4 +1,5 @@
 import type { KubeObject, Status } from '@listwatch/api';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openWatch, serverForFile } from '../testing/test-server.js';
 import { collectionOf, KIND_CASES } from './kinds.test-helper.js';
@@ -83,4 +84,53 @@ describe.each(KIND_CASES)('$plural', (c) => {
       expect(main.body['status']).toMatchObject(c.sampleStatus);
     },
   );
+});
+
+describe('arbitrary writes', () => {
+  it('a create or merge patch of any JSON to any new kind is a success or a 4xx Status, never a 5xx', async () => {
+    const ns = await env.namespace();
+    const existing = await Promise.all(
+      KIND_CASES.map(async (c) => {
+        const name = c.namespaced ? 'target' : `${ns}-target`;
+        const res = await env.api.post(collectionOf(c, ns), { ...c.object, metadata: { name } });
+        expect(res.status).toBe(201);
+        return `${collectionOf(c, ns)}/${name}`;
+      }),
+    );
+    const body = fc.dictionary(
+      fc.constantFrom(
+        'spec',
+        'status',
+        'template',
+        'subsets',
+        'endpoints',
+        'ports',
+        'data',
+        'addressType',
+        'metadata',
+      ),
+      fc.jsonValue({ maxDepth: 4 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: KIND_CASES.length - 1 }),
+        body,
+        fc.boolean(),
+        async (i, change, patch) => {
+          const c = KIND_CASES[i]!;
+          const res = patch
+            ? await env.api.patch(existing[i]!, change)
+            : await env.api.post(collectionOf(c, ns), {
+                ...c.object,
+                ...change,
+                metadata: { generateName: 'fuzz-' },
+              });
+          expect(res.status, JSON.stringify(res.body)).toBeLessThan(500);
+          if (res.status >= 400)
+            expect(res.body).toMatchObject({ kind: 'Status', code: res.status });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
 });
