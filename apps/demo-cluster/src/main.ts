@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   say(
     `     kubectl --server ${server.url} delete pod -n demo <name>   (the ReplicaSet replaces it)`,
   );
+  say(`     kubectl --server ${server.url} logs -f -n demo <name>   (from its node's kubelet)`);
 
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
   const client = new RestClient({ server: server.url, userAgent: 'listwatch-demo', logger });
