@@ -107,6 +107,8 @@ interface Spec {
   subresources?: string[];
   nameRule?: NameRule;
   fields?: string[];
+  /** Selectable fields that are not a path of the object (computed as kube's GetAttrs does). */
+  selectableFields?: Record<string, FieldGetter>;
   indexes?: Record<string, IndexGetter>;
   columns: TableColumn[];
 }
@@ -125,7 +127,10 @@ function define(spec: Spec): ResourceDefinition {
     verbs: spec.verbs ?? ALL_VERBS,
     nameRule: spec.nameRule ?? 'dns1123Subdomain',
     subresources: spec.subresources ?? [],
-    selectableFields: Object.fromEntries((spec.fields ?? []).map((f) => [f, field(f)])),
+    selectableFields: {
+      ...Object.fromEntries((spec.fields ?? []).map((f) => [f, field(f)])),
+      ...spec.selectableFields,
+    },
     indexes: spec.indexes ?? {},
     tableColumns: spec.columns,
   };
@@ -821,7 +826,8 @@ const jobs = define({
   categories: ['all'],
   namespaced: true,
   subresources: ['status'],
-  fields: ['status.successful'],
+  // pkg/registry/batch/job/strategy.go JobToSelectableFields: the succeeded count.
+  selectableFields: { 'status.successful': (o) => String(int(o, 'status.succeeded')) },
   columns: [
     NAME,
     column('Status', 'Status of the job.', jobStatus),

@@ -131,6 +131,19 @@ describe('defaults and server-set fields', () => {
     expect(res.body.metadata.generation).toBe(1);
   });
 
+  it('jobs select by status.successful, their succeeded count (JobToSelectableFields)', async () => {
+    const res = await create('jobs');
+    const base = res.path.slice(0, res.path.lastIndexOf('/'));
+    const zero = await env.api.get<{ items: KubeObject[] }>(
+      `${base}?fieldSelector=status.successful%3D0`,
+    );
+    expect(zero.body.items.map((i) => i.metadata.name)).toEqual(['web']);
+    const one = await env.api.get<{ items: KubeObject[] }>(
+      `${base}?fieldSelector=status.successful%3D1`,
+    );
+    expect(one.body.items).toEqual([]);
+  });
+
   it('a CronJob defaults concurrencyPolicy Allow, suspend false and keeps 3 successful and 1 failed jobs', async () => {
     const res = await create('cronjobs');
     expect(spec(res.body)).toMatchObject({
