@@ -86,6 +86,7 @@ async function main(): Promise<void> {
   say(
     `     kubectl --server ${server.url} delete pod -n demo <name>   (its ReplicaSet replaces it)`,
   );
+  say(`     kubectl --server ${server.url} logs -f -n demo <name>   (from its node's kubelet)`);
 
   const workload = new Workload(server.url);
   await workload.ensureNamespace();

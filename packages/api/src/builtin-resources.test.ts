@@ -26,13 +26,31 @@ describe('built-in resource definitions', () => {
       'nodes',
       'services',
       'events',
+      'endpoints',
+      'persistentvolumeclaims',
+      'persistentvolumes',
+      'resourcequotas',
+      'limitranges',
+      'podtemplates',
+      'replicationcontrollers',
       'replicasets.apps',
       'deployments.apps',
-      'leases.coordination.k8s.io',
+      'statefulsets.apps',
+      'daemonsets.apps',
+      'controllerrevisions.apps',
+      'events.events.k8s.io',
+      'horizontalpodautoscalers.autoscaling',
+      'jobs.batch',
+      'cronjobs.batch',
+      'ingresses.networking.k8s.io',
+      'networkpolicies.networking.k8s.io',
+      'poddisruptionbudgets.policy',
       'roles.rbac.authorization.k8s.io',
       'clusterroles.rbac.authorization.k8s.io',
       'rolebindings.rbac.authorization.k8s.io',
       'clusterrolebindings.rbac.authorization.k8s.io',
+      'leases.coordination.k8s.io',
+      'endpointslices.discovery.k8s.io',
     ]);
   });
 
@@ -122,6 +140,95 @@ describe('built-in resource definitions', () => {
       Status: 'Ready,SchedulingDisabled',
       Roles: 'control-plane',
       Version: 'v1.32.0',
+    });
+  });
+});
+
+describe('the printers of the added kinds (printers.go)', () => {
+  const meta = { name: 'x', namespace: 'd', creationTimestamp: '2026-01-01T00:00:00Z' };
+
+  it('formatEndpoints shows three ip:port, then "+ N more..."', () => {
+    const endpoints: KubeObject = {
+      metadata: meta,
+      subsets: [
+        {
+          addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }, { ip: 'fd00::1' }],
+          ports: [{ port: 80 }, { port: 443 }],
+        },
+      ],
+    };
+    expect(cells('endpoints', endpoints)['Endpoints']).toBe(
+      '10.0.0.1:80,10.0.0.2:80,[fd00::1]:80 + 3 more...',
+    );
+    expect(cells('endpoints', { metadata: meta })['Endpoints']).toBe('<none>');
+  });
+
+  it('printJob: COMPLETIONS is succeeded/completions, or n/1 of p for a work queue; DURATION runs to completion', () => {
+    const job = (spec: object, status: object = {}): KubeObject => ({
+      metadata: meta,
+      spec,
+      status,
+    });
+    expect(cells('jobs', job({ completions: 3 }, { succeeded: 1 }))['Completions']).toBe('1/3');
+    expect(cells('jobs', job({ parallelism: 4 }))['Completions']).toBe('0/1 of 4');
+    const done = job(
+      { completions: 1 },
+      {
+        succeeded: 1,
+        startTime: '2026-01-01T00:00:00Z',
+        completionTime: '2026-01-01T00:00:42Z',
+        conditions: [{ type: 'Complete', status: 'True' }],
+      },
+    );
+    expect(cells('jobs', done)).toMatchObject({ Status: 'Complete', Duration: '42s' });
+  });
+
+  it('printResourceQuota puts limits.* on the right, each used/hard, sorted', () => {
+    const quota: KubeObject = {
+      metadata: meta,
+      spec: { hard: { pods: '10', 'limits.cpu': '2', 'requests.cpu': '1' } },
+      status: { hard: { pods: '10', 'limits.cpu': '2', 'requests.cpu': '1' }, used: { pods: '3' } },
+    };
+    expect(cells('resourcequotas', quota)).toMatchObject({
+      Request: 'pods: 3/10, requests.cpu: 0/1',
+      Limit: 'limits.cpu: 0/2',
+    });
+  });
+
+  it('a ControllerRevision names its controller as kind.group/name', () => {
+    const revision: KubeObject = {
+      metadata: {
+        ...meta,
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'u', controller: true },
+        ],
+      },
+      revision: 2,
+    };
+    expect(cells('controllerrevisions', revision)).toMatchObject({
+      Controller: 'statefulset.apps/web',
+      Revision: '2',
+    });
+  });
+
+  it('a PersistentVolume shows its access modes short, its claim as namespace/name', () => {
+    const pv: KubeObject = {
+      metadata: meta,
+      spec: {
+        capacity: { storage: '5Gi' },
+        accessModes: ['ReadWriteMany', 'ReadWriteOnce'],
+        claimRef: { namespace: 'd', name: 'data' },
+        persistentVolumeReclaimPolicy: 'Delete',
+      },
+      status: { phase: 'Bound' },
+    };
+    expect(cells('pv', pv)).toMatchObject({
+      Capacity: '5Gi',
+      'Access Modes': 'RWO,RWX',
+      'Reclaim Policy': 'Delete',
+      Status: 'Bound',
+      Claim: 'd/data',
+      VolumeAttributesClass: '<unset>',
     });
   });
 });

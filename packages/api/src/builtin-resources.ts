@@ -1,4 +1,5 @@
 import { ageSince } from './human-duration.js';
+import { labelSelectorFromMetaV1 } from './label-selector.js';
 import type { NameRule } from './names.js';
 import type { KubeObject } from './object-meta.js';
 import type {
@@ -106,6 +107,8 @@ interface Spec {
   subresources?: string[];
   nameRule?: NameRule;
   fields?: string[];
+  /** Selectable fields that are not a path of the object (computed as kube's GetAttrs does). */
+  selectableFields?: Record<string, FieldGetter>;
   indexes?: Record<string, IndexGetter>;
   columns: TableColumn[];
 }
@@ -124,7 +127,10 @@ function define(spec: Spec): ResourceDefinition {
     verbs: spec.verbs ?? ALL_VERBS,
     nameRule: spec.nameRule ?? 'dns1123Subdomain',
     subresources: spec.subresources ?? [],
-    selectableFields: Object.fromEntries((spec.fields ?? []).map((f) => [f, field(f)])),
+    selectableFields: {
+      ...Object.fromEntries((spec.fields ?? []).map((f) => [f, field(f)])),
+      ...spec.selectableFields,
+    },
     indexes: spec.indexes ?? {},
     tableColumns: spec.columns,
   };
@@ -166,7 +172,7 @@ const pods = define({
   shortNames: ['po'],
   categories: ['all'],
   namespaced: true,
-  subresources: ['status', 'binding'],
+  subresources: ['status', 'binding', 'log'],
   fields: [
     'spec.nodeName',
     'spec.restartPolicy',
@@ -612,7 +618,766 @@ const [rolebindings, clusterrolebindings] = rbacScopes(
   bindingColumns(),
 );
 
-/** Every built-in resource, in discovery order. */
+// --- more workloads and the kinds around them ------------------------------------------------
+
+/** metav1.FormatLabelSelector: `<none>` for an empty selector, `<error>` for an invalid one. */
+function selectorText(value: unknown): string {
+  if (!value || typeof value !== 'object') return '<none>';
+  try {
+    return labelSelectorFromMetaV1(value).toString() || '<none>';
+  } catch {
+    return '<error>';
+  }
+}
+
+/** A `{count}/{desired}` cell whose desired count is spec.replicas (1 when unset, as defaulted). */
+function readyOf(o: KubeObject): string {
+  const replicas = at(o, 'spec.replicas');
+  return `${int(o, 'status.readyReplicas')}/${typeof replicas === 'number' ? replicas : 1}`;
+}
+
+const TEMPLATE_CONTAINERS = 'spec.template.spec.containers';
+
+/** layoutContainerCells: the containers' names and images, comma-separated. */
+function containerCells(path: string, priority = 1): TableColumn[] {
+  const containers = (o: KubeObject) => array(o, path) as { name?: string; image?: string }[];
+  return [
+    column(
+      'Containers',
+      'Names of each container in the template.',
+      (o) =>
+        containers(o)
+          .map((c) => c.name ?? '')
+          .join(','),
+      { priority },
+    ),
+    column(
+      'Images',
+      'Images referenced by each container in the template.',
+      (o) =>
+        containers(o)
+          .map((c) => c.image ?? '')
+          .join(','),
+      { priority },
+    ),
+  ];
+}
+
+/** A column named Selector, its description as kube's (the field's doc). */
+function selector(description: string, cell: TableColumn['cell']): TableColumn {
+  return column('Selector', description, cell, { priority: 1 });
+}
+
+const statefulsets = define({
+  group: 'apps',
+  kind: 'StatefulSet',
+  plural: 'statefulsets',
+  shortNames: ['sts'],
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status', 'scale'],
+  columns: [
+    NAME,
+    column('Ready', 'Number of the pod with ready state', readyOf),
+    AGE,
+    ...containerCells(TEMPLATE_CONTAINERS),
+  ],
+});
+
+const daemonsets = define({
+  group: 'apps',
+  kind: 'DaemonSet',
+  plural: 'daemonsets',
+  shortNames: ['ds'],
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: [
+    NAME,
+    column(
+      'Desired',
+      'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
+      (o) => int(o, 'status.desiredNumberScheduled'),
+      { type: 'integer' },
+    ),
+    column(
+      'Current',
+      'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
+      (o) => int(o, 'status.currentNumberScheduled'),
+      { type: 'integer' },
+    ),
+    column(
+      'Ready',
+      'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
+      (o) => int(o, 'status.numberReady'),
+      { type: 'integer' },
+    ),
+    column(
+      'Up-to-date',
+      'The total number of nodes that are running updated daemon pod',
+      (o) => int(o, 'status.updatedNumberScheduled'),
+      { type: 'integer' },
+    ),
+    column(
+      'Available',
+      'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+      (o) => int(o, 'status.numberAvailable'),
+      { type: 'integer' },
+    ),
+    column(
+      'Node Selector',
+      "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
+      (o) => labelsText(at(o, 'spec.template.spec.nodeSelector')),
+    ),
+    AGE,
+    ...containerCells(TEMPLATE_CONTAINERS),
+    selector(
+      "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+      (o) => selectorText(at(o, 'spec.selector')),
+    ),
+  ],
+});
+
+/** metav1.GetControllerOf: the owner reference marked controller. */
+function controllerOf(
+  o: KubeObject,
+): { apiVersion?: string; kind?: string; name?: string } | undefined {
+  return (o.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+}
+
+const controllerrevisions = define({
+  group: 'apps',
+  kind: 'ControllerRevision',
+  plural: 'controllerrevisions',
+  namespaced: true,
+  columns: [
+    NAME,
+    column('Controller', 'Controller of the object', (o) => {
+      const ref = controllerOf(o);
+      if (!ref) return '<none>';
+      // formatResourceName: the lowercased GroupKind, `statefulset.apps/web`.
+      const group = (ref.apiVersion ?? '').includes('/')
+        ? (ref.apiVersion ?? '').split('/')[0]
+        : '';
+      const kind = `${ref.kind ?? ''}${group ? `.${group}` : ''}`.toLowerCase();
+      return kind ? `${kind}/${ref.name ?? ''}` : (ref.name ?? '');
+    }),
+    column('Revision', 'Revision indicates the revision of the state represented by Data.', (o) =>
+      String(int(o, 'revision')),
+    ),
+    AGE,
+  ],
+});
+
+interface Condition {
+  type?: string;
+  status?: string;
+}
+
+function hasCondition(o: KubeObject, type: string): boolean {
+  return (array(o, 'status.conditions') as Condition[]).some(
+    (c) => c.type === type && c.status === 'True',
+  );
+}
+
+/** printJob's STATUS: the terminal condition, else Terminating, Suspended…, else Running. */
+function jobStatus(o: KubeObject): string {
+  if (hasCondition(o, 'Complete')) return 'Complete';
+  if (hasCondition(o, 'Failed')) return 'Failed';
+  if (o.metadata.deletionTimestamp) return 'Terminating';
+  if (hasCondition(o, 'FailureTarget')) return 'FailureTarget';
+  if (hasCondition(o, 'Suspended')) return 'Suspended';
+  if (hasCondition(o, 'SuccessCriteriaMet')) return 'SuccessCriteriaMet';
+  return 'Running';
+}
+
+/** printJob's COMPLETIONS: `succeeded/completions`, or `n/1 of p` for a work queue. */
+function jobCompletions(o: KubeObject): string {
+  const succeeded = int(o, 'status.succeeded');
+  const completions = at(o, 'spec.completions');
+  if (typeof completions === 'number') return `${succeeded}/${completions}`;
+  const parallelism = at(o, 'spec.parallelism');
+  if (typeof parallelism === 'number' && parallelism > 1) return `${succeeded}/1 of ${parallelism}`;
+  return `${succeeded}/1`;
+}
+
+function jobDuration(o: KubeObject, now: number): string {
+  const start = text(o, 'status.startTime', '');
+  if (!start) return '';
+  const end = text(o, 'status.completionTime', '');
+  return ageSince(start, end ? Date.parse(end) : now);
+}
+
+const jobs = define({
+  group: 'batch',
+  kind: 'Job',
+  plural: 'jobs',
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status'],
+  // pkg/registry/batch/job/strategy.go JobToSelectableFields: the succeeded count.
+  selectableFields: { 'status.successful': (o) => String(int(o, 'status.succeeded')) },
+  columns: [
+    NAME,
+    column('Status', 'Status of the job.', jobStatus),
+    column(
+      'Completions',
+      'The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.',
+      jobCompletions,
+    ),
+    column('Duration', 'Time required to complete the job.', jobDuration),
+    AGE,
+    ...containerCells(TEMPLATE_CONTAINERS),
+    selector(
+      'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+      (o) => selectorText(at(o, 'spec.selector')),
+    ),
+  ],
+});
+
+const cronjobs = define({
+  group: 'batch',
+  kind: 'CronJob',
+  plural: 'cronjobs',
+  shortNames: ['cj'],
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: [
+    NAME,
+    column(
+      'Schedule',
+      'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
+      (o) => text(o, 'spec.schedule', ''),
+    ),
+    column(
+      'Timezone',
+      'The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones',
+      (o) => text(o, 'spec.timeZone'),
+    ),
+    column(
+      'Suspend',
+      'This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.',
+      (o) => {
+        const suspend = at(o, 'spec.suspend');
+        return typeof suspend === 'boolean' ? (suspend ? 'True' : 'False') : '<unset>';
+      },
+      { type: 'boolean' },
+    ),
+    column(
+      'Active',
+      'A list of pointers to currently running jobs.',
+      (o) => array(o, 'status.active').length,
+      {
+        type: 'integer',
+      },
+    ),
+    column(
+      'Last Schedule',
+      'Information when was the last time the job was successfully scheduled.',
+      (o, now) => {
+        const last = text(o, 'status.lastScheduleTime', '');
+        return last ? ageSince(last, now) : '<none>';
+      },
+    ),
+    AGE,
+    ...containerCells('spec.jobTemplate.spec.template.spec.containers'),
+    selector(
+      'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+      (o) => selectorText(at(o, 'spec.jobTemplate.spec.selector')),
+    ),
+  ],
+});
+
+interface EndpointSubset {
+  addresses?: { ip?: string }[];
+  ports?: { port?: number }[];
+}
+
+/** net.JoinHostPort: an IPv6 address is bracketed. */
+function hostPort(ip: string, port: number): string {
+  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+/** formatEndpoints: up to three `ip:port`, then `+ N more...`; `<none>` without subsets. */
+function endpointsText(o: KubeObject): string {
+  const subsets = array(o, 'subsets') as EndpointSubset[];
+  if (subsets.length === 0) return '<none>';
+  const max = 3;
+  const list: string[] = [];
+  let count = 0;
+  for (const subset of subsets) {
+    const addresses = subset.addresses ?? [];
+    const ports = subset.ports ?? [];
+    if (ports.length === 0) {
+      count += addresses.length;
+      for (const a of addresses) if (list.length < max) list.push(a.ip ?? '');
+    } else {
+      for (const p of ports) {
+        count += addresses.length;
+        for (const a of addresses)
+          if (list.length < max) list.push(hostPort(a.ip ?? '', p.port ?? 0));
+      }
+    }
+  }
+  const joined = list.join(',');
+  return count > max ? `${joined} + ${count - max} more...` : joined;
+}
+
+const endpoints = define({
+  kind: 'Endpoints',
+  plural: 'endpoints',
+  shortNames: ['ep'],
+  namespaced: true,
+  columns: [
+    NAME,
+    column(
+      'Endpoints',
+      'The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.',
+      endpointsText,
+    ),
+    AGE,
+  ],
+});
+
+/** formatDiscoveryPorts / formatDiscoveryEndpoints: up to three, then `+ N more...`. */
+function firstThree(items: string[]): string {
+  if (items.length === 0) return '<unset>';
+  const joined = items.slice(0, 3).join(',');
+  return items.length > 3 ? `${joined} + ${items.length - 3} more...` : joined;
+}
+
+const endpointslices = define({
+  group: 'discovery.k8s.io',
+  kind: 'EndpointSlice',
+  plural: 'endpointslices',
+  namespaced: true,
+  columns: [
+    NAME,
+    column(
+      'AddressType',
+      'addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType "IPv4" and "IPv6". No semantics are defined for the "FQDN" type.',
+      (o) => text(o, 'addressType', ''),
+    ),
+    column(
+      'Ports',
+      'ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. Each slice may include a maximum of 100 ports. Services always have at least 1 port, so EndpointSlices generated by the EndpointSlice controller will likewise always have at least 1 port. EndpointSlices used for other purposes may have an empty ports list.',
+      (o) =>
+        firstThree(
+          (array(o, 'ports') as { port?: number }[]).map((p) =>
+            typeof p.port === 'number' ? String(p.port) : '<unset>',
+          ),
+        ),
+    ),
+    column(
+      'Endpoints',
+      'endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.',
+      (o) =>
+        firstThree(
+          (array(o, 'endpoints') as { addresses?: string[] }[]).flatMap((e) => e.addresses ?? []),
+        ),
+    ),
+    AGE,
+  ],
+});
+
+/** GetAccessModesAsString: RWO, ROX, RWX, RWOP in that order, each once. */
+function accessModes(o: KubeObject, path: string): string {
+  const modes = array(o, path);
+  return [
+    ['ReadWriteOnce', 'RWO'],
+    ['ReadOnlyMany', 'ROX'],
+    ['ReadWriteMany', 'RWX'],
+    ['ReadWriteOncePod', 'RWOP'],
+  ]
+    .filter(([mode]) => modes.includes(mode))
+    .map(([, short]) => short)
+    .join(',');
+}
+
+/** GetPersistentVolume(Claim)Class: the beta annotation first, then spec.storageClassName. */
+function storageClassOf(o: KubeObject): string {
+  const annotation = o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'];
+  return annotation ?? text(o, 'spec.storageClassName', '');
+}
+
+function phaseOrTerminating(o: KubeObject): string {
+  return o.metadata.deletionTimestamp ? 'Terminating' : text(o, 'status.phase', '');
+}
+
+const persistentvolumeclaims = define({
+  kind: 'PersistentVolumeClaim',
+  plural: 'persistentvolumeclaims',
+  shortNames: ['pvc'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: [
+    NAME,
+    column(
+      'Status',
+      'phase represents the current phase of PersistentVolumeClaim.',
+      phaseOrTerminating,
+    ),
+    column(
+      'Volume',
+      'volumeName is the binding reference to the PersistentVolume backing this claim.',
+      (o) => text(o, 'spec.volumeName', ''),
+    ),
+    column('Capacity', 'capacity represents the actual resources of the underlying volume.', (o) =>
+      text(o, 'spec.volumeName', '') ? text(o, 'status.capacity.storage', '') : '',
+    ),
+    column(
+      'Access Modes',
+      'accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1',
+      (o) => (text(o, 'spec.volumeName', '') ? accessModes(o, 'status.accessModes') : ''),
+    ),
+    column('StorageClass', 'StorageClass of the pvc', storageClassOf),
+    column('VolumeAttributesClass', 'VolumeAttributesClass of the pvc', (o) =>
+      text(o, 'spec.volumeAttributesClassName', '<unset>'),
+    ),
+    AGE,
+    column(
+      'VolumeMode',
+      'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.',
+      (o) => text(o, 'spec.volumeMode', '<unset>'),
+      { priority: 1 },
+    ),
+  ],
+});
+
+const persistentvolumes = define({
+  kind: 'PersistentVolume',
+  plural: 'persistentvolumes',
+  shortNames: ['pv'],
+  namespaced: false,
+  subresources: ['status'],
+  columns: [
+    NAME,
+    column(
+      'Capacity',
+      "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+      (o) => text(o, 'spec.capacity.storage', ''),
+    ),
+    column(
+      'Access Modes',
+      'accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes',
+      (o) => accessModes(o, 'spec.accessModes'),
+    ),
+    column(
+      'Reclaim Policy',
+      'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming',
+      (o) => text(o, 'spec.persistentVolumeReclaimPolicy', ''),
+    ),
+    column(
+      'Status',
+      'phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase',
+      phaseOrTerminating,
+    ),
+    column(
+      'Claim',
+      'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding',
+      (o) => {
+        const ref = at(o, 'spec.claimRef') as { namespace?: string; name?: string } | undefined;
+        return ref ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : '';
+      },
+    ),
+    column('StorageClass', 'StorageClass of the pv', storageClassOf),
+    column('VolumeAttributesClass', 'VolumeAttributesClass of the pv', (o) =>
+      text(o, 'spec.volumeAttributesClassName', '<unset>'),
+    ),
+    column(
+      'Reason',
+      'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.',
+      (o) => text(o, 'status.reason', ''),
+    ),
+    AGE,
+    column(
+      'VolumeMode',
+      'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.',
+      (o) => text(o, 'spec.volumeMode', '<unset>'),
+      { priority: 1 },
+    ),
+  ],
+});
+
+/** printResourceQuota: `name: used/hard` for each hard limit, sorted; `limits.*` on the right. */
+function quotaCells(o: KubeObject, limits: boolean): string {
+  const hard = (at(o, 'spec.hard') ?? {}) as Record<string, unknown>;
+  const used = (at(o, 'status.used') ?? {}) as Record<string, unknown>;
+  const statusHard = (at(o, 'status.hard') ?? {}) as Record<string, unknown>;
+  const quantity = (v: unknown) =>
+    typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '0';
+  return Object.keys(hard)
+    .sort()
+    .filter((name) => (name.split('.').length > 1 && name.split('.')[0] === 'limits') === limits)
+    .map((name) => `${name}: ${quantity(used[name])}/${quantity(statusHard[name])}`)
+    .join(', ');
+}
+
+const resourcequotas = define({
+  kind: 'ResourceQuota',
+  plural: 'resourcequotas',
+  shortNames: ['quota'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: [
+    NAME,
+    AGE,
+    column(
+      'Request',
+      'Request represents a minimum amount of cpu/memory that a container may consume.',
+      (o) => quotaCells(o, false),
+    ),
+    column(
+      'Limit',
+      'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
+      (o) => quotaCells(o, true),
+    ),
+  ],
+});
+
+const limitranges = define({
+  kind: 'LimitRange',
+  plural: 'limitranges',
+  shortNames: ['limits'],
+  namespaced: true,
+  columns: [NAME, CREATED_AT],
+});
+
+const podtemplates = define({
+  kind: 'PodTemplate',
+  plural: 'podtemplates',
+  namespaced: true,
+  columns: [
+    NAME,
+    ...containerCells('template.spec.containers', 0),
+    column('Pod Labels', 'The labels for the pod template.', (o) =>
+      labelsText(at(o, 'template.metadata.labels')),
+    ),
+  ],
+});
+
+const replicationcontrollers = define({
+  kind: 'ReplicationController',
+  plural: 'replicationcontrollers',
+  shortNames: ['rc'],
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status', 'scale'],
+  fields: ['status.replicas'],
+  columns: [
+    NAME,
+    column(
+      'Desired',
+      'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+      (o) => int(o, 'spec.replicas'),
+      { type: 'integer' },
+    ),
+    column(
+      'Current',
+      'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+      (o) => int(o, 'status.replicas'),
+      { type: 'integer' },
+    ),
+    column(
+      'Ready',
+      'The number of ready replicas for this replication controller.',
+      (o) => int(o, 'status.readyReplicas'),
+      { type: 'integer' },
+    ),
+    AGE,
+    ...containerCells(TEMPLATE_CONTAINERS),
+    selector(
+      'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+      (o) => labelsText(at(o, 'spec.selector')),
+    ),
+  ],
+});
+
+/** formatHosts: up to three rule hosts, `*` when none names one. */
+function ingressHosts(o: KubeObject): string {
+  const rules = array(o, 'spec.rules') as { host?: string }[];
+  const list = rules.slice(0, 3).flatMap((r) => (r.host ? [r.host] : []));
+  if (list.length === 0) return '*';
+  const joined = list.join(',');
+  return rules.length > 3 ? `${joined} + ${rules.length - 3} more...` : joined;
+}
+
+/** ingressLoadBalancerStatusStringer (not wide): IPs and hostnames, cut at 16 characters. */
+function ingressAddress(o: KubeObject): string {
+  const all = (array(o, 'status.loadBalancer.ingress') as { ip?: string; hostname?: string }[])
+    .flatMap((i) => [...(i.ip ? [i.ip] : []), ...(i.hostname ? [i.hostname] : [])])
+    .join(',');
+  return all.length > 16 ? `${all.slice(0, 13)}...` : all;
+}
+
+const ingresses = define({
+  group: 'networking.k8s.io',
+  kind: 'Ingress',
+  plural: 'ingresses',
+  shortNames: ['ing'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: [
+    NAME,
+    column(
+      'Class',
+      'The name of the IngressClass resource that should be used for additional configuration',
+      (o) => text(o, 'spec.ingressClassName'),
+    ),
+    column(
+      'Hosts',
+      'Hosts that incoming requests are matched against before the ingress rule',
+      ingressHosts,
+    ),
+    column(
+      'Address',
+      'Address is a list containing ingress points for the load-balancer',
+      ingressAddress,
+    ),
+    column('Ports', 'Ports of TLS configurations that open', (o) =>
+      array(o, 'spec.tls').length > 0 ? '80, 443' : '80',
+    ),
+    AGE,
+  ],
+});
+
+const networkpolicies = define({
+  group: 'networking.k8s.io',
+  kind: 'NetworkPolicy',
+  plural: 'networkpolicies',
+  shortNames: ['netpol'],
+  namespaced: true,
+  columns: [
+    NAME,
+    column(
+      'Pod-Selector',
+      'Selects the pods to which this NetworkPolicy object applies. The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.',
+      (o) => selectorText(at(o, 'spec.podSelector') ?? {}),
+    ),
+    AGE,
+  ],
+});
+
+/** An IntOrString cell: the number or the string, `N/A` when unset. */
+function intOrString(o: KubeObject, path: string): string {
+  const value = at(o, path);
+  return typeof value === 'number' || typeof value === 'string' ? String(value) : 'N/A';
+}
+
+const poddisruptionbudgets = define({
+  group: 'policy',
+  kind: 'PodDisruptionBudget',
+  plural: 'poddisruptionbudgets',
+  shortNames: ['pdb'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: [
+    NAME,
+    column('Min Available', 'The minimum number of pods that must be available.', (o) =>
+      intOrString(o, 'spec.minAvailable'),
+    ),
+    column('Max Unavailable', 'The maximum number of pods that may be unavailable.', (o) =>
+      intOrString(o, 'spec.maxUnavailable'),
+    ),
+    column(
+      'Allowed Disruptions',
+      'Calculated number of pods that may be disrupted at this time.',
+      (o) => int(o, 'status.disruptionsAllowed'),
+      { type: 'integer' },
+    ),
+    AGE,
+  ],
+});
+
+/**
+ * events.k8s.io/v1 Events: the same objects as core/v1 Events (one resource, two group versions),
+ * printed by the same printer, which reads the internal Event (note is message, regarding is
+ * involvedObject).
+ */
+const eventsV1 = define({
+  group: 'events.k8s.io',
+  kind: 'Event',
+  plural: 'events',
+  shortNames: ['ev'],
+  namespaced: true,
+  columns: [
+    column('Last Seen', 'Time when last this event was observed', (o, now) => {
+      const last =
+        text(o, 'series.lastObservedTime', '') ||
+        text(o, 'deprecatedLastTimestamp', '') ||
+        text(o, 'eventTime', '');
+      return ageSince(last || o.metadata.creationTimestamp, now);
+    }),
+    column('Type', 'Type of this event', (o) => text(o, 'type', '')),
+    column('Reason', 'Reason why this event was generated', (o) => text(o, 'reason', '')),
+    column(
+      'Object',
+      'The object this event is about',
+      (o) => `${text(o, 'regarding.kind', '').toLowerCase()}/${text(o, 'regarding.name', '')}`,
+    ),
+    column('Message', 'A human-readable description of the status of this operation.', (o) =>
+      text(o, 'note', ''),
+    ),
+  ],
+});
+
+/** printHorizontalPodAutoscaler for autoscaling/v1: the CPU target as its only metric. */
+function hpaTargets(o: KubeObject): string {
+  const target = at(o, 'spec.targetCPUUtilizationPercentage');
+  if (typeof target !== 'number') return '<none>';
+  const current = at(o, 'status.currentCPUUtilizationPercentage');
+  return `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${target}%`;
+}
+
+const horizontalpodautoscalers = define({
+  group: 'autoscaling',
+  kind: 'HorizontalPodAutoscaler',
+  plural: 'horizontalpodautoscalers',
+  shortNames: ['hpa'],
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: [
+    NAME,
+    column(
+      'Reference',
+      'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.',
+      (o) =>
+        `${text(o, 'spec.scaleTargetRef.kind', '')}/${text(o, 'spec.scaleTargetRef.name', '')}`,
+    ),
+    column(
+      'Targets',
+      'metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond.',
+      hpaTargets,
+    ),
+    column(
+      'MinPods',
+      'minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down. It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.',
+      (o) => {
+        const min = at(o, 'spec.minReplicas');
+        return typeof min === 'number' ? String(min) : '<unset>';
+      },
+    ),
+    column(
+      'MaxPods',
+      'maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.',
+      (o) => String(int(o, 'spec.maxReplicas')),
+    ),
+    column(
+      'Replicas',
+      'currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.',
+      (o) => String(int(o, 'status.currentReplicas')),
+    ),
+    AGE,
+  ],
+});
+
+/**
+ * Every built-in resource. Discovery lists the groups in the order they first appear here, which
+ * is kube-apiserver's (its group priority: apps, events.k8s.io, autoscaling, batch, networking,
+ * policy, rbac, coordination, discovery).
+ */
 export const builtinResources: readonly ResourceDefinition[] = [
   namespaces,
   pods,
@@ -622,13 +1387,31 @@ export const builtinResources: readonly ResourceDefinition[] = [
   nodes,
   services,
   events,
+  endpoints,
+  persistentvolumeclaims,
+  persistentvolumes,
+  resourcequotas,
+  limitranges,
+  podtemplates,
+  replicationcontrollers,
   replicasets,
   deployments,
-  leases,
+  statefulsets,
+  daemonsets,
+  controllerrevisions,
+  eventsV1,
+  horizontalpodautoscalers,
+  jobs,
+  cronjobs,
+  ingresses,
+  networkpolicies,
+  poddisruptionbudgets,
   roles,
   clusterroles,
   rolebindings,
   clusterrolebindings,
+  leases,
+  endpointslices,
 ];
 
 /** Looks a built-in resource up by plural, singular, short name or kind (as kubectl does). */

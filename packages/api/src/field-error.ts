@@ -19,8 +19,8 @@ const LABELS: Record<string, string> = {
   FieldValueNotSupported: 'Unsupported value',
   FieldValueForbidden: 'Forbidden',
   FieldValueTooLong: 'Too long',
-  FieldValueTypeInvalid: 'Invalid value',
   FieldValueTooMany: 'Too many',
+  FieldValueTypeInvalid: 'Invalid value',
 };
 
 /**
@@ -133,6 +133,13 @@ export const fieldErrors = {
     type: 'FieldValueTooLong',
     field,
     detail: `must have at most ${maxLength} bytes`,
+  }),
+  /** field.TooMany: a list longer than its limit, the count as the bad value. */
+  tooMany: (field: string, count: number, max: number): FieldError => ({
+    type: 'FieldValueTooMany',
+    field,
+    badValue: count,
+    detail: `must have at most ${max} items`,
   }),
   duplicate: (field: string, badValue: unknown): FieldError => ({
     type: 'FieldValueDuplicate',

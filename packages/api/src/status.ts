@@ -32,6 +32,7 @@ export type CauseType =
   | 'FieldValueNotSupported'
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
   | 'FieldValueTypeInvalid'
   | 'UnexpectedServerResponse'
   | 'FieldManagerConflict'

@@ -44,11 +44,15 @@ function pod(name: string, nodeName?: string): Pod {
   };
 }
 
-it('registers its Node as Ready with its address and pod CIDR, and holds a Lease in kube-node-lease', async () => {
-  await startKubelet('kubelet-reg', 4);
+it('registers its Node as Ready with the address and port its kubelet endpoint serves on, its pod CIDR, and holds a Lease in kube-node-lease', async () => {
+  const kubelet = await startKubelet('kubelet-reg', 4);
   const node = await api.client.resource<Node>(resources.nodes).get('kubelet-reg');
   expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-  expect(node.status?.addresses).toContainEqual({ type: 'InternalIP', address: '172.18.0.6' });
+  // 127.0.0.<2+index> where the host routes it (Linux), else 127.0.0.1.
+  expect(kubelet.hostIP).toMatch(/^127\.0\.0\.(6|1)$/);
+  expect(node.status?.addresses).toEqual([{ type: 'InternalIP', address: kubelet.hostIP }]);
+  expect(node.status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: kubelet.port } });
+  expect(kubelet.port).toBeGreaterThan(0);
   expect(node.spec?.podCIDR).toBe('10.244.4.0/24');
   const lease = await api.client
     .resource<Lease>(resources.leases)
@@ -72,7 +76,7 @@ it('renews its node Lease periodically (the node heartbeat)', async () => {
 });
 
 it('runs the pods bound to its node — Running, a pod IP of its CIDR, every container ready — and only those', async () => {
-  await startKubelet('kubelet-a', 1);
+  const kubelet = await startKubelet('kubelet-a', 1);
   const ns = await api.namespace();
   const pods = api.client.resource<Pod>(resources.pods).namespace(ns);
   await pods.create(pod('mine-1', 'kubelet-a'));
@@ -94,7 +98,7 @@ it('runs the pods bound to its node — Running, a pod IP of its CIDR, every con
   expect(new Set(ips).size).toBe(2);
   for (const p of mine) {
     expect(p.status?.podIP).toMatch(/^10\.244\.1\.\d+$/);
-    expect(p.status?.hostIP).toBe('172.18.0.3');
+    expect(p.status?.hostIP).toBe(kubelet.hostIP);
     expect(p.status?.containerStatuses?.map((c) => [c.name, c.ready, c.restartCount])).toEqual([
       ['app', true, 0],
       ['sidecar', true, 0],

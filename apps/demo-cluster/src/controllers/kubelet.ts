@@ -16,6 +16,7 @@ import {
   type RestClient,
 } from '@listwatch/client';
 import { release } from 'node:os';
+import { ContainerLogServer } from './container-logs.js';
 import {
   isPodActive,
   isPodReady,
@@ -35,10 +36,18 @@ const NODE_LEASE_DURATION_SECONDS = 40;
 export interface KubeletOptions {
   client: RestClient;
   nodeName: string;
-  /** The node's number in the demo: picks its addresses (172.18.0.<2+n>, pods 10.244.<n>.0/24). */
+  /** The node's number in the demo: picks its addresses (127.0.0.<2+n>, pods 10.244.<n>.0/24). */
   index: number;
   /** Lease renewal period (default 10 s: a quarter of the lease, as the kubelet renews). */
   leaseRenewMs?: number;
+  /**
+   * Where the kubelet endpoint (container logs) listens and the address the Node reports, which
+   * kube-apiserver dials: default 127.0.0.<2+index> (Linux routes all of 127/8 to loopback),
+   * else 127.0.0.1 where that address is not available.
+   */
+  address?: string;
+  /** One simulated log line per container per this many ms (default 2 s). */
+  logIntervalMs?: number;
   logger?: Logger;
 }
 
@@ -63,6 +72,13 @@ export class Kubelet {
   /** Pod IPs handed out, by pod key; released when the pod goes. */
   private readonly podIPs = new Map<string, string>();
   private nodeUid = '';
+  private readonly address: string | undefined;
+  private readonly logIntervalMs: number | undefined;
+  private logServer: ContainerLogServer | undefined;
+  /** What the log server serves on, once listening. */
+  private endpoint = { address: '', port: 0 };
+  /** The node's pods, once run() watches them. */
+  private lister: Lister<Pod> | undefined;
 
   constructor(options: KubeletOptions) {
     this.client = options.client;
@@ -70,13 +86,54 @@ export class Kubelet {
     this.index = options.index;
     this.leaseRenewMs = options.leaseRenewMs ?? 10_000;
     this.logger = options.logger ?? silentLogger;
+    this.address = options.address;
+    this.logIntervalMs = options.logIntervalMs;
     this.nodes = options.client.resource<Node>(resources.nodes);
     this.pods = options.client.resource<Pod>(resources.pods);
     this.leases = options.client.resource<Lease>(resources.leases).namespace(NODE_LEASE_NAMESPACE);
   }
 
+  /** The node's address: where its kubelet endpoint serves (register() first). */
   get hostIP(): string {
-    return `172.18.0.${this.index + 2}`;
+    return this.endpoint.address;
+  }
+
+  /** The kubelet endpoint's port (register() first). */
+  get port(): number {
+    return this.endpoint.port;
+  }
+
+  /** Starts the container log endpoint on the node's address (see KubeletOptions.address). */
+  private async serveLogs(): Promise<void> {
+    if (this.logServer) return;
+    const lookup = (namespace: string, name: string) => {
+      try {
+        return this.lister?.namespace(namespace).get(name);
+      } catch {
+        return undefined;
+      }
+    };
+    const options = (host: string) => ({
+      host,
+      ...(this.logIntervalMs !== undefined ? { intervalMs: this.logIntervalMs } : {}),
+    });
+    const preferred = this.address ?? `127.0.0.${this.index + 2}`;
+    let server = new ContainerLogServer(lookup, options(preferred));
+    try {
+      this.endpoint = await server.listen();
+    } catch (err) {
+      if (this.address !== undefined || (err as NodeJS.ErrnoException).code !== 'EADDRNOTAVAIL')
+        throw err;
+      server = new ContainerLogServer(lookup, options('127.0.0.1'));
+      this.endpoint = await server.listen();
+    }
+    this.logServer = server;
+  }
+
+  /** Stops the kubelet endpoint (run() does when it ends). */
+  async close(): Promise<void> {
+    await this.logServer?.close();
+    this.logServer = undefined;
   }
 
   get podCIDR(): string {
@@ -85,6 +142,7 @@ export class Kubelet {
 
   /** Creates the Node (or finds it from an earlier run) and reports it Ready. */
   async register(): Promise<void> {
+    await this.serveLogs();
     try {
       await this.nodes.create({
         apiVersion: 'v1',
@@ -141,10 +199,11 @@ export class Kubelet {
             ),
             condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
           ],
-          addresses: [
-            { type: 'InternalIP', address: this.hostIP },
-            { type: 'Hostname', address: this.nodeName },
-          ],
+          // Only the address the kubelet endpoint serves on: kube-apiserver dials the first of
+          // Hostname, InternalDNS, InternalIP… a Node has, and a simulated node's name resolves
+          // to nothing.
+          addresses: [{ type: 'InternalIP', address: this.hostIP }],
+          daemonEndpoints: { kubeletEndpoint: { Port: this.port } },
           capacity: { cpu: '4', memory: '8Gi', pods: '110' },
           allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
           nodeInfo: {
@@ -176,6 +235,7 @@ export class Kubelet {
     });
     const informer = factory.informerFor<Pod>(resources.pods);
     const lister = informer.lister();
+    this.lister = lister;
     const enqueue = { add: (key: string) => controller.enqueue(key) };
     const registration = informer.addEventHandler({
       ...enqueueKeys<Pod>(enqueue, { skipResyncs: true }),
@@ -196,6 +256,7 @@ export class Kubelet {
     try {
       await Promise.all([controller.run(signal), this.leaseLoop(signal)]);
     } finally {
+      await this.close();
       await factory.shutdown();
     }
   }

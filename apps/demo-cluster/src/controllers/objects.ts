@@ -118,6 +118,7 @@ export interface Node extends KubeObject {
   status?: {
     conditions?: NodeCondition[];
     addresses?: { type: string; address: string }[];
+    daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
     capacity?: Record<string, string>;
     allocatable?: Record<string, string>;
     nodeInfo?: Record<string, string>;

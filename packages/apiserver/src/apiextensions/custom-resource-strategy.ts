@@ -98,11 +98,12 @@ export function customResourceStrategy(version: CustomResourceDefinitionVersion)
       )
         next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     },
-    validate(object) {
+    // The schema and the rules on create; on update (the status subresource's too) the same
+    // with transition rules (those naming oldSelf), which see the stored object.
+    validateCreate(object) {
       const errors = validator.validate(object);
       return rules ? [...errors, ...rules.validate(object)] : errors;
     },
-    // Transition rules (those naming oldSelf) see the stored object too.
     validateUpdate(object, old) {
       const errors = validator.validate(object);
       return rules ? [...errors, ...rules.validate(object, old)] : errors;

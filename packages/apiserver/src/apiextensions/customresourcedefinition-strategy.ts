@@ -54,7 +54,8 @@ export const customResourceDefinitionStrategy: ResourceStrategy = {
       next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     withStoredVersion(next as CustomResourceDefinition);
   },
-  validate(object) {
+  // ValidateCustomResourceDefinition on create; on update its Update form, which includes it.
+  validateCreate(object) {
     return validateCustomResourceDefinition(object as CustomResourceDefinition);
   },
   validateUpdate(object, old) {

@@ -41,8 +41,14 @@ describe('@kubernetes/client-node against discovery', () => {
     const list = await kc.makeApiClient(k8s.ApisApi).getAPIVersions();
     expect(list.groups.map((g) => [g.name, g.preferredVersion?.groupVersion])).toEqual([
       ['apps', 'apps/v1'],
-      ['coordination.k8s.io', 'coordination.k8s.io/v1'],
+      ['events.k8s.io', 'events.k8s.io/v1'],
+      ['autoscaling', 'autoscaling/v1'],
+      ['batch', 'batch/v1'],
+      ['networking.k8s.io', 'networking.k8s.io/v1'],
+      ['policy', 'policy/v1'],
       ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
+      ['coordination.k8s.io', 'coordination.k8s.io/v1'],
+      ['discovery.k8s.io', 'discovery.k8s.io/v1'],
     ]);
   });
 
@@ -59,12 +65,18 @@ describe('@kubernetes/client-node against discovery', () => {
     });
     const appsV1 = await kc.makeApiClient(k8s.AppsV1Api).getAPIResources();
     expect(appsV1.resources.map((r) => r.name)).toEqual([
+      'controllerrevisions',
+      'daemonsets',
+      'daemonsets/status',
       'deployments',
       'deployments/scale',
       'deployments/status',
       'replicasets',
       'replicasets/scale',
       'replicasets/status',
+      'statefulsets',
+      'statefulsets/scale',
+      'statefulsets/status',
     ]);
   });
 });

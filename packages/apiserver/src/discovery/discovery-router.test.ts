@@ -86,23 +86,23 @@ describe('discovery documents', () => {
     );
     expect(apis.kind).toBe('APIGroupList');
     expect(apis.apiVersion).toBe('v1');
-    expect(apis.groups.map((g) => [g.name, g.versions, g.preferredVersion])).toEqual([
+    expect(apis.groups.map((g) => [g.name, g.versions, g.preferredVersion])).toEqual(
       [
         'apps',
-        [{ groupVersion: 'apps/v1', version: 'v1' }],
-        { groupVersion: 'apps/v1', version: 'v1' },
-      ],
-      [
-        'coordination.k8s.io',
-        [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }],
-        { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
-      ],
-      [
+        'events.k8s.io',
+        'autoscaling',
+        'batch',
+        'networking.k8s.io',
+        'policy',
         'rbac.authorization.k8s.io',
-        [{ groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' }],
-        { groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' },
-      ],
-    ]);
+        'coordination.k8s.io',
+        'discovery.k8s.io',
+      ].map((name) => [
+        name,
+        [{ groupVersion: `${name}/v1`, version: 'v1' }],
+        { groupVersion: `${name}/v1`, version: 'v1' },
+      ]),
+    );
   });
 
   it('/apis/<group> is an APIGroup', async () => {
@@ -206,6 +206,11 @@ describe('aggregated discovery', () => {
           verbs: ['create'],
         },
         {
+          subresource: 'log',
+          responseKind: { group: '', version: 'v1', kind: 'Pod' },
+          verbs: ['get'],
+        },
+        {
           subresource: 'status',
           responseKind: { group: '', version: 'v1', kind: 'Pod' },
           verbs: ['get', 'patch', 'update'],
@@ -216,12 +221,21 @@ describe('aggregated discovery', () => {
     const groups = await json<ApiGroupDiscoveryList>('/apis', { Accept: V2 });
     expect(groups.items.map((g) => g.metadata.name)).toEqual([
       'apps',
-      'coordination.k8s.io',
+      'events.k8s.io',
+      'autoscaling',
+      'batch',
+      'networking.k8s.io',
+      'policy',
       'rbac.authorization.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
     ]);
     expect(groups.items[0]!.versions[0]!.resources.map((r) => r.resource)).toEqual([
+      'controllerrevisions',
+      'daemonsets',
       'deployments',
       'replicasets',
+      'statefulsets',
     ]);
   });
 
@@ -317,7 +331,13 @@ describe('OpenAPI', () => {
     expect(Object.keys(index.paths)).toEqual([
       'api/v1',
       'apis/apps/v1',
+      'apis/autoscaling/v1',
+      'apis/batch/v1',
       'apis/coordination.k8s.io/v1',
+      'apis/discovery.k8s.io/v1',
+      'apis/events.k8s.io/v1',
+      'apis/networking.k8s.io/v1',
+      'apis/policy/v1',
       'apis/rbac.authorization.k8s.io/v1',
     ]);
     for (const [key, { serverRelativeURL }] of Object.entries(index.paths)) {

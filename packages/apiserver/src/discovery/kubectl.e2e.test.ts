@@ -91,7 +91,13 @@ describe('kubectl against discovery', () => {
     expect(code).toBe(0);
     expect(stdout.trim().split('\n')).toEqual([
       'apps/v1',
+      'autoscaling/v1',
+      'batch/v1',
       'coordination.k8s.io/v1',
+      'discovery.k8s.io/v1',
+      'events.k8s.io/v1',
+      'networking.k8s.io/v1',
+      'policy/v1',
       'rbac.authorization.k8s.io/v1',
       'v1',
     ]);

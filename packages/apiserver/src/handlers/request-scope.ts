@@ -17,7 +17,7 @@ export interface RequestScope {
   info: RequestInfo;
   definition: ResourceDefinition;
   source: ListWatchSource;
-  /** What this resource's objects are read and written through (a CRD version's view). */
+  /** What this resource's objects are read and written through (ResourceEntry.storage). */
   storage: Storage;
   namespace: string | undefined;
   query: URLSearchParams;
@@ -41,7 +41,7 @@ export function requestScope(
     info,
     definition,
     source: entry.source,
-    storage: entry.storage ?? server.storage,
+    storage: entry.storage,
     namespace: definition.namespaced ? info.namespace : undefined,
     query: new URLSearchParams(ctx.querystring),
     gr: groupResourceOf(definition),

@@ -4,6 +4,8 @@ import type { Attributes } from '../authorization/attributes.js';
 import { parseRequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
+import { strategyOf } from '../registry/strategy.js';
+import { serveConnect } from './connect.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
 import { noSuchResource, requestScope } from './request-scope.js';
@@ -18,6 +20,16 @@ import { createObject, patchObject, updateObject } from './write.js';
 export interface RequestLabels {
   verb: string;
   resource: string;
+}
+
+/** The strategy of a subresource the definition lists and a GET streams, if any. */
+function connectStrategyOf(
+  definition: Parameters<typeof strategyOf>[0] & { subresources: readonly string[] },
+  subresource: string | undefined,
+) {
+  if (subresource === undefined || !definition.subresources.includes(subresource)) return undefined;
+  const own = strategyOf(definition).connect;
+  return own && Object.hasOwn(own, subresource) ? own[subresource] : undefined;
 }
 
 /** Routes `/api/...` and `/apis/...` resource requests to their verb's handler. */
@@ -54,6 +66,9 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
     if (info.subresource === 'scale') return serveScale(scope, verb);
     // So does serviceaccounts/token, which stores nothing (TokenREST).
     if (info.subresource === 'token') return serveTokenRequest(scope, verb);
+    // pods/log streams from elsewhere (a LocationStreamer).
+    const connect = connectStrategyOf(entry.definition, info.subresource);
+    if (connect) return serveConnect(scope, verb, connect);
     switch (verb) {
       case 'get':
         return scope.info.subresource === undefined || scope.info.subresource === 'status'

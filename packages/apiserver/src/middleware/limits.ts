@@ -10,10 +10,18 @@ export interface InflightLimits {
   mutating: number;
 }
 
-/** Watches: long-running requests, which the in-flight limits do not count. */
+/** The subresources kube-apiserver counts as long-running (BasicLongRunningRequestCheck). */
+const LONG_RUNNING_SUBRESOURCE =
+  /\/namespaces\/[^/]+\/pods\/[^/]+\/(attach|exec|proxy|log|portforward)$/;
+
+/** Watches and streams (pods/log): long-running requests, which the in-flight limits do not count. */
 export function isLongRunning(ctx: Koa.Context): boolean {
   if (ctx.method !== 'GET') return false;
-  return ctx.path.includes('/watch/') || queryBool(ctx.query['watch']);
+  return (
+    ctx.path.includes('/watch/') ||
+    queryBool(ctx.query['watch']) ||
+    LONG_RUNNING_SUBRESOURCE.test(ctx.path)
+  );
 }
 
 /**

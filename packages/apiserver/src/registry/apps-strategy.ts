@@ -187,10 +187,7 @@ function workloadStrategy(
       !semanticEqual(next.metadata.annotations, current.metadata.annotations));
   return {
     ...own,
-    validateUpdate: (next, current) => [
-      ...(own.validate?.(next) ?? []),
-      ...validateSelectorUpdate(next, current),
-    ],
+    validateUpdate: validateSelectorUpdate,
     // A new workload has no status of its own (PrepareForCreate); Go writes the empty one.
     prepareForCreate(object) {
       object.metadata.generation = 1;

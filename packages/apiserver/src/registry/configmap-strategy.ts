@@ -57,8 +57,5 @@ export function validateImmutableData(
 
 export const configMapStrategy: ResourceStrategy = {
   validate: validateConfigMap,
-  validateUpdate: (next, current) => [
-    ...validateConfigMap(next),
-    ...validateImmutableData(next, current, ['data', 'binaryData']),
-  ],
+  validateUpdate: (next, current) => validateImmutableData(next, current, ['data', 'binaryData']),
 };

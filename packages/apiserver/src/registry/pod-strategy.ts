@@ -1,6 +1,7 @@
 import type { DeleteOptions, KubeObject } from '@listwatch/api';
 import { podBinding } from './binding.js';
 import { setObjectDefaults } from './defaulting.js';
+import { podLog } from './pod-log.js';
 import { records, validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';
 import type { ResourceStrategy } from './strategy.js';
 
@@ -86,10 +87,7 @@ export const podStrategy: ResourceStrategy = {
     const old = structuredClone(current);
     setObjectDefaults(old, { group: '', version: 'v1', kind: 'Pod' });
     setPodDefaults(old);
-    return [
-      ...validatePodSpec(next['spec'], 'spec', { pod: true }),
-      ...validatePodSpecUpdate(next['spec'], old['spec']),
-    ];
+    return validatePodSpecUpdate(next['spec'], old['spec']);
   },
   // A new pod is Pending until a kubelet says otherwise, with its QoS class.
   prepareForCreate(pod) {
@@ -104,4 +102,5 @@ export const podStrategy: ResourceStrategy = {
   // pod storage's ReturnDeletedObject: a delete answers with the pod, not a Status.
   returnDeletedObject: true,
   subresources: { binding: podBinding },
+  connect: { log: podLog },
 };

@@ -6,6 +6,8 @@ import {
   type ListWatchSource,
   type Storage,
 } from '@listwatch/storage';
+import { ConvertingStorage } from './converting-storage.js';
+import { strategyOf } from './strategy.js';
 
 export interface WatchCacheSizes {
   /** `--default-watch-cache-size`: undefined adaptive, N fixed, 0 disabled. */
@@ -14,12 +16,15 @@ export interface WatchCacheSizes {
   perResource?: Readonly<Record<string, number>>;
 }
 
-/** One served resource: its definition and what serves its LIST and WATCH. */
+/** One served resource: its definition, what serves its LIST and WATCH, and where it is written. */
 export interface ResourceEntry {
   definition: ResourceDefinition;
   source: ListWatchSource;
-  /** The storage its handlers write through, when not the server's (a CRD version's view). */
-  storage?: Storage;
+  /**
+   * The server's storage, or a view of it: another group version's form (events.k8s.io), a CRD
+   * version's.
+   */
+  storage: Storage;
 }
 
 export function qualifiedResource(
@@ -68,7 +73,9 @@ export class ResourceRegistry {
 
   private entryOf(definition: ResourceDefinition, own?: Storage): ResourceEntry {
     const { options } = this;
-    const storage = own ?? this.storage;
+    const conversion = strategyOf(definition).storage;
+    const storage =
+      own ?? (conversion ? new ConvertingStorage(this.storage, conversion) : this.storage);
     const size =
       options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ??
       options.watchCacheSizes?.default;
@@ -85,7 +92,7 @@ export class ResourceRegistry {
               ? { bookmarkIntervalMs: options.bookmarkIntervalMs }
               : {}),
           });
-    return { definition, source, ...(own ? { storage: own } : {}) };
+    return { definition, source, storage };
   }
 
   lookup(group: string, version: string, resource: string): ResourceEntry | undefined {

@@ -378,10 +378,7 @@ function validateServiceUpdate(next: KubeObject, current: KubeObject): FieldErro
 export const serviceStrategy: ResourceStrategy = {
   decode: setServiceDefaults,
   validate: validateService,
-  validateUpdate: (next, current) => [
-    ...validateService(next),
-    ...validateServiceUpdate(next, current),
-  ],
+  validateUpdate: validateServiceUpdate,
   // A new service has the empty status (LoadBalancer is a struct value: always written).
   prepareForCreate(service) {
     service['status'] = { loadBalancer: {} };

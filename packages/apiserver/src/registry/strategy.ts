@@ -20,18 +20,37 @@ import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { configMapStrategy } from './configmap-strategy.js';
 import { setObjectDefaults } from './defaulting.js';
+import { controllerRevisionStrategy } from './controller-revision-strategy.js';
+import type { StorageConversion } from './converting-storage.js';
+import { daemonSetStrategy } from './daemonset-strategy.js';
+import { eventsV1Strategy } from './event-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
+import { cronJobStrategy, jobStrategy } from './job-strategy.js';
+import {
+  endpointSliceStrategy,
+  endpointsStrategy,
+  ingressStrategy,
+  networkPolicyStrategy,
+} from './network-strategy.js';
 import type { AdmissionRequest } from './admission.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { podStrategy } from './pod-strategy.js';
+import { horizontalPodAutoscalerStrategy, podDisruptionBudgetStrategy } from './policy-strategy.js';
+import { limitRangeStrategy, resourceQuotaStrategy } from './quota-strategy.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { roleStrategies } from './rbac-strategy.js';
+import {
+  podTemplateStrategy,
+  replicationControllerStrategy,
+} from './replication-controller-strategy.js';
 import type { ScaleStrategy } from './scale.js';
 import { secretStrategy } from './secret-strategy.js';
 import { serviceAccountStrategy } from './service-account-strategy.js';
 import { customResourceDefinitionStrategy } from '../apiextensions/customresourcedefinition-strategy.js';
 import { serviceStrategy } from './service-strategy.js';
+import { statefulSetStrategy } from './statefulset-strategy.js';
+import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './volume-strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).
@@ -67,13 +86,17 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * ShouldDeleteNamespaceDuringUpdate).
    */
   mayDeleteDuringUpdate?(next: KubeObject): boolean;
-  /** Validate beyond ObjectMeta, on create and on an update without validateUpdate: 422. */
+  /** Validate beyond ObjectMeta, on create and on every update of the main resource: 422. */
   validate?(object: KubeObject): FieldError[];
   /**
-   * ValidateUpdate, instead of validate on an update of the main resource: its rules and those
-   * that compare with the stored object (immutable fields, transition rules): 422.
+   * ValidateUpdate's own rules, after `validate` (alone on a /status write): immutable fields,
+   * allowed transitions, rules that read the stored object: 422.
    */
-  validateUpdate?(object: KubeObject, old: KubeObject): FieldError[];
+  validateUpdate?(next: KubeObject, current: KubeObject): FieldError[];
+  /** Validate's rules that only a create checks, after `validate`. */
+  validateCreate?(object: KubeObject): FieldError[];
+  /** The object's storage form, when it is stored as another group version's (events.k8s.io). */
+  storage?: StorageConversion;
   /**
    * What the kind's REST storage allocates before a create or an update is written (a Service's
    * cluster IP and node ports), unique among the stored objects of `prefix`; may throw a 422.
@@ -90,6 +113,8 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   scale?: ScaleStrategy;
   /** Subresources a POST creates, by name (pods/binding). */
   subresources?: Readonly<Record<string, SubresourceStrategy>>;
+  /** Subresources a GET streams from elsewhere, by name (pods/log: the kubelet's). */
+  connect?: Readonly<Record<string, ConnectStrategy>>;
   /**
    * A delete of the kind's own REST storage before the store's (namespaces: REST.Delete in
    * pkg/registry/core/namespace/storage): answers the object as left, still stored, or
@@ -137,6 +162,34 @@ export interface SubresourceStrategy {
   apply(parent: KubeObject, body: KubeObject, gr: GroupResource): KubeObject;
 }
 
+/**
+ * A subresource whose GET streams what another server answers (kube's rest.Getter returning a
+ * LocationStreamer, e.g. pods/log from the pod's kubelet).
+ */
+export interface ConnectStrategy {
+  /** Where to stream from; undefined answers an empty body (a pod no node runs yet). */
+  location(request: ConnectRequest): Promise<StreamLocation | undefined>;
+}
+
+/** What a connect strategy is given: the parent's name and query, and a way to read objects. */
+export interface ConnectRequest {
+  namespace: string | undefined;
+  name: string;
+  query: URLSearchParams;
+  /** A stored object by resource, or the 404 its own GET would give. */
+  get(gr: GroupResource, namespace: string | undefined, name: string): Promise<KubeObject>;
+}
+
+/** genericrest.LocationStreamer's fields: the upstream URL and how to pass its body on. */
+export interface StreamLocation {
+  url: URL;
+  contentType: string;
+  /** Write each chunk as it arrives (follow). */
+  flush: boolean;
+  /** How upstream errors name the resource (`pods/log`). */
+  resource: string;
+}
+
 /** The strategies by qualified resource; a resource without one gets the generic steps only. */
 const strategies: Readonly<Record<string, ResourceStrategy>> = {
   configmaps: configMapStrategy,
@@ -149,6 +202,24 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   'replicasets.apps': replicaSetStrategy,
   ...roleStrategies,
   'customresourcedefinitions.apiextensions.k8s.io': customResourceDefinitionStrategy,
+  'statefulsets.apps': statefulSetStrategy,
+  'daemonsets.apps': daemonSetStrategy,
+  'controllerrevisions.apps': controllerRevisionStrategy,
+  'jobs.batch': jobStrategy,
+  'cronjobs.batch': cronJobStrategy,
+  endpoints: endpointsStrategy,
+  persistentvolumeclaims: persistentVolumeClaimStrategy,
+  persistentvolumes: persistentVolumeStrategy,
+  resourcequotas: resourceQuotaStrategy,
+  limitranges: limitRangeStrategy,
+  podtemplates: podTemplateStrategy,
+  replicationcontrollers: replicationControllerStrategy,
+  'endpointslices.discovery.k8s.io': endpointSliceStrategy,
+  'ingresses.networking.k8s.io': ingressStrategy,
+  'networkpolicies.networking.k8s.io': networkPolicyStrategy,
+  'poddisruptionbudgets.policy': podDisruptionBudgetStrategy,
+  'horizontalpodautoscalers.autoscaling': horizontalPodAutoscalerStrategy,
+  'events.events.k8s.io': eventsV1Strategy,
 };
 
 /**
@@ -293,16 +364,10 @@ export function prepareForCreate(
   } else {
     delete meta.namespace;
   }
+  // kube's order: the name, the system fields (handlers/create.go FillObjectMetaSystemFields),
+  // PrepareForCreate, then Validate (the job strategy's Validate builds its selector from the uid).
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   const strategy = strategyOf(definition);
-  const errors = [
-    ...validateObjectMeta(meta, {
-      namespaced: definition.namespaced,
-      nameRule: definition.nameRule,
-    }),
-    ...(strategy.validate?.(object) ?? []),
-  ];
-  if (errors.length) throw invalid(definition, meta.name ?? '', errors);
   object.apiVersion = apiVersionOf(definition);
   object.kind = definition.kind;
   meta.uid = randomUUID();
@@ -312,6 +377,15 @@ export function prepareForCreate(
   delete meta.deletionGracePeriodSeconds;
   delete meta.selfLink;
   strategy.prepareForCreate?.(object);
+  const errors = [
+    ...validateObjectMeta(meta, {
+      namespaced: definition.namespaced,
+      nameRule: definition.nameRule,
+    }),
+    ...(strategy.validate?.(object) ?? []),
+    ...(strategy.validateCreate?.(object) ?? []),
+  ];
+  if (errors.length) throw invalid(definition, meta.name ?? '', errors);
   return object;
 }
 
@@ -390,11 +464,8 @@ export function prepareForUpdate(
       nameRule: definition.nameRule,
     }).filter((e) => e.field !== 'metadata.name' || !current.metadata.name),
     // A status write changes status only: the rest was validated when it was written.
-    ...(subresource === 'status'
-      ? []
-      : ((strategy.validateUpdate
-          ? strategy.validateUpdate(result, current)
-          : strategy.validate?.(result)) ?? [])),
+    ...(subresource === 'status' ? [] : (strategy.validate?.(result) ?? [])),
+    ...(strategy.validateUpdate?.(result, current) ?? []),
   ];
   if (errors.length) throw invalid(definition, name, errors);
   return result;
