@@ -36,10 +36,18 @@ afterAll(async () => {
 
 describe('object size', () => {
   const api = () => client(server.url);
-  const PATH = '/api/v1/namespaces/default/configmaps';
+  // A Role: no validation rule bounds its size (a ConfigMap's or Secret's data is 422 past
+  // 1 MiB, before storage), so storage's limit is what refuses it.
+  const PATH = '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles';
+  const role = (name: string, ...resourceNames: string[]) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name },
+    rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames }],
+  });
 
   it("an object over etcd's 1.5 MiB is 413 with etcd's words, whatever the backend; the body limit (3 MiB) is not reached", async () => {
-    const res = await api().post(PATH, cm('big', { data: { k: 'x'.repeat(2 * 1024 * 1024) } }));
+    const res = await api().post(PATH, role('big', 'x'.repeat(2 * 1024 * 1024)));
     expect(res.status).toBe(413);
     expect(api().status(res)).toMatchObject({
       status: 'Failure',
@@ -51,14 +59,15 @@ describe('object size', () => {
   });
 
   it('a patch that grows an object past the limit is 413 and leaves it as it was', async () => {
-    expect((await api().post(PATH, cm('grows'))).status).toBe(201);
+    expect((await api().post(PATH, role('grows', 'k'))).status).toBe(201);
     const half = 'y'.repeat(900 * 1024);
-    expect((await api().patch(`${PATH}/grows`, { data: { a: half } })).status).toBe(200);
-    const res = await api().patch(`${PATH}/grows`, { data: { b: half } });
+    const rules = (...names: string[]) => ({ rules: role('', ...names).rules });
+    expect((await api().patch(`${PATH}/grows`, rules('k', half))).status).toBe(200);
+    const res = await api().patch(`${PATH}/grows`, rules('k', half, half));
     expect(res.status).toBe(413);
     expect(api().status(res).message).toBe('etcdserver: request is too large');
-    const stored = await api().get<{ data: Record<string, string> }>(`${PATH}/grows`);
-    expect(Object.keys(stored.body.data).sort()).toEqual(['a', 'k']);
+    const stored = await api().get<{ rules: { resourceNames: string[] }[] }>(`${PATH}/grows`);
+    expect(stored.body.rules[0]!.resourceNames.map((n) => n.length)).toEqual([1, half.length]);
   });
 });
 

@@ -358,8 +358,11 @@ describe('validation', () => {
     expect(causes(changed)).toEqual([['data', 'FieldValueInvalid']]);
   });
 
-  it('a ResourceQuota hard limit must be a quantity', async () => {
+  it('a ResourceQuota hard limit that is not a quantity is refused by the decode, 400 (Quantity.UnmarshalJSON)', async () => {
     const res = await create('resourcequotas', { spec: { hard: { pods: 'ten' } } });
-    expect(causes(res)).toEqual([['spec.hard[pods]', 'FieldValueInvalid']]);
+    expect(res.status).toBe(400);
+    expect((res.body as { message?: string }).message).toMatch(
+      /cannot be handled as a ResourceQuota: quantities must match the regular expression/,
+    );
   });
 });
