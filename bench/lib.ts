@@ -233,8 +233,7 @@ export function validateResults(value: unknown, expected: readonly string[]): st
   if (!scenarios || typeof scenarios !== 'object') return ['no "scenarios" object'];
   for (const name of expected) {
     const s = (scenarios as Record<string, unknown>)[name] as
-      | { metrics?: unknown; ratios?: unknown }
-      | undefined;
+      { metrics?: unknown; ratios?: unknown } | undefined;
     if (!s) {
       problems.push(`scenario "${name}" missing`);
       continue;

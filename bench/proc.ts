@@ -107,11 +107,13 @@ export function serveParent(handlers: Handlers): void {
   process.send({ ready: true });
 }
 
-/** Memory of this process in MiB, after a GC when --expose-gc is on. */
-export function memoryMB(): { rss: number; heap: number } {
+/** Memory of this process in MiB, after a GC when --expose-gc is on (unless `collect` is false). */
+export function memoryMB(collect = true): { rss: number; heap: number } {
   const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  gc?.();
+  if (collect) {
+    gc?.();
+    gc?.();
+  }
   const m = process.memoryUsage();
   return { rss: m.rss / 2 ** 20, heap: m.heapUsed / 2 ** 20 };
 }

@@ -11,7 +11,8 @@ const MODES = ['apiserver', 'per-watcher', 'ceiling'] as const;
 
 export const scenario: Scenario = {
   name: 'fanout',
-  title: 'watch fan-out over HTTP/1.1: our apiserver vs encode-per-watcher vs the node:http ceiling',
+  title:
+    'watch fan-out over HTTP/1.1: our apiserver vs encode-per-watcher vs the node:http ceiling',
   processes: (ctx) =>
     `runner + the server under test (child; one of ${MODES.join(', ')} at a time) + ` +
     `${size(ctx.quick).watchers} watchers (one child)`,

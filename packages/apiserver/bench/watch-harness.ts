@@ -24,6 +24,11 @@ export interface OpenOptions {
   connections?: number;
   /** Appended to the watch path, e.g. '&timeoutSeconds=600'. */
   query?: string;
+  /** Watch CBOR (application/cbor-seq) rather than JSON. */
+  cbor?: boolean;
+  /** HTTP/2: whether the client raises its receive windows (default true). */
+  h2Window?: boolean;
+  /** Passed to the server's start: { etcd: endpoints } and/or { apiOptions }. */
   serverOptions?: Record<string, unknown>;
   serverEnv?: Record<string, string>;
 }
@@ -35,7 +40,7 @@ export async function openRig(options: OpenOptions): Promise<WatchRig> {
   });
   const { url, path } = await server.request<{ url: string; path: string }>('start', {
     mode: options.mode,
-    watchCacheOptions: options.serverOptions ?? {},
+    ...options.serverOptions,
   });
   const watchers = await forkChild(WATCHERS);
   const fullPath = `${path}${options.query ?? ''}`;
@@ -46,6 +51,8 @@ export async function openRig(options: OpenOptions): Promise<WatchRig> {
     sample: options.sample ?? 10,
     transport: options.transport ?? 'http1',
     connections: options.connections ?? 1,
+    cbor: options.cbor ?? false,
+    h2Window: options.h2Window ?? true,
   });
   return {
     server,
@@ -71,15 +78,18 @@ export interface BurstFigures {
 }
 
 /** Writes `events` Pods in the server and waits until every watcher has them all. */
-export async function burst(rig: WatchRig, events: number): Promise<BurstFigures> {
+export async function burst(rig: WatchRig, events: number, rate?: number): Promise<BurstFigures> {
   await rig.watchers.request('arm', { events });
-  const { startedAt } = await rig.server.request<{ startedAt: number }>('burst', { count: events });
+  const { startedAt } = await rig.server.request<{ startedAt: number }>('burst', {
+    count: events,
+    ...(rate ? { rate } : {}),
+  });
   const got = await rig.watchers.request<{
     lastAt: number;
     latencies: number[];
     bytes: number;
     delivered: number;
-  }>('wait', { timeoutMs: 300_000 });
+  }>('wait', { timeoutMs: 120_000 });
   const seconds = (got.lastAt - startedAt) / 1000;
   return {
     eventsPerSecond: got.delivered / seconds,

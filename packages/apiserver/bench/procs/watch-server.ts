@@ -6,7 +6,7 @@
 // - `ceiling`: a minimal node:http server writing pre-encoded bytes, one write per burst per
 //   connection — the most any server in Node can deliver.
 import { encodeWatchEvent } from '@listwatch/codec';
-import { MemoryStorage, type Storage } from '@listwatch/storage';
+import { Etcd3Storage, MemoryStorage, type Storage } from '@listwatch/storage';
 import { silentLogger } from '@listwatch/testing';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,11 +42,18 @@ function plainServer(): Server {
 
 serveParent({
   async start(args) {
-    const opts = args as { mode: Mode; watchCacheOptions?: Record<string, unknown> };
+    const opts = args as {
+      mode: Mode;
+      /** The storage: memory (default), or etcd3 at these endpoints. */
+      etcd?: string[];
+      apiOptions?: Record<string, unknown>;
+    };
     mode = opts.mode;
     if (mode === 'apiserver') {
-      storage = new MemoryStorage({ compactionInterval: 0 });
-      api = await startApiServer({ storage, port: 0, logger: silentLogger, ...opts.watchCacheOptions });
+      storage = opts.etcd
+        ? new Etcd3Storage({ endpoints: opts.etcd, compactionInterval: 0 })
+        : new MemoryStorage({ compactionInterval: 0 });
+      api = await startApiServer({ storage, port: 0, logger: silentLogger, ...opts.apiOptions });
       return { url: api.url, path: '/api/v1/pods?watch=1' };
     }
     plain = plainServer();
@@ -66,9 +73,12 @@ serveParent({
     }
     return { url: await listen(plain), path: '/' };
   },
-  /** Writes `count` Pods, as fast as the storage takes them; returns when the first was sent. */
+  /**
+   * Writes `count` Pods, as fast as the storage takes them or at `rate` per second; returns when
+   * the first was sent.
+   */
   async burst(args) {
-    const { count } = args as { count: number };
+    const { count, rate } = args as { count: number; rate?: number };
     const startedAt = wallMs();
     if (mode === 'ceiling') {
       const frames: Buffer[] = [];
@@ -78,13 +88,21 @@ serveParent({
       for (const res of clients) res.write(burst);
     } else {
       for (let i = 0; i < count; i++) {
+        if (rate) {
+          const due = startedAt + (i * 1000) / rate;
+          const wait = due - wallMs();
+          if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+        }
+        // Writes arrive from the network: the event loop turns between two of them (a loop of
+        // resolved promises alone would starve the sockets the events go out on).
+        await new Promise((r) => setImmediate(r));
         const pod = stampedPod(seq++);
         await storage!.create(podKey(storage!.prefix, pod), pod);
       }
     }
     return { startedAt };
   },
-  memory: () => memoryMB(),
+  memory: (args) => memoryMB((args as { gc?: boolean }).gc !== false),
   async stop() {
     stopWatch?.();
     for (const res of clients) res.destroy();

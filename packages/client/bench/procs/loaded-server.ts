@@ -19,7 +19,10 @@ serveParent({
       const pod: KubeObject = samplePod(i);
       delete pod.metadata.resourceVersion;
       bytes += JSON.stringify(pod).length;
-      await storage.create(`${storage.prefix}/pods/${pod.metadata.namespace}/${pod.metadata.name}`, pod);
+      await storage.create(
+        `${storage.prefix}/pods/${pod.metadata.namespace}/${pod.metadata.name}`,
+        pod,
+      );
     }
     server = await startApiServer({ port: 0, storage, logger: silentLogger, ...options });
     return { url: server.url, bytes };

@@ -28,13 +28,17 @@ serveParent({
           const key = Buffer.from(`${prefix}/configmaps/bench/${name}`);
           const created = await kv.kv.txn({
             compare: [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
-            success: [{ request_put: { key, value: Buffer.from(JSON.stringify(configMap(name))) } }],
+            success: [
+              { request_put: { key, value: Buffer.from(JSON.stringify(configMap(name))) } },
+            ],
             failure: [{ request_range: { key } }],
           });
           if (!created.succeeded) throw new Error(`${name} exists`);
           ops++;
           const updated = await kv.kv.txn({
-            compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: created.header.revision }],
+            compare: [
+              { key, target: 'Mod', result: 'Equal', mod_revision: created.header.revision },
+            ],
             success: [
               { request_put: { key, value: Buffer.from(JSON.stringify(configMap(name, 1))) } },
             ],
