@@ -13,7 +13,7 @@ serveParent({
     server = await startApiServer({ port: 0, logger: silentLogger, ...options });
     return { url: server.url, readyMs: performance.now() - t0 };
   },
-  memory: () => memoryMB(),
+  memory: (args) => memoryMB((args as { gc?: boolean }).gc !== false),
   async stop() {
     await server?.close();
     server = undefined;

@@ -27,7 +27,7 @@ serveParent({
     server = await startApiServer({ port: 0, storage, logger: silentLogger, ...options });
     return { url: server.url, bytes };
   },
-  memory: () => memoryMB(),
+  memory: (args) => memoryMB((args as { gc?: boolean }).gc !== false),
   gc() {
     (globalThis as { gc?: () => void }).gc?.();
     return null;
