@@ -245,8 +245,7 @@ export function validateResults(value: unknown, expected: readonly string[]): st
         for (const [k, v] of Object.entries(values))
           if (typeof v !== 'number') problems.push(`${name}.${key}.${k} is not a number`);
     }
-    if (Object.keys((s.metrics ?? {}) as object).length === 0)
-      problems.push(`${name}: no metrics measured`);
+    if (Object.keys(s.metrics ?? {}).length === 0) problems.push(`${name}: no metrics measured`);
   }
   return problems;
 }

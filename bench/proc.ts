@@ -69,7 +69,7 @@ export async function forkChild(file: string | URL, options: ForkOptions = {}): 
       if (exited) return Promise.reject(new Error(`${path} has exited`));
       const id = next++;
       return new Promise<T>((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        pending.set(id, { resolve: resolve, reject });
         proc.send({ id, op, ...args });
       });
     },

@@ -38,7 +38,7 @@ export const scenario: Scenario = {
           } finally {
             await rig.close();
           }
-          ctx.progress(`  ${name}: ${Math.round(eps[name]!)} events/s`);
+          ctx.progress(`  ${name}: ${Math.round(eps[name])} events/s`);
         }
         const base = eps['http1_json']!;
         const ratios: Record<string, number> = {};

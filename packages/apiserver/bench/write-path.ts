@@ -75,9 +75,9 @@ export const scenario: Scenario = {
               Object.entries(rates).map(([k, v]) => [`${k}_ops_per_s`, v]),
             ),
             ratios: {
-              vs_raw_etcd: rates['apiserver_etcd3']! / rates['raw_etcd']!,
-              memory_vs_raw_etcd: rates['apiserver_memory']! / rates['raw_etcd']!,
-              sqlite_vs_raw_etcd: rates['apiserver_sqlite']! / rates['raw_etcd']!,
+              vs_raw_etcd: rates['apiserver_etcd3']! / rates['raw_etcd'],
+              memory_vs_raw_etcd: rates['apiserver_memory']! / rates['raw_etcd'],
+              sqlite_vs_raw_etcd: rates['apiserver_sqlite']! / rates['raw_etcd'],
             },
           };
         },

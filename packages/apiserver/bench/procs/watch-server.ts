@@ -81,7 +81,7 @@ serveParent({
     const { count, rate } = args as { count: number; rate?: number };
     const startedAt = wallMs();
     if (mode === 'ceiling') {
-      const frames: Buffer[] = [];
+      const frames: Uint8Array[] = [];
       for (let i = 0; i < count; i++)
         frames.push(encodeWatchEvent({ type: 'ADDED', object: stampedPod(seq++) }, 'json'));
       const burst = Buffer.concat(frames);

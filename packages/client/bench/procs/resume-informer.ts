@@ -41,8 +41,8 @@ serveParent({
     }
     return { at: seen.get(name), lists };
   },
-  stop() {
-    informer?.stop();
+  async stop() {
+    await informer?.stop();
     return null;
   },
 });
