@@ -17,7 +17,9 @@ export const SCENARIOS: readonly { name: string; module: string }[] = [
   { name: 'codec', module: 'packages/codec/bench/codec.ts' },
   { name: 'storage', module: 'packages/storage/bench/storage.ts' },
   { name: 'cacher', module: 'packages/storage/bench/cacher.ts' },
-  // cache-reads (packages/storage/bench): add { name: 'cache-reads', module: … } when it lands.
+  // The watch cache's reads (wave-cache's benchmark, an exported function in
+  // packages/storage/bench): wrap it in a module exporting `scenario` (bench/README.md, "Adding
+  // a scenario") and add { name: 'cache-reads', module: 'packages/storage/bench/cache-reads.ts' }.
 ];
 
 export const SCENARIO_NAMES: readonly string[] = SCENARIOS.map((s) => s.name);
