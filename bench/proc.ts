@@ -35,6 +35,10 @@ export async function forkChild(file: string | URL, options: ForkOptions = {}): 
       '--import',
       'tsx',
       '--max-old-space-size=8192',
+      // BENCH_CPU_PROF=1: every child writes a CPU profile (bench/results/profiles) on exit.
+      ...(process.env['BENCH_CPU_PROF']
+        ? ['--cpu-prof', `--cpu-prof-dir=${REPO_ROOT}bench/results/profiles`]
+        : []),
       ...(options.execArgv ?? []),
     ],
     env: { ...process.env, ...options.env },
