@@ -34,7 +34,7 @@ export const scenario: Scenario = {
   title: 'informer initial sync: time to synced and client heap, ours vs client-node vs the floor',
   processes: (ctx) =>
     `apiserver with ${pods(ctx.quick).toLocaleString('en-US')} Pods (child) + one client (a fresh child per measurement); runner idle`,
-  rounds: (ctx) => (ctx.quick ? 2 : 3),
+  rounds: (ctx) => (ctx.quick ? 1 : 3),
   async open(ctx) {
     const n = pods(ctx.quick);
     const server = await forkChild(SERVER, { execArgv: ['--expose-gc'] });
