@@ -72,6 +72,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    projects: workspaces.flatMap((dir) => tiers.map((tier) => project(dir, tier))),
+    projects: [
+      ...workspaces.flatMap((dir) => tiers.map((tier) => project(dir, tier))),
+      // The benchmark runner's own unit tests (bench/README.md).
+      { extends: true, test: { name: 'bench', root: repo('bench'), include: ['*.test.ts'] } },
+    ],
   },
 });

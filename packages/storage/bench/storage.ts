@@ -1,8 +1,9 @@
-// Storage micro-benchmark: write throughput (1 and 16 writers) and watch delivery per backend,
-// side by side in one run. `pnpm --filter @listwatch/storage bench`; about half a minute.
+// `storage`: write throughput (1 and 16 writers) and watch replay per backend, side by side in
+// one run, in the runner's process (etcd in its own, started by the test harness).
 import { join } from 'node:path';
 import { EtcdCluster, tempDir } from '@listwatch/testing';
 import type { KubeObject } from '@listwatch/api';
+import type { Scenario } from '../../../bench/lib.js';
 import {
   Etcd3Storage,
   MemoryStorage,
@@ -11,7 +12,7 @@ import {
   type StorageWatch,
 } from '../src/index.js';
 
-const PHASE_MS = 2_000;
+let PHASE_MS = 2_000;
 const CONCURRENCY = 16;
 
 /** A ConfigMap of about 1 KiB, the size of a small real object. */
@@ -64,10 +65,11 @@ async function watchReplay(
   return { rate: events / ((performance.now() - start) / 1000), events };
 }
 
-type Row = Record<string, string | number>;
+type Row = Record<string, number>;
 
 /** Each phase gets a fresh store from `open`, so no phase runs on another's leftovers. */
 async function measure(backend: string, open: () => Storage): Promise<Row> {
+  const key = backend.split(' ')[0]!.replace(/[^a-z0-9]+/gi, '_');
   const first = open();
   const sequential = await writes(first, 1);
   await first.close();
@@ -76,49 +78,58 @@ async function measure(backend: string, open: () => Storage): Promise<Row> {
   const concurrent = await writes(second, CONCURRENCY);
   const replay = await watchReplay(second, from);
   await second.close();
-  process.stderr.write(`measured ${backend}\n`);
   return {
-    backend,
-    'writes/s (1 writer)': Math.round(sequential),
-    [`writes/s (${CONCURRENCY} writers)`]: Math.round(concurrent),
-    'watch events/s': Math.round(replay.rate),
-    'events replayed': replay.events,
+    [`${key}_writes_per_s_1_writer`]: sequential,
+    [`${key}_writes_per_s_${CONCURRENCY}_writers`]: concurrent,
+    [`${key}_watch_replay_events_per_s`]: replay.rate,
   };
 }
 
-const dir = tempDir('listwatch-bench-');
-const cluster = await EtcdCluster.start();
-try {
-  let files = 0;
-  let prefixes = 0;
-  const rows = [
-    await measure('memory', () => new MemoryStorage({ compactionInterval: 0 })),
-    await measure(
-      'sqlite (synchronous=FULL)',
-      () => new SqliteStorage({ file: join(dir.path, `${files++}.db`), compactionInterval: 0 }),
-    ),
-    await measure(
-      'sqlite (synchronous=NORMAL)',
-      () =>
-        new SqliteStorage({
-          file: join(dir.path, `${files++}.db`),
-          compactionInterval: 0,
-          synchronous: 'NORMAL',
-        }),
-    ),
-    await measure(
-      'etcd3 (1 member, --unsafe-no-fsync)',
-      () =>
-        new Etcd3Storage({
-          endpoints: cluster.endpoints,
-          prefix: `/bench-${prefixes++}`,
-          compactionInterval: 0,
-        }),
-    ),
-  ];
-  console.log(`node ${process.version}, ${PHASE_MS / 1000} s per write phase, ~1 KiB objects`);
-  console.table(rows);
-} finally {
-  await cluster.destroy();
-  dir.remove();
-}
+export const scenario: Scenario = {
+  name: 'storage',
+  title: `storage backends: writes/s with 1 and ${CONCURRENCY} writers, watch replay events/s`,
+  processes: () => 'the runner (storage in-process) + etcd (1 member, its own process)',
+  rounds: (ctx) => (ctx.quick ? 1 : 3),
+  async open(ctx) {
+    PHASE_MS = ctx.quick ? 500 : 2_000;
+    const dir = tempDir('listwatch-bench-');
+    const cluster = await EtcdCluster.start();
+    let files = 0;
+    let prefixes = 0;
+    return {
+      async round() {
+        const metrics: Row = {
+          ...(await measure('memory', () => new MemoryStorage({ compactionInterval: 0 }))),
+          ...(await measure(
+            'sqlite_full (synchronous=FULL)',
+            () =>
+              new SqliteStorage({ file: join(dir.path, `${files++}.db`), compactionInterval: 0 }),
+          )),
+          ...(await measure(
+            'sqlite_normal (synchronous=NORMAL)',
+            () =>
+              new SqliteStorage({
+                file: join(dir.path, `${files++}.db`),
+                compactionInterval: 0,
+                synchronous: 'NORMAL',
+              }),
+          )),
+          ...(await measure(
+            'etcd3 (1 member, --unsafe-no-fsync)',
+            () =>
+              new Etcd3Storage({
+                endpoints: cluster.endpoints,
+                prefix: `/bench-${prefixes++}`,
+                compactionInterval: 0,
+              }),
+          )),
+        };
+        return { metrics };
+      },
+      async close() {
+        await cluster.destroy();
+        dir.remove();
+      },
+    };
+  },
+};

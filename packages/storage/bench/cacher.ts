@@ -1,12 +1,13 @@
-// Watch-cache fan-out: one storage write stream delivered to 1000 watchers, each event encoded
-// once and shared (kube's cachingObject) vs encoded again for every watcher — the ratio in one
-// run. `pnpm --filter @listwatch/storage bench`.
+// `cacher`: watch-cache fan-out in one process, without HTTP: one storage write stream delivered
+// to 1000 watchers, each event encoded once and shared (kube's cachingObject) vs encoded again
+// for every watcher — the ratio in one run.
 import { findBuiltinResource, type KubeObject } from '@listwatch/api';
+import type { Scenario } from '../../../bench/lib.js';
 import { encodeWatchEvent, samplePod } from '@listwatch/codec';
 import { Cacher, MemoryStorage, type CacheWatcher } from '../src/index.js';
 
 const WATCHERS = 1000;
-const EVENTS = 200;
+let EVENTS = 200;
 const pods = findBuiltinResource('pods')!;
 
 type Mode = 'encode once' | 'encode per watcher';
@@ -55,21 +56,28 @@ async function run(mode: Mode): Promise<{ seconds: number; bytes: number; delive
   return { seconds, bytes, deliveries };
 }
 
-const rows: Record<string, string>[] = [];
-const results: Partial<Record<Mode, number>> = {};
-for (const mode of ['encode per watcher', 'encode once'] as const) {
-  process.stderr.write(`fan-out: ${mode}, ${WATCHERS} watchers × ${EVENTS} pod events…\n`);
-  const r = await run(mode);
-  results[mode] = r.deliveries / r.seconds;
-  rows.push({
-    mode,
-    'deliveries/s': Math.round(r.deliveries / r.seconds).toLocaleString('en-US'),
-    'MB/s': (r.bytes / 1e6 / r.seconds).toFixed(0),
-    seconds: r.seconds.toFixed(2),
-  });
-}
-console.log(`\nWatch-cache fan-out to ${WATCHERS} watchers (${EVENTS} Pod events of ~4.9 KB)`);
-console.table(rows);
-console.log(
-  `encode once vs encode per watcher: ${(results['encode once']! / results['encode per watcher']!).toFixed(1)}× (target ≥ 6×)`,
-);
+export const scenario: Scenario = {
+  name: 'cacher',
+  title: `watch cache fan-out to ${WATCHERS} in-process watchers: encode once vs per watcher`,
+  processes: () => 'the runner alone (Cacher on memory storage, in-process)',
+  rounds: (ctx) => (ctx.quick ? 1 : 3),
+  open(ctx) {
+    EVENTS = ctx.quick ? 50 : 200;
+    return Promise.resolve({
+      async round() {
+        const perWatcher = await run('encode per watcher');
+        const once = await run('encode once');
+        const rate = (r: typeof once) => r.deliveries / r.seconds;
+        return {
+          metrics: {
+            encode_per_watcher_deliveries_per_s: rate(perWatcher),
+            encode_once_deliveries_per_s: rate(once),
+            encode_once_mb_per_s: once.bytes / 1e6 / once.seconds,
+          },
+          ratios: { encode_once_vs_per_watcher: rate(once) / rate(perWatcher) },
+        };
+      },
+      close: () => Promise.resolve(),
+    });
+  },
+};

@@ -1,12 +1,13 @@
 // What validating a custom object costs per write: a 5 KB Foo decoded and copied as every write
 // does (the baseline) vs the same plus its CRD version's strategy — structural defaulting,
 // pruning, the ajv-compiled schema and one CEL rule — side by side in one run.
-// `pnpm --filter @listwatch/apiserver bench`.
+// `pnpm bench --scenario crd-validation`.
 import type { KubeObject } from '@listwatch/api';
+import type { Scenario } from '../../../bench/lib.js';
 import { customResourceStrategy } from '../src/apiextensions/custom-resource-strategy.js';
 import type { CustomResourceDefinitionVersion } from '../src/apiextensions/types.js';
 
-const WRITES = Number(process.env['WRITES'] ?? 20_000);
+let WRITES = 20_000;
 
 const container = {
   type: 'object',
@@ -80,18 +81,35 @@ function run(name: string, write: (o: KubeObject) => void): { name: string; usPe
   return { name, usPerWrite: ((performance.now() - start) * 1000) / WRITES };
 }
 
-const results = [
-  run('decode only', (o) => void structuredClone(o)),
-  run('decode + default, prune, validate (ajv + CEL)', (o) => {
-    const copy = structuredClone(o);
-    strategy.decode?.(copy);
-    strategy.pruneUnknownFields?.(copy);
-    const errors = strategy.validate?.(copy) ?? [];
-    if (errors.length) throw new Error(JSON.stringify(errors));
-  }),
-];
-console.log(`${WRITES} writes of a ${(text.length / 1024).toFixed(1)} KB custom object`);
-console.table(results.map((r) => ({ '': r.name, 'µs/write': r.usPerWrite.toFixed(1) })));
-console.log(
-  `validation adds ${(results[1]!.usPerWrite - results[0]!.usPerWrite).toFixed(1)} µs per write`,
-);
+export const scenario: Scenario = {
+  name: 'crd-validation',
+  title: 'validation cost per write of a 5 KB custom object vs decoding alone',
+  processes: () => 'the runner alone (in-process)',
+  rounds: (ctx) => (ctx.quick ? 1 : 3),
+  open(ctx) {
+    WRITES = ctx.quick ? 2_000 : 20_000;
+    return Promise.resolve({
+      round() {
+        const [decode, validate] = [
+          run('decode only', (o) => void structuredClone(o)),
+          run('decode + default, prune, validate (ajv + CEL)', (o) => {
+            const copy = structuredClone(o);
+            strategy.decode?.(copy);
+            strategy.pruneUnknownFields?.(copy);
+            const errors = strategy.validateCreate?.(copy) ?? [];
+            if (errors.length) throw new Error(JSON.stringify(errors));
+          }),
+        ];
+        return Promise.resolve({
+          metrics: {
+            object_kb: text.length / 1024,
+            decode_us_per_write: decode.usPerWrite,
+            validated_us_per_write: validate.usPerWrite,
+          },
+          ratios: { validated_vs_decode: validate.usPerWrite / decode.usPerWrite },
+        });
+      },
+      close: () => Promise.resolve(),
+    });
+  },
+};
