@@ -1,6 +1,7 @@
 import { ApiError } from '@listwatch/api';
 import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
 import { jsonLineLogger, RestClient } from '@listwatch/client';
+import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
 import { ensureDeployment, webDeployment } from './web-workload.js';
@@ -39,6 +40,16 @@ async function main(): Promise<void> {
   const nodeCount = Number(takeFlag(args, 'nodes') ?? 3);
   if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 250)
     throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
+  const external = takeFlag(args, 'server');
+  if (external !== undefined && !/^https?:\/\/[^/]+\/?$/.test(external))
+    throw ApiError.badRequest('--server must be an http(s) URL such as http://127.0.0.1:8080');
+  const dashboardFlag = takeFlag(args, 'dashboard-port');
+  const dashboardPort = dashboardFlag === undefined ? undefined : Number(dashboardFlag);
+  if (
+    dashboardPort !== undefined &&
+    (!Number.isInteger(dashboardPort) || dashboardPort < 0 || dashboardPort > 65535)
+  )
+    throw ApiError.badRequest('--dashboard-port must be a port number (0: any free port)');
   const parsed = parseArgs(args);
   if (parsed.help) {
     process.stdout.write(
@@ -50,6 +61,10 @@ async function main(): Promise<void> {
         '  --duration s    run the scripted scenario (a namespace, two Deployments, scaling, a',
         '                  rollout, a pod and a Deployment deleted, the namespace deleted), print',
         "                  each step's time to converge and exit 0 only if all converged within s",
+        '  --dashboard-port p  port of the dashboard on 127.0.0.1 (default: the apiserver port + 1,',
+        '                  or any free port if taken; 0: any free port)',
+        '  --server url    run against an apiserver already running (e.g. `pnpm apiserver`) instead',
+        '                  of starting one; the apiserver flags below are then ignored',
         '',
         usage(),
         '',
@@ -58,10 +73,14 @@ async function main(): Promise<void> {
     return;
   }
   const options = { dataDir: '.data', ...parsed.options, logger: jsonLogger('warn') };
-  const server = await startApiServer(options);
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  const server = external
+    ? { url: external.replace(/\/$/, ''), close: () => Promise.resolve() }
+    : await startApiServer(options);
   say(
-    `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
+    external
+      ? `listwatch demo cluster: apiserver on ${server.url} (external)`
+      : `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
   const client = new RestClient({ server: server.url, userAgent: 'listwatch-demo', logger });
@@ -77,6 +96,14 @@ async function main(): Promise<void> {
     await server.close();
     process.exit(summary.ok ? 0 : 1);
   }
+  const dashboard = new DashboardServer(server.url);
+  const apiPort = Number(new URL(server.url).port || 80);
+  const dashboardUrl = await dashboard.listen(
+    '127.0.0.1',
+    dashboardPort ?? (apiPort > 0 && apiPort < 65535 ? apiPort + 1 : 0),
+    dashboardPort === undefined,
+  );
+  say(`dashboard on ${dashboardUrl}`);
   say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
   say(`     kubectl --server ${server.url} get nodes,deploy,rs -A`);
   say(`     kubectl --server ${server.url} scale deployment web -n demo --replicas=5`);
@@ -106,6 +133,7 @@ async function main(): Promise<void> {
     // Clients first, so the server has no watches left to end, then the server.
     void (async () => {
       await printer.stop();
+      await dashboard.close();
       await cluster.stop();
       await client.close();
       await server.close();

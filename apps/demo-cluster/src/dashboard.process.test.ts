@@ -1,0 +1,136 @@
+import { freePort, tempDir } from '@listwatch/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, expect, it } from 'vitest';
+
+const appDir = fileURLToPath(new URL('..', import.meta.url));
+const apiserverDir = fileURLToPath(new URL('../../../packages/apiserver', import.meta.url));
+/** Where the screenshot goes (gitignored): CI keeps it as an artifact. */
+const artifactsDir = fileURLToPath(new URL('../test-results/', import.meta.url));
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** Starts `src/main.ts` of a package as `pnpm <script>` does; its output so far in `out()`. */
+function start(cwd: string, args: string[]): { child: ChildProcess; out: () => string } {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@listwatch/source', '--import', 'tsx', 'src/main.ts', ...args],
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return { child, out: () => out };
+}
+
+async function startApiServer(port: number, dataDir: string): Promise<ChildProcess> {
+  const { child } = start(apiserverDir, ['--port', String(port), '--data-dir', dataDir]);
+  await expect
+    .poll(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status, {
+      timeout: 30_000,
+      interval: 200,
+    })
+    .toBe(200);
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** The web Deployment's pods the page shows in a phase. */
+const webPods = (page: Page, phase: string) =>
+  page.locator(`[data-deployment="demo/web"] .pod[data-phase="${phase}"]`).count();
+
+async function scaleWeb(server: string, replicas: number): Promise<void> {
+  const res = await fetch(`${server}/apis/apps/v1/namespaces/demo/deployments/web`, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+    body: JSON.stringify({ spec: { replicas } }),
+  });
+  expect(res.status).toBe(200);
+}
+
+let browser: Browser | undefined;
+afterAll(async () => {
+  await browser?.close();
+});
+
+it('the dashboard shows nodes, the web Deployment and its pods changing phase live over WebSocket watches, and resumes after the apiserver restarts', async () => {
+  const dir = tempDir('listwatch-dashboard-');
+  try {
+    const port = await freePort();
+    const server = `http://127.0.0.1:${port}`;
+    let apiserver = await startApiServer(port, dir.path);
+    const demo = start(appDir, ['--server', server, '--dashboard-port', '0', '--interval', '200']);
+    await expect.poll(demo.out, { timeout: 30_000, interval: 200 }).toMatch(/dashboard on http/);
+    const dashboardUrl = /dashboard on (http:\/\/\S+)/.exec(demo.out())![1]!;
+
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox'],
+    });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(dashboardUrl);
+
+    const watches = page.locator('#watches');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('4');
+    await expect.poll(() => page.locator('[data-node]').count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(3);
+
+    // Scaled up through the API: the page sees new pods appear Pending and turn Running.
+    await scaleWeb(server, 5);
+    await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(5);
+    const feedPods = async (type: string, phase: string) =>
+      new Set(
+        await page
+          .locator(`#feed [data-kind="pod"][data-type="${type}"][data-phase="${phase}"]`)
+          .evaluateAll((lines) => lines.map((l) => (l as HTMLElement).dataset['name'])),
+      );
+    const added = await feedPods('ADDED', 'Pending');
+    const running = await feedPods('MODIFIED', 'Running');
+    expect(added.size).toBeGreaterThanOrEqual(2);
+    for (const name of added) expect(running).toContain(name);
+    expect(await page.locator('[data-deployment="demo/web"]').getAttribute('data-desired')).toBe(
+      '5',
+    );
+
+    // The apiserver restarts on the same data: the page's watches drop, then resume.
+    await stop(apiserver);
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('4');
+    apiserver = await startApiServer(port, dir.path);
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('4');
+    expect(Number(await watches.getAttribute('data-resumes'))).toBeGreaterThan(0);
+
+    await scaleWeb(server, 2);
+    await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(2);
+    await expect
+      .poll(() => page.locator('[data-deployment="demo/web"] .pod').count(), { timeout: 30_000 })
+      .toBe(2);
+    await expect
+      .poll(async () => Number(await page.locator('#stat-watches').textContent()), {
+        timeout: 10_000,
+      })
+      .toBeGreaterThan(0);
+
+    mkdirSync(artifactsDir, { recursive: true });
+    await page.screenshot({ path: `${artifactsDir}dashboard.png`, fullPage: true });
+    expect(pageErrors).toEqual([]);
+
+    await stop(demo.child);
+    await stop(apiserver);
+  } finally {
+    dir.remove();
+  }
+}, 180_000);
