@@ -13,6 +13,8 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
 };
 
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
 /** Sums a metric's samples over all label sets in Prometheus text format. */
 export function sumMetric(text: string, name: string): number | undefined {
   let sum: number | undefined;
@@ -48,6 +50,12 @@ export class DashboardServer {
 
   constructor(private readonly apiserver: string) {
     this.server = createServer((req, res) => {
+      // Only names of loopback: a page on a rebound domain name cannot read it (DNS rebinding).
+      const hostname = /^(.*?)(?::\d+)?$/.exec(req.headers.host ?? '')![1]!.toLowerCase();
+      if (!LOOPBACK_NAMES.has(hostname)) {
+        res.writeHead(403, { 'Content-Type': 'text/plain' }).end('host not accepted\n');
+        return;
+      }
       void this.handle(req.method ?? 'GET', new URL(req.url ?? '/', 'http://x').pathname).then(
         ({ status, type, body }) => {
           res.writeHead(status, {
