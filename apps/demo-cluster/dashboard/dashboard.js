@@ -129,7 +129,9 @@ let structureChanged = true;
 
 function setChip(chip, pod) {
   const phase = pod.status?.phase ?? 'Pending';
-  const ready = (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  const ready = (pod.status?.conditions ?? []).some(
+    (c) => c.type === 'Ready' && c.status === 'True',
+  );
   chip.title = `${keyOf(pod)} ${phase}${pod.spec?.nodeName ? ` on ${pod.spec.nodeName}` : ''}`;
   chip.dataset.name = pod.metadata.name;
   chip.dataset.namespace = pod.metadata.namespace;

@@ -23,7 +23,11 @@ describe('DashboardServer', () => {
   let dashboard: DashboardServer;
   let url: string;
   beforeAll(async () => {
-    apiserver = await startApiServer({ port: 0, storageBackend: 'memory', logger: jsonLogger('warn') });
+    apiserver = await startApiServer({
+      port: 0,
+      storageBackend: 'memory',
+      logger: jsonLogger('warn'),
+    });
     dashboard = new DashboardServer(apiserver.url);
     url = await dashboard.listen('127.0.0.1', 0);
   });
@@ -37,7 +41,9 @@ describe('DashboardServer', () => {
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await page.text()).toMatch(/<script type="module" src="dashboard.js">/);
     for (const file of ['dashboard.js', 'watch.js'])
-      expect((await fetch(`${url}${file}`)).headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect((await fetch(`${url}${file}`)).headers.get('content-type')).toMatch(
+        /^text\/javascript/,
+      );
     expect(await (await fetch(`${url}config.json`)).json()).toEqual({ apiserver: apiserver.url });
     expect((await fetch(`${url}package.json`)).status).toBe(404);
     expect((await fetch(`${url}src/main.ts`)).status).toBe(404);

@@ -29,9 +29,9 @@ export function sumMetric(text: string, name: string): number | undefined {
 
 export interface ApiServerStats {
   /** Watches open on the apiserver (all clients, all transports). */
-  openWatches?: number;
+  openWatches?: number | undefined;
   /** Events the apiserver's watch caches delivered to watchers per second, since the last poll. */
-  watchEventsPerSecond?: number;
+  watchEventsPerSecond?: number | undefined;
 }
 
 /**

@@ -25,8 +25,8 @@ function start(cwd: string, args: string[]): { child: ChildProcess; out: () => s
   );
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   return { child, out: () => out };
 }
 
@@ -86,7 +86,9 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
 
     const watches = page.locator('#watches');
     await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('4');
-    await expect.poll(() => page.locator('.node[data-node^="node-"]').count(), { timeout: 30_000 }).toBe(3);
+    await expect
+      .poll(() => page.locator('.node[data-node^="node-"]').count(), { timeout: 30_000 })
+      .toBe(3);
     await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(3);
 
     // Scaled up through the API: the page sees new pods appear Pending and turn Running.
@@ -96,7 +98,9 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
       new Set(
         await page
           .locator(`#feed [data-kind="pod"][data-type="${type}"][data-phase="${phase}"]`)
-          .evaluateAll((lines) => lines.map((l) => (l as HTMLElement).dataset['name'])),
+          .evaluateAll((lines: { getAttribute(name: string): string | null }[]) =>
+            lines.map((l) => l.getAttribute('data-name')),
+          ),
       );
     const added = await feedPods('ADDED', 'Pending');
     const running = await feedPods('MODIFIED', 'Running');
@@ -166,7 +170,9 @@ it('the dashboard stays smooth while the web Deployment scales to 1,000 pods: ev
     await drawn('draw-mean-ms'),
     await drawn('draw-max-ms'),
   ];
-  console.log(`1,000 pods: ${events} events, ${draws} draws, ${meanMs} ms each, at most ${maxMs} ms`);
+  console.log(
+    `1,000 pods: ${events} events, ${draws} draws, ${meanMs} ms each, at most ${maxMs} ms`,
+  );
   // Batched: many events per draw; each draw well inside a frame's 16 ms on average, none stalling.
   expect(events).toBeGreaterThanOrEqual(3000); // each pod: added, bound, running
   expect(draws).toBeLessThan(events / 2);
