@@ -3,7 +3,7 @@
 // state and every relist come as a watch-list (sendInitialEvents=true, ended by the
 // `k8s.io/initial-events-end` bookmark): a page on another origin can open WebSockets but not
 // read a LIST without CORS. After a disconnect it resumes from the last resourceVersion it saw;
-// on 410 Gone (an ERROR event, or resumes refused in a row) it relists.
+// on 410 Gone (the ERROR event the watch cache sends for a compacted resourceVersion) it relists.
 
 const BEARER_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
@@ -41,7 +41,6 @@ export class ResourceWatch {
     this.relists = 0;
     this.resumes = 0;
     this.needRelist = true;
-    this.refusedResumes = 0;
     this.backoff = 250;
     this.stopped = false;
   }
@@ -79,15 +78,10 @@ export class ResourceWatch {
       : undefined;
     const socket = new WebSocket(this.url(listing), protocols);
     this.socket = socket;
-    let opened = false;
     this.setState(listing ? 'listing' : 'connecting');
     socket.onopen = () => {
-      opened = true;
       this.backoff = 250;
-      if (!listing) {
-        this.refusedResumes = 0;
-        this.setState('live');
-      }
+      if (!listing) this.setState('live');
     };
     socket.onmessage = (message) => {
       if (typeof message.data !== 'string') return;
@@ -129,8 +123,6 @@ export class ResourceWatch {
       if (this.socket !== socket) return;
       this.socket = undefined;
       if (this.stopped) return;
-      // A refused resume (the browser hides the status, 410 among them): relist after a few.
-      if (!opened && !listing && ++this.refusedResumes >= 3) this.needRelist = true;
       if (listing && this.state === 'listing') this.needRelist = true;
       this.restarts++;
       this.setState('reconnecting');

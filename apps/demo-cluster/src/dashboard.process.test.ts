@@ -1,4 +1,4 @@
-import { freePort, tempDir } from '@listwatch/testing';
+import { freePort, tempDir, TcpProxy } from '@listwatch/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
@@ -65,13 +65,23 @@ afterAll(async () => {
   await browser?.close();
 });
 
-it('the dashboard shows nodes, the web Deployment and its pods changing phase live over WebSocket watches, and resumes after the apiserver restarts', async () => {
+it('the dashboard shows nodes, the web Deployment and its pods changing phase live over WebSocket watches, resumes from its resourceVersions after a network cut and relists after the apiserver restarts', async () => {
   const dir = tempDir('listwatch-dashboard-');
+  let proxy: TcpProxy | undefined;
   try {
     const port = await freePort();
     const server = `http://127.0.0.1:${port}`;
     let apiserver = await startApiServer(port, dir.path);
-    const demo = start(appDir, ['--server', server, '--dashboard-port', '0', '--interval', '200']);
+    // The demo and the page reach the apiserver through a relay the test can cut.
+    proxy = await TcpProxy.start(port);
+    const demo = start(appDir, [
+      '--server',
+      proxy.endpoint,
+      '--dashboard-port',
+      '0',
+      '--interval',
+      '200',
+    ]);
     await expect.poll(demo.out, { timeout: 30_000, interval: 200 }).toMatch(/dashboard on http/);
     const dashboardUrl = /dashboard on (http:\/\/\S+)/.exec(demo.out())![1]!;
 
@@ -110,12 +120,25 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
       '5',
     );
 
-    // The apiserver restarts on the same data: the page's watches drop, then resume.
+    // The network drops while the Deployment is scaled: the watches resume from the
+    // resourceVersions they saw, with no relist, and the page catches up.
+    const attr = async (name: string) => Number(await watches.getAttribute(`data-${name}`));
+    proxy.cut();
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('4');
+    await scaleWeb(server, 4);
+    proxy.restore();
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('4');
+    await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(4);
+    expect(await attr('resumes')).toBeGreaterThanOrEqual(4);
+    expect(await attr('relists')).toBe(0);
+
+    // The apiserver restarts on the same data: its new watch cache starts after the page's
+    // resourceVersions (410 Gone), so the page relists and goes on.
     await stop(apiserver);
     await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('4');
     apiserver = await startApiServer(port, dir.path);
     await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('4');
-    expect(Number(await watches.getAttribute('data-resumes'))).toBeGreaterThan(0);
+    expect(await attr('relists')).toBeGreaterThan(0);
 
     await scaleWeb(server, 2);
     await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(2);
@@ -135,6 +158,7 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     await stop(demo.child);
     await stop(apiserver);
   } finally {
+    await proxy?.close();
     dir.remove();
   }
 }, 180_000);
