@@ -194,9 +194,6 @@ it('the dashboard stays smooth while the web Deployment scales to 1,000 pods: ev
     await drawn('draw-mean-ms'),
     await drawn('draw-max-ms'),
   ];
-  console.log(
-    `1,000 pods: ${events} events, ${draws} draws, ${meanMs} ms each, at most ${maxMs} ms`,
-  );
   // Batched: many events per draw; each draw well inside a frame's 16 ms on average, none stalling.
   expect(events).toBeGreaterThanOrEqual(3000); // each pod: added, bound, running
   expect(draws).toBeLessThan(events / 2);

@@ -6,6 +6,7 @@ import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
 import { ensureDeployment, webDeployment } from './web-workload.js';
 import { formatSummary, runScenario } from './scenario.js';
+import { TerminalSummary } from './terminal-summary.js';
 import { Workload } from './workload.js';
 
 // The demo cluster: a durable apiserver (SQLite in .data/ by default) and, against it, simulated
@@ -40,6 +41,10 @@ async function main(): Promise<void> {
   const nodeCount = Number(takeFlag(args, 'nodes') ?? 3);
   if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 250)
     throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
+  const eventsIndex = args.indexOf('--events');
+  if (eventsIndex >= 0) args.splice(eventsIndex, 1);
+  // On a terminal a live one-screen summary, elsewhere (or with --events) a line per event.
+  const summaryScreen = eventsIndex < 0 && process.stdout.isTTY;
   const external = takeFlag(args, 'server');
   if (external !== undefined && !/^https?:\/\/[^/]+\/?$/.test(external))
     throw ApiError.badRequest('--server must be an http(s) URL such as http://127.0.0.1:8080');
@@ -63,6 +68,8 @@ async function main(): Promise<void> {
         "                  each step's time to converge and exit 0 only if all converged within s",
         '  --dashboard-port p  port of the dashboard on 127.0.0.1 (default: the apiserver port + 1,',
         '                  or any free port if taken; 0: any free port)',
+        '  --events        print a line per event in namespace demo, not the live summary a',
+        '                  terminal gets (without a terminal, lines are printed anyway)',
         '  --server url    run against an apiserver already running (e.g. `pnpm apiserver`) instead',
         '                  of starting one; the apiserver flags below are then ignored',
         '',
@@ -74,6 +81,7 @@ async function main(): Promise<void> {
   }
   const options = { dataDir: '.data', ...parsed.options, logger: jsonLogger('warn') };
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  if (summaryScreen && !external) say('starting the apiserver…');
   const server = external
     ? { url: external.replace(/\/$/, ''), close: () => Promise.resolve() }
     : await startApiServer(options);
@@ -114,15 +122,28 @@ async function main(): Promise<void> {
     `     kubectl --server ${server.url} delete pod -n demo <name>   (its ReplicaSet replaces it)`,
   );
 
+  const summary = summaryScreen
+    ? new TerminalSummary(client, {
+        apiserver: server.url,
+        dashboard: dashboardUrl,
+        stats: () => dashboard.stats(),
+        write: (text) => process.stdout.write(text),
+        logger,
+      })
+    : undefined;
+  const report = summary ? (line: string) => summary.note(line) : say;
+
   const workload = new Workload(server.url);
   await workload.ensureNamespace();
   const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
-  const cluster = new DemoCluster({ client, nodes, report: say, logger });
+  if (summary) say(`registering ${nodes.length} nodes…`);
+  const cluster = new DemoCluster({ client, nodes, report, logger });
   await cluster.start();
   say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
   await ensureDeployment(client, webDeployment('demo'));
-  const printer = new EventPrinter(client, 'demo', say, logger);
-  printer.start();
+  const printer = summary ? undefined : new EventPrinter(client, 'demo', say, logger);
+  printer?.start();
+  summary?.start();
   workload.start(interval);
 
   let stopping = false;
@@ -132,7 +153,8 @@ async function main(): Promise<void> {
     workload.stop();
     // Clients first, so the server has no watches left to end, then the server.
     void (async () => {
-      await printer.stop();
+      await printer?.stop();
+      await summary?.stop();
       await dashboard.close();
       await cluster.stop();
       await client.close();
