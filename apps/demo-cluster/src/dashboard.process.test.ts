@@ -65,6 +65,15 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Debian's chromium, headless, shared by the tests; a fresh page for each. */
+async function newPage(): Promise<Page> {
+  browser ??= await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox'],
+  });
+  return browser.newPage({ viewport: { width: 1400, height: 900 } });
+}
+
 it('the dashboard shows nodes, the web Deployment and its pods changing phase live over WebSocket watches, resumes from its resourceVersions after a network cut and relists after the apiserver restarts', async () => {
   const dir = tempDir('listwatch-dashboard-');
   let proxy: TcpProxy | undefined;
@@ -85,11 +94,7 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     await expect.poll(demo.out, { timeout: 30_000, interval: 200 }).toMatch(/dashboard on http/);
     const dashboardUrl = /dashboard on (http:\/\/\S+)/.exec(demo.out())![1]!;
 
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox'],
-    });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const page = await newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (err) => pageErrors.push(err.message));
     await page.goto(dashboardUrl);
@@ -177,11 +182,7 @@ it('the dashboard stays smooth while the web Deployment scales to 1,000 pods: ev
   await expect.poll(demo.out, { timeout: 30_000, interval: 200 }).toMatch(/dashboard on http/);
   const dashboardUrl = /dashboard on (http:\/\/\S+)/.exec(demo.out())![1]!;
   const server = /apiserver on (http:\/\/\S+)/.exec(demo.out())![1]!;
-  browser ??= await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox'],
-  });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const page = await newPage();
   await page.goto(dashboardUrl);
   await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(3);
   await scaleWeb(server, 1000);

@@ -40,6 +40,7 @@ it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes 
       ).size;
     await expect.poll(runningPods, { timeout: 30_000, interval: 200 }).toBeGreaterThanOrEqual(3);
     expect(out).toMatch(/apiserver on http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/dashboard on http:\/\/127\.0\.0\.1:\d+\//);
     expect(out).toMatch(/kubectl --server http:\S+ get pods -n demo -o wide -w/);
     expect(out).toMatch(/controllers: leading as /);
     expect(out).toMatch(/ADDED\s+configmap\/config-0/);
