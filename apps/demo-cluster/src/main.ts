@@ -9,12 +9,12 @@ import { formatSummary, runScenario } from './scenario.js';
 import { TerminalSummary } from './terminal-summary.js';
 import { Workload } from './workload.js';
 
-// The demo cluster: a durable apiserver (SQLite in .data/ by default) and, against it, simulated
-// kubelets, a scheduler, Deployment and ReplicaSet controllers and a garbage collector
-// (leader-elected) keeping the `web` Deployment's pods running, a workload writing ConfigMaps, and informers printing every event in namespace
-// demo. Point kubectl at the printed URL to join in. Takes the apiserver's flags; --interval sets
-// the ConfigMap write period (ms), --nodes the number of nodes; --duration N runs the scripted
-// scenario (scenario.ts) instead, exiting 0 only if every step converged within N seconds.
+// The demo cluster: a durable apiserver (SQLite in .data/ by default, or --server's) and, against
+// it, simulated kubelets, a scheduler, Deployment and ReplicaSet controllers, a garbage collector
+// and a namespace controller (leader-elected) keeping the `web` Deployment's pods running, a
+// workload writing ConfigMaps, the dashboard (dashboard-server.ts) and, on a terminal, a live
+// summary (terminal-summary.ts) or else a line per event in namespace demo. --duration N runs the
+// scripted scenario (scenario.ts) instead, exiting 0 only if every step converged within N s.
 /** Removes `--name value` or `--name=value` from args and returns the value. */
 function takeFlag(args: string[], name: string): string | undefined {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -59,19 +59,21 @@ async function main(): Promise<void> {
   if (parsed.help) {
     process.stdout.write(
       [
-        'Usage: pnpm demo [--interval ms] [--nodes n] [--duration s] [apiserver flags]',
+        'Usage: pnpm demo [--interval ms] [--nodes n] [--duration s] [--dashboard-port p]',
+        '                 [--events] [--server url] [apiserver flags]',
         '',
-        '  --interval ms   period of the ConfigMap writes of the workload (default 1000)',
-        '  --nodes n       simulated nodes, one kubelet each (default 3)',
-        '  --duration s    run the scripted scenario (a namespace, two Deployments, scaling, a',
-        '                  rollout, a pod and a Deployment deleted, the namespace deleted), print',
-        "                  each step's time to converge and exit 0 only if all converged within s",
-        '  --dashboard-port p  port of the dashboard on 127.0.0.1 (default: the apiserver port + 1,',
-        '                  or any free port if taken; 0: any free port)',
-        '  --events        print a line per event in namespace demo, not the live summary a',
-        '                  terminal gets (without a terminal, lines are printed anyway)',
-        '  --server url    run against an apiserver already running (e.g. `pnpm apiserver`) instead',
-        '                  of starting one; the apiserver flags below are then ignored',
+        '  --interval ms        period of the ConfigMap writes of the workload (default 1000)',
+        '  --nodes n            simulated nodes, one kubelet each (default 3)',
+        '  --duration s         run the scripted scenario (a namespace, two Deployments, scaling,',
+        '                       a rollout, a pod and a Deployment deleted, the namespace deleted),',
+        "                       print each step's time to converge and exit 0 only if all",
+        '                       converged within s',
+        '  --dashboard-port p   port of the dashboard on 127.0.0.1 (default: the apiserver port',
+        '                       + 1, or any free port if that is taken; 0: any free port)',
+        '  --events             print a line per event in namespace demo instead of the live',
+        '                       summary drawn on a terminal (without one, lines are printed)',
+        '  --server url         run against an apiserver already running (e.g. `pnpm',
+        '                       apiserver`) instead of starting one; apiserver flags are ignored',
         '',
         usage(),
         '',
