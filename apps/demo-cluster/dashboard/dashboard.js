@@ -239,8 +239,9 @@ function renderCluster() {
     if (!rsCard) chips.owner.remove();
     else if (chips.owner.parentElement !== rsCard.pods) rsCard.pods.append(chips.owner);
   }
-  for (const c of nodeCards.values()) c.info.textContent = `${c.status} · ${c.count} pods`;
-  unscheduled.info.textContent = `${unscheduled.count} pods`;
+  const pods = (n) => `${n} pod${n === 1 ? '' : 's'}`;
+  for (const c of nodeCards.values()) c.info.textContent = `${c.status} · ${pods(c.count)}`;
+  unscheduled.info.textContent = pods(unscheduled.count);
   if (unscheduled.count) $('nodes').append(unscheduled.root);
   else unscheduled.root.remove();
 }
