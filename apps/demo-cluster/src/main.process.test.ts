@@ -40,6 +40,7 @@ it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes 
       ).size;
     await expect.poll(runningPods, { timeout: 30_000, interval: 200 }).toBeGreaterThanOrEqual(3);
     expect(out).toMatch(/apiserver on http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/dashboard on http:\/\/127\.0\.0\.1:\d+\//);
     expect(out).toMatch(/kubectl --server http:\S+ get pods -n demo -o wide -w/);
     expect(out).toMatch(/controllers: leading as /);
     expect(out).toMatch(/ADDED\s+configmap\/config-0/);
@@ -104,4 +105,69 @@ it('pnpm demo --duration with too little time exits non-zero, naming the step th
   expect(out).toMatch(/scenario: FAILED at step "[^"]+": \S/);
   expect(out).toMatch(/^FAIL /m);
   expect(code).toBe(1);
+});
+
+it('pnpm demo on a terminal draws a live one-screen summary: nodes, deployments desired/ready, events/s and open watches', async () => {
+  // `script` gives the demo a pseudo-terminal, as a person's shell does.
+  const command = [
+    process.execPath,
+    '--conditions=@listwatch/source',
+    '--import',
+    'tsx',
+    'src/main.ts',
+    '--port',
+    '0',
+    '--dashboard-port',
+    '0',
+    '--storage-backend',
+    'memory',
+  ].join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: appDir,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const screen = () => out.split('\x1b[H\x1b[2J').at(-1) ?? '';
+  try {
+    await expect
+      .poll(() => out, { timeout: 30_000, interval: 200 })
+      .toMatch(/starting the apiserver…/);
+    await expect
+      .poll(screen, { timeout: 30_000, interval: 200 })
+      .toMatch(/demo\/web\s+ready 3\/3\s+updated 3\s*$/m);
+    await expect.poll(screen, { timeout: 10_000, interval: 200 }).toMatch(/open watches \d+/);
+    const last = screen();
+    expect(last).toMatch(/^listwatch demo cluster\s+apiserver http:\S+\s+dashboard http:\S+/);
+    expect(last).toMatch(/^events\/s \d+\.\d\s+apiserver events\/s \S+\s+open watches \d+/m);
+    expect(last).toMatch(/^NODES \(3\)$/m);
+    expect(last).toMatch(/^ {2}node-1\s+Ready\s+pods \d+ \(\d+ ready\)$/m);
+    expect(last).not.toMatch(/ADDED\s+pod\//);
+    const exited = once(child, 'exit');
+    process.kill(-child.pid!, 'SIGINT');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
+it('pnpm demo --help documents every flag the demo takes, then the apiserver flags', async () => {
+  const { code, out } = await runDemo(['--help']);
+  expect(code).toBe(0);
+  for (const flag of [
+    '--interval',
+    '--nodes',
+    '--duration',
+    '--dashboard-port',
+    '--events',
+    '--server',
+  ])
+    expect(out).toMatch(new RegExp(`^ {2}${flag} `, 'm'));
+  expect(out).toMatch(/--storage-backend/);
 });

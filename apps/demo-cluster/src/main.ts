@@ -1,18 +1,20 @@
 import { ApiError } from '@listwatch/api';
 import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
 import { jsonLineLogger, RestClient } from '@listwatch/client';
+import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
 import { ensureDeployment, webDeployment } from './web-workload.js';
 import { formatSummary, runScenario } from './scenario.js';
+import { TerminalSummary } from './terminal-summary.js';
 import { Workload } from './workload.js';
 
-// The demo cluster: a durable apiserver (SQLite in .data/ by default) and, against it, simulated
-// kubelets, a scheduler, Deployment and ReplicaSet controllers and a garbage collector
-// (leader-elected) keeping the `web` Deployment's pods running, a workload writing ConfigMaps, and informers printing every event in namespace
-// demo. Point kubectl at the printed URL to join in. Takes the apiserver's flags; --interval sets
-// the ConfigMap write period (ms), --nodes the number of nodes; --duration N runs the scripted
-// scenario (scenario.ts) instead, exiting 0 only if every step converged within N seconds.
+// The demo cluster: a durable apiserver (SQLite in .data/ by default, or --server's) and, against
+// it, simulated kubelets, a scheduler, Deployment and ReplicaSet controllers, a garbage collector
+// and a namespace controller (leader-elected) keeping the `web` Deployment's pods running, a
+// workload writing ConfigMaps, the dashboard (dashboard-server.ts) and, on a terminal, a live
+// summary (terminal-summary.ts) or else a line per event in namespace demo. --duration N runs the
+// scripted scenario (scenario.ts) instead, exiting 0 only if every step converged within N s.
 /** Removes `--name value` or `--name=value` from args and returns the value. */
 function takeFlag(args: string[], name: string): string | undefined {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -39,17 +41,39 @@ async function main(): Promise<void> {
   const nodeCount = Number(takeFlag(args, 'nodes') ?? 3);
   if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 250)
     throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
+  const eventsIndex = args.indexOf('--events');
+  if (eventsIndex >= 0) args.splice(eventsIndex, 1);
+  // On a terminal a live one-screen summary, elsewhere (or with --events) a line per event.
+  const summaryScreen = eventsIndex < 0 && process.stdout.isTTY;
+  const external = takeFlag(args, 'server');
+  if (external !== undefined && !/^https?:\/\/[^/]+\/?$/.test(external))
+    throw ApiError.badRequest('--server must be an http(s) URL such as http://127.0.0.1:8080');
+  const dashboardFlag = takeFlag(args, 'dashboard-port');
+  const dashboardPort = dashboardFlag === undefined ? undefined : Number(dashboardFlag);
+  if (
+    dashboardPort !== undefined &&
+    (!Number.isInteger(dashboardPort) || dashboardPort < 0 || dashboardPort > 65535)
+  )
+    throw ApiError.badRequest('--dashboard-port must be a port number (0: any free port)');
   const parsed = parseArgs(args);
   if (parsed.help) {
     process.stdout.write(
       [
-        'Usage: pnpm demo [--interval ms] [--nodes n] [--duration s] [apiserver flags]',
+        'Usage: pnpm demo [--interval ms] [--nodes n] [--duration s] [--dashboard-port p]',
+        '                 [--events] [--server url] [apiserver flags]',
         '',
-        '  --interval ms   period of the ConfigMap writes of the workload (default 1000)',
-        '  --nodes n       simulated nodes, one kubelet each (default 3)',
-        '  --duration s    run the scripted scenario (a namespace, two Deployments, scaling, a',
-        '                  rollout, a pod and a Deployment deleted, the namespace deleted), print',
-        "                  each step's time to converge and exit 0 only if all converged within s",
+        '  --interval ms        period of the ConfigMap writes of the workload (default 1000)',
+        '  --nodes n            simulated nodes, one kubelet each (default 3)',
+        '  --duration s         run the scripted scenario (a namespace, two Deployments, scaling,',
+        '                       a rollout, a pod and a Deployment deleted, the namespace deleted),',
+        "                       print each step's time to converge and exit 0 only if all",
+        '                       converged within s',
+        '  --dashboard-port p   port of the dashboard on 127.0.0.1 (default: the apiserver port',
+        '                       + 1, or any free port if that is taken; 0: any free port)',
+        '  --events             print a line per event in namespace demo instead of the live',
+        '                       summary drawn on a terminal (without one, lines are printed)',
+        '  --server url         run against an apiserver already running (e.g. `pnpm',
+        '                       apiserver`) instead of starting one; apiserver flags are ignored',
         '',
         usage(),
         '',
@@ -58,10 +82,15 @@ async function main(): Promise<void> {
     return;
   }
   const options = { dataDir: '.data', ...parsed.options, logger: jsonLogger('warn') };
-  const server = await startApiServer(options);
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  if (summaryScreen && !external) say('starting the apiserver…');
+  const server = external
+    ? { url: external.replace(/\/$/, ''), close: () => Promise.resolve() }
+    : await startApiServer(options);
   say(
-    `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
+    external
+      ? `listwatch demo cluster: apiserver on ${server.url} (external)`
+      : `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
   const client = new RestClient({ server: server.url, userAgent: 'listwatch-demo', logger });
@@ -77,6 +106,14 @@ async function main(): Promise<void> {
     await server.close();
     process.exit(summary.ok ? 0 : 1);
   }
+  const dashboard = new DashboardServer(server.url);
+  const apiPort = Number(new URL(server.url).port || 80);
+  const dashboardUrl = await dashboard.listen(
+    '127.0.0.1',
+    dashboardPort ?? (apiPort > 0 && apiPort < 65535 ? apiPort + 1 : 0),
+    dashboardPort === undefined,
+  );
+  say(`dashboard on ${dashboardUrl}`);
   say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
   say(`     kubectl --server ${server.url} get nodes,deploy,rs -A`);
   say(`     kubectl --server ${server.url} scale deployment web -n demo --replicas=5`);
@@ -88,15 +125,28 @@ async function main(): Promise<void> {
   );
   say(`     kubectl --server ${server.url} logs -f -n demo <name>   (from its node's kubelet)`);
 
+  const summary = summaryScreen
+    ? new TerminalSummary(client, {
+        apiserver: server.url,
+        dashboard: dashboardUrl,
+        stats: () => dashboard.stats(),
+        write: (text) => process.stdout.write(text),
+        logger,
+      })
+    : undefined;
+  const report = summary ? (line: string) => summary.note(line) : say;
+
   const workload = new Workload(server.url);
   await workload.ensureNamespace();
   const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
-  const cluster = new DemoCluster({ client, nodes, report: say, logger });
+  if (summary) say(`registering ${nodes.length} nodes…`);
+  const cluster = new DemoCluster({ client, nodes, report, logger });
   await cluster.start();
   say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
   await ensureDeployment(client, webDeployment('demo'));
-  const printer = new EventPrinter(client, 'demo', say, logger);
-  printer.start();
+  const printer = summary ? undefined : new EventPrinter(client, 'demo', say, logger);
+  printer?.start();
+  summary?.start();
   workload.start(interval);
 
   let stopping = false;
@@ -106,7 +156,9 @@ async function main(): Promise<void> {
     workload.stop();
     // Clients first, so the server has no watches left to end, then the server.
     void (async () => {
-      await printer.stop();
+      await printer?.stop();
+      await summary?.stop();
+      await dashboard.close();
       await cluster.stop();
       await client.close();
       await server.close();

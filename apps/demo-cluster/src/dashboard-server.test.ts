@@ -1,0 +1,81 @@
+import { jsonLogger, startApiServer, type RunningApiServer } from '@listwatch/apiserver';
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DashboardServer, sumMetric } from './dashboard-server.js';
+
+describe('sumMetric', () => {
+  it('sums a metric over its label sets and ignores metrics whose names it prefixes', () => {
+    const text = [
+      '# HELP apiserver_longrunning_requests Open watches.',
+      '# TYPE apiserver_longrunning_requests gauge',
+      'apiserver_longrunning_requests{resource="pods",transport="http1"} 3',
+      'apiserver_longrunning_requests{resource="nodes",transport="websocket"} 2',
+      'apiserver_longrunning_requests_other 100',
+      'apiserver_longrunning_requests 1',
+    ].join('\n');
+    expect(sumMetric(text, 'apiserver_longrunning_requests')).toBe(6);
+    expect(sumMetric(text, 'absent')).toBeUndefined();
+  });
+});
+
+describe('DashboardServer', () => {
+  let apiserver: RunningApiServer;
+  let dashboard: DashboardServer;
+  let url: string;
+  beforeAll(async () => {
+    apiserver = await startApiServer({
+      port: 0,
+      storageBackend: 'memory',
+      logger: jsonLogger('warn'),
+    });
+    dashboard = new DashboardServer(apiserver.url);
+    url = await dashboard.listen('127.0.0.1', 0);
+  });
+  afterAll(async () => {
+    await dashboard.close();
+    await apiserver.close();
+  });
+
+  it('serves the page, its modules and the apiserver URL, and nothing else', async () => {
+    const page = await fetch(url);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await page.text()).toMatch(/<script type="module" src="dashboard.js">/);
+    for (const file of ['dashboard.js', 'watch.js'])
+      expect((await fetch(`${url}${file}`)).headers.get('content-type')).toMatch(
+        /^text\/javascript/,
+      );
+    expect(await (await fetch(`${url}config.json`)).json()).toEqual({ apiserver: apiserver.url });
+    expect((await fetch(`${url}package.json`)).status).toBe(404);
+    expect((await fetch(`${url}src/main.ts`)).status).toBe(404);
+    expect((await fetch(url, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('answers only requests naming a loopback host (no DNS rebinding)', async () => {
+    const { port } = new URL(url);
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) =>
+        request({ host: '127.0.0.1', port, path: '/config.json', headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .on('error', reject)
+          .end(),
+      );
+    expect(await status(`localhost:${port}`)).toBe(200);
+    expect(await status(`127.0.0.1:${port}`)).toBe(200);
+    expect(await status(`attacker.example:${port}`)).toBe(403);
+  });
+
+  it("reports the apiserver's open watches from its metrics, and nothing while it is down", async () => {
+    const controller = new AbortController();
+    const watch = await fetch(`${apiserver.url}/api/v1/pods?watch=1`, {
+      signal: controller.signal,
+    });
+    expect(watch.status).toBe(200);
+    await expect
+      .poll(async () => (await dashboard.stats()).openWatches, { timeout: 5000 })
+      .toBeGreaterThanOrEqual(1);
+    controller.abort();
+    expect(await new DashboardServer('http://127.0.0.1:1').stats()).toEqual({});
+  });
+});

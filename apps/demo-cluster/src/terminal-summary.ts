@@ -1,0 +1,158 @@
+import { SharedInformerFactory, type Logger, type RestClient } from '@listwatch/client';
+import type { ApiServerStats } from './dashboard-server.js';
+import {
+  isNodeSchedulable,
+  isPodReady,
+  resources,
+  type Deployment,
+  type Node,
+  type Pod,
+} from './controllers/objects.js';
+
+export interface SummaryView {
+  apiserver: string;
+  dashboard: string;
+  nodes: { name: string; schedulable: boolean; pods: number; ready: number }[];
+  deployments: { name: string; desired: number; ready: number; updated: number }[];
+  /** Events the summary's own informers received per second. */
+  eventsPerSecond: number;
+  stats: ApiServerStats;
+  /** The latest lines the demo reported (leadership and such). */
+  notes: readonly string[];
+}
+
+const dash = (n: number | undefined, digits = 0) => (n === undefined ? '–' : n.toFixed(digits));
+
+/** The one screen: URLs, nodes, Deployments desired/ready, rates and open watches. */
+export function formatSummary(view: SummaryView): string[] {
+  const lines = [
+    `listwatch demo cluster   apiserver ${view.apiserver}   dashboard ${view.dashboard}`,
+    `events/s ${view.eventsPerSecond.toFixed(1)}   apiserver events/s ${dash(view.stats.watchEventsPerSecond, 1)}   open watches ${dash(view.stats.openWatches)}`,
+    '',
+    `NODES (${view.nodes.length})`,
+  ];
+  for (const n of view.nodes)
+    lines.push(
+      `  ${n.name.padEnd(12)} ${(n.schedulable ? 'Ready' : 'NotReady').padEnd(9)} pods ${n.pods} (${n.ready} ready)`,
+    );
+  lines.push('', `DEPLOYMENTS (${view.deployments.length})`);
+  for (const d of view.deployments) {
+    const done = d.ready === d.desired && d.updated === d.desired;
+    lines.push(
+      `  ${d.name.padEnd(24)} ready ${`${d.ready}/${d.desired}`.padEnd(9)} updated ${String(d.updated).padEnd(5)} ${done ? '' : '(rolling out)'}`.trimEnd(),
+    );
+  }
+  if (view.notes.length) lines.push('', ...view.notes);
+  lines.push(
+    '',
+    `kubectl --server ${view.apiserver} get pods -A -w   ·   Ctrl-C stops the cluster`,
+  );
+  return lines;
+}
+
+/**
+ * A live one-screen summary for a terminal, redrawn twice a second from informers on nodes,
+ * Deployments and pods in all namespaces (the lines of events go to the dashboard then).
+ */
+export class TerminalSummary {
+  private readonly factory: SharedInformerFactory;
+  private readonly nodes;
+  private readonly deployments;
+  private readonly pods;
+  private readonly eventTimes: number[] = [];
+  private readonly notes: string[] = [];
+  private timer?: NodeJS.Timeout;
+  private stats: ApiServerStats = {};
+
+  constructor(
+    client: RestClient,
+    private readonly options: {
+      apiserver: string;
+      dashboard: string;
+      stats: () => Promise<ApiServerStats>;
+      write: (text: string) => void;
+      logger?: Logger;
+    },
+  ) {
+    this.factory = new SharedInformerFactory({
+      client,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    const count = {
+      onAdd: () => this.eventTimes.push(Date.now()),
+      onUpdate: () => this.eventTimes.push(Date.now()),
+      onDelete: () => this.eventTimes.push(Date.now()),
+    };
+    const nodes = this.factory.informerFor<Node>(resources.nodes);
+    const deployments = this.factory.informerFor<Deployment>(resources.deployments);
+    const pods = this.factory.informerFor<Pod>(resources.pods);
+    for (const informer of [nodes, deployments, pods]) informer.addEventHandler(count);
+    this.nodes = nodes.lister();
+    this.deployments = deployments.lister();
+    this.pods = pods.lister();
+  }
+
+  /** Keeps a line the demo reported, shown under the summary. */
+  note(line: string): void {
+    this.notes.push(line);
+    if (this.notes.length > 3) this.notes.shift();
+  }
+
+  view(): SummaryView {
+    const cutoff = Date.now() - 5000;
+    while (this.eventTimes.length && this.eventTimes[0]! < cutoff) this.eventTimes.shift();
+    const pods = this.pods.list();
+    return {
+      apiserver: this.options.apiserver,
+      dashboard: this.options.dashboard,
+      nodes: this.nodes
+        .list()
+        .map((node) => {
+          const mine = pods.filter((p) => p.spec?.nodeName === node.metadata.name);
+          return {
+            name: node.metadata.name ?? '',
+            schedulable: isNodeSchedulable(node),
+            pods: mine.length,
+            ready: mine.filter(isPodReady).length,
+          };
+        })
+        .sort((a, b) => a.name.localeCompare(b.name)),
+      deployments: this.deployments
+        .list()
+        .map((d) => ({
+          name: `${d.metadata.namespace}/${d.metadata.name}`,
+          desired: d.spec?.replicas ?? 1,
+          ready: d.status?.readyReplicas ?? 0,
+          updated: d.status?.updatedReplicas ?? 0,
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+      eventsPerSecond: this.eventTimes.length / 5,
+      stats: this.stats,
+      notes: this.notes,
+    };
+  }
+
+  private draw(): void {
+    // Home, clear the screen, then the summary.
+    this.options.write(`\x1b[H\x1b[2J${formatSummary(this.view()).join('\n')}\n`);
+  }
+
+  start(): void {
+    this.factory.start();
+    let polling = false;
+    this.timer = setInterval(() => {
+      this.draw();
+      if (polling) return;
+      polling = true;
+      void this.options
+        .stats()
+        .then((stats) => (this.stats = stats))
+        .finally(() => (polling = false));
+    }, 500);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.factory.shutdown();
+  }
+}
