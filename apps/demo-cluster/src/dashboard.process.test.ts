@@ -68,7 +68,7 @@ afterAll(async () => {
 /** Debian's chromium, headless, shared by the tests; a fresh page for each. */
 async function newPage(): Promise<Page> {
   browser ??= await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: process.env['CHROMIUM'] ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox'],
   });
   return browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -3,7 +3,8 @@ import { ensureDebianPackage, PYTHON } from './debian-package.js';
 import { findOnPath, isExecutable } from './programs.js';
 
 /** Programs some test tiers need besides node (see tiers.ts). */
-export type PrerequisiteName = 'etcd' | 'kubectl' | 'curl' | 'openssl' | 'python3-kubernetes';
+export type PrerequisiteName =
+  'etcd' | 'kubectl' | 'curl' | 'openssl' | 'python3-kubernetes' | 'chromium';
 
 export interface Prerequisite {
   name: PrerequisiteName;
@@ -49,6 +50,13 @@ export const prerequisites: Readonly<Record<PrerequisiteName, Prerequisite>> = {
     debianPackage: 'python3-kubernetes',
     install: `sudo apt-get install -y python3-kubernetes (for ${PYTHON})`,
     present: () => spawnSync(PYTHON, ['-c', 'import kubernetes'], { stdio: 'ignore' }).status === 0,
+  },
+  chromium: {
+    name: 'chromium',
+    debianPackage: 'chromium',
+    install:
+      'sudo apt-get install -y chromium (browser tests drive /usr/bin/chromium, or CHROMIUM)',
+    present: program('chromium', 'CHROMIUM'),
   },
 };
 

@@ -37,8 +37,8 @@ export const tiers: readonly Tier[] = [
   {
     name: 'process',
     suffix: 'process',
-    does: 'start more node processes: a CLI as users start it, a crash, several candidates',
-    needs: [],
+    does: 'start more processes: a CLI as users start it, a crash, several candidates, a browser',
+    needs: ['chromium'],
   },
 ];
 
