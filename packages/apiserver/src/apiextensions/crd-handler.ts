@@ -8,7 +8,8 @@ import { customResourceStrategy } from './custom-resource-strategy.js';
 import { CLEANUP_FINALIZER } from './customresourcedefinition-strategy.js';
 import { customResourceDefinitions } from './customresourcedefinition-resource.js';
 import { namesAndConditions } from './naming-controller.js';
-import { VersionedStorage } from './nop-converter.js';
+import { ConvertingStorage } from '../registry/converting-storage.js';
+import { nopConversion } from './nop-converter.js';
 import { hasDefaults } from './structural-pruning.js';
 import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 
@@ -165,7 +166,7 @@ export class CustomResourceDefinitionHandler {
     const current = this.served.get(name);
     if (current?.fingerprint === fingerprint) return;
     const definitions: ResourceDefinition[] = [];
-    const views = new Map<ResourceDefinition, VersionedStorage>();
+    const views = new Map<ResourceDefinition, ConvertingStorage>();
     const stored = crd.spec.versions.find((v) => v.storage)?.name ?? '';
     for (const version of crd.spec.versions) {
       if (!version.served) continue;
@@ -175,13 +176,15 @@ export class CustomResourceDefinitionHandler {
       definitions.push(definition);
       views.set(
         definition,
-        new VersionedStorage(
+        new ConvertingStorage(
           this.storage,
-          `${crd.spec.group}/${version.name}`,
-          `${crd.spec.group}/${stored}`,
-          hasDefaults(version.schema?.openAPIV3Schema)
-            ? (object: KubeObject) => strategy.decode?.(object)
-            : undefined,
+          nopConversion(
+            `${crd.spec.group}/${version.name}`,
+            `${crd.spec.group}/${stored}`,
+            hasDefaults(version.schema?.openAPIV3Schema)
+              ? (object: KubeObject) => strategy.decode?.(object)
+              : undefined,
+          ),
         ),
       );
     }

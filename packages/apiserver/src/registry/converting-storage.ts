@@ -14,7 +14,8 @@ import type {
 /**
  * How a resource served at one group version is kept in the form of another (kube's storage
  * version and the conversions of its scheme): events.k8s.io/v1 Events are stored as core/v1
- * Events, under the same key, so both APIs see the same objects.
+ * Events, under the same key, so both APIs see the same objects; a CRD's served versions are
+ * stored in its storage version (apiextensions/nop-converter.ts).
  */
 export interface StorageConversion {
   /** The served object as stored. */
