@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { parseArgs } from '../cli.js';
 import type { RunningApiServer } from '../server.js';
-import { client, cm, openWatch, testServer } from '../testing/test-server.js';
+import { client, openWatch, testServer } from '../testing/test-server.js';
 
 // The limits on what one request or user may take: an object's size (etcd's 1.5 MiB request
 // limit), watches per user (not a kube limit: --max-watches-per-user), the request line and
