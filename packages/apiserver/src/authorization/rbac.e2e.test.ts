@@ -1,5 +1,6 @@
 import type { KubeObject, WatchEvent } from '@listwatch/api';
 import { decodeWatchStream } from '@listwatch/codec';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRbacCluster, type RbacCluster } from './rbac-cluster.test-helper.js';
 
@@ -52,6 +53,32 @@ describe('an apiserver with --authorization-mode RBAC', () => {
     expect(path.body.message).toBe('forbidden: User "alice" cannot get path "/metrics"');
     const admin = await kubectl('admin', 'get', 'namespaces', '-o', 'name');
     expect(admin.stdout).toContain('namespace/team');
+  });
+
+  it("a binding's roleRef cannot change: kubectl apply of another role is refused as kube refuses it (ValidateRoleBindingUpdate)", async () => {
+    const binding = (role: string) =>
+      JSON.stringify({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'frozen', namespace: 'team' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'carol' }],
+      });
+    const dir = cluster.dir;
+    writeFileSync(`${dir}/frozen-view.json`, binding('view'));
+    writeFileSync(`${dir}/frozen-edit.json`, binding('edit'));
+    expect((await kubectl('admin', 'apply', '-f', `${dir}/frozen-view.json`)).code).toBe(0);
+    const changed = await kubectl('admin', 'apply', '-f', `${dir}/frozen-edit.json`);
+    expect(changed.code).not.toBe(0);
+    expect(changed.stderr).toContain(
+      'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"edit"}: cannot change roleRef',
+    );
+    const stored = await as(
+      'admin',
+      'GET',
+      '/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings/frozen',
+    );
+    expect((stored.body as KubeObject & { roleRef: { name: string } }).roleRef.name).toBe('view');
   });
 
   it('anonymous requests may read health and version only (system:public-info-viewer)', async () => {

@@ -151,6 +151,15 @@ function bindingStrategy(resource: 'rolebindings' | 'clusterrolebindings'): Reso
       if (!ref.name) errors.push(fieldErrors.required('roleRef.name'));
       return errors;
     },
+    // ValidateRoleBindingUpdate: a binding's roleRef never changes (delete and recreate it).
+    validateUpdate(next, current) {
+      const ref = roleRefOf(next);
+      const old = roleRefOf(current);
+      if (ref.apiGroup === old.apiGroup && ref.kind === old.kind && ref.name === old.name)
+        return [];
+      const printed = `rbac.RoleRef{APIGroup:${JSON.stringify(ref.apiGroup ?? '')}, Kind:${JSON.stringify(ref.kind ?? '')}, Name:${JSON.stringify(ref.name ?? '')}}`;
+      return [fieldErrors.invalid('roleRef', goSyntax.raw(printed), 'cannot change roleRef')];
+    },
   };
 }
 
