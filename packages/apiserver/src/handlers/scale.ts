@@ -11,7 +11,6 @@ import { unsupportedPatchType } from '../patch/patch-error.js';
 import {
   fieldValidationOf,
   pruneUnknownFields,
-  strictBodyError,
   strictDecodingMessage,
   unknownFieldMessages,
 } from '../registry/field-validation.js';
@@ -28,7 +27,7 @@ import { readObject } from './read.js';
 import { noSuchResource, requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { addWarnings } from './warnings.js';
-import { fromInput, updateWith } from './write.js';
+import { dropUnknownBodyFields, fromInput, updateWith } from './write.js';
 
 // The scale subresource as kube-apiserver serves it for deployments and replicasets
 // (pkg/registry/apps/deployment/storage/storage.go ScaleREST): GET reads the parent as an
@@ -95,12 +94,7 @@ async function updateScale(scope: RequestScope, name: string, scale: ScaleStrate
   const definition = scaleDefinition(scope.definition);
   const incoming = fromInput(scope, () => {
     const object = decodeScale(scope, decodeBody(raw, scope.ctx.get('content-type')), 'body');
-    const unknown = pruneUnknownFields(definition, object);
-    if (unknown.length && validation === 'Strict')
-      throw strictBodyError(definition, object, unknown);
-    if (unknown.length && validation === 'Warn')
-      addWarnings(scope.ctx, unknownFieldMessages(unknown));
-    return object;
+    return dropUnknownBodyFields(scope, definition, object, validation);
   });
   return updateWith(scope, name, (current) =>
     fromInput(scope, () =>

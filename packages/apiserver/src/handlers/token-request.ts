@@ -1,11 +1,6 @@
 import { ApiError, type KubeObject, type ResourceDefinition, type Verb } from '@listwatch/api';
 import type { BoundObjects } from '../authentication/service-account-token.js';
-import {
-  fieldValidationOf,
-  pruneUnknownFields,
-  strictBodyError,
-  unknownFieldMessages,
-} from '../registry/field-validation.js';
+import { fieldValidationOf } from '../registry/field-validation.js';
 import { checkTypeMeta, decodeObject } from '../registry/strategy.js';
 import {
   checkTokenRequestIdentity,
@@ -20,8 +15,7 @@ import { decodeBody, readBody } from './body.js';
 import { readObject } from './read.js';
 import { noSuchResource, requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
-import { addWarnings } from './warnings.js';
-import { fromInput } from './write.js';
+import { dropUnknownBodyFields, fromInput } from './write.js';
 
 // The serviceaccounts/token subresource as kube-apiserver serves it
 // (pkg/registry/core/serviceaccount/storage/token.go TokenREST.Create): POST a TokenRequest,
@@ -133,12 +127,7 @@ export async function serveTokenRequest(scope: RequestScope, verb: Verb): Promis
     const value = decodeBody(raw, scope.ctx.get('content-type'));
     const object = decodeObject(definition, value, 'body', TOKEN_REQUEST_GVK);
     checkTypeMeta(definition, object);
-    const unknown = pruneUnknownFields(definition, object);
-    if (unknown.length && validation === 'Strict')
-      throw strictBodyError(definition, object, unknown);
-    if (unknown.length && validation === 'Warn')
-      addWarnings(scope.ctx, unknownFieldMessages(unknown));
-    return object;
+    return dropUnknownBodyFields(scope, definition, object, validation);
   });
   checkTokenRequestIdentity(request, name, namespace);
   const serviceAccount = await readObject(scope, name);

@@ -1,4 +1,9 @@
-import { ApiError, APPLY_PATCH_TYPE, type KubeObject } from '@listwatch/api';
+import {
+  ApiError,
+  APPLY_PATCH_TYPE,
+  type KubeObject,
+  type ResourceDefinition,
+} from '@listwatch/api';
 import { isStorageError } from '@listwatch/storage';
 import { applyPatch, patchMediaType, supportedPatchTypes } from '../patch/apply-patch.js';
 import { unsupportedPatchType } from '../patch/patch-error.js';
@@ -9,6 +14,7 @@ import {
   strictBodyError,
   strictDecodingMessage,
   unknownFieldMessages,
+  type FieldValidation,
   type WriteOptionsKind,
 } from '../registry/field-validation.js';
 import { admit } from '../registry/admission.js';
@@ -66,6 +72,24 @@ export function fromInput<T>(scope: RequestScope, step: () => T): T {
   }
 }
 
+/**
+ * Drops a decoded body's unknown fields, as fieldValidation says: a 400 naming them (Strict), a
+ * Warning header each (Warn), or silently (Ignore). `definition` is the body's kind's (a
+ * subresource's Scale or TokenRequest).
+ */
+export function dropUnknownBodyFields(
+  scope: RequestScope,
+  definition: ResourceDefinition,
+  object: KubeObject,
+  validation: FieldValidation,
+): KubeObject {
+  const unknown = pruneUnknownFields(definition, object);
+  if (unknown.length && validation === 'Strict') throw strictBodyError(definition, object, unknown);
+  if (unknown.length && validation === 'Warn')
+    addWarnings(scope.ctx, unknownFieldMessages(unknown));
+  return object;
+}
+
 /** Decodes a create/update body and drops its unknown fields, as fieldValidation says. */
 async function decodeWriteBody(
   scope: RequestScope,
@@ -76,12 +100,7 @@ async function decodeWriteBody(
   return fromInput(scope, () => {
     const decoded = decodeBody(raw, scope.ctx.get('content-type'));
     const object = decodeObject(scope.definition, decoded, 'body');
-    const unknown = pruneUnknownFields(scope.definition, object);
-    if (unknown.length && validation === 'Strict')
-      throw strictBodyError(scope.definition, object, unknown);
-    if (unknown.length && validation === 'Warn')
-      addWarnings(scope.ctx, unknownFieldMessages(unknown));
-    return object;
+    return dropUnknownBodyFields(scope, scope.definition, object, validation);
   });
 }
 
