@@ -24,3 +24,4 @@ export * from './schema-types.js';
 export * from './schema.js';
 export * from './proto-messages.js';
 export { openApiV2Messages } from './generated/openapi-v2.js';
+export { semanticEqual } from './semantic-equality.js';

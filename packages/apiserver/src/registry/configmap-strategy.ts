@@ -1,5 +1,5 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
-import { semanticEqual } from './apps-strategy.js';
+import { semanticEqual } from '@listwatch/api';
 import { decodedBase64Length, isConfigMapKey, MAX_SECRET_SIZE } from './secret-strategy.js';
 import type { ResourceStrategy } from './strategy.js';
 

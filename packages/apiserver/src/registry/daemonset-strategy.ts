@@ -1,5 +1,5 @@
 import type { FieldError, KubeObject } from '@listwatch/api';
-import { semanticEqual } from './apps-strategy.js';
+import { semanticEqual } from '@listwatch/api';
 import {
   child,
   defaultTo,

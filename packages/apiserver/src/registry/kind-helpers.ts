@@ -5,7 +5,7 @@ import {
   type FieldError,
   type KubeObject,
 } from '@listwatch/api';
-import { semanticEqual } from './apps-strategy.js';
+import { semanticEqual } from '@listwatch/api';
 import type { ResourceStrategy } from './strategy.js';
 
 // What the strategies of the kinds in pkg/registry/{apps,batch,core,discovery,networking,policy}

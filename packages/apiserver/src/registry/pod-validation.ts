@@ -7,7 +7,7 @@ import {
   type FieldError,
   type LabelSelector,
 } from '@listwatch/api';
-import { semanticEqual } from './apps-strategy.js';
+import { semanticEqual } from '@listwatch/api';
 
 // The validation of pods and pod templates users meet most: k8s.io/kubernetes
 // pkg/apis/core/validation/validation.go (ValidatePodSpec, validateContainers, ValidateEnv,

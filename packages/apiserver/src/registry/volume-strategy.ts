@@ -1,5 +1,5 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
-import { semanticEqual } from './apps-strategy.js';
+import { semanticEqual } from '@listwatch/api';
 import { child, defaultTo, kindStrategy, listAt, oneOf, recordAt } from './kind-helpers.js';
 
 // PersistentVolumeClaims and PersistentVolumes: pkg/registry/core/persistentvolumeclaim/strategy.go

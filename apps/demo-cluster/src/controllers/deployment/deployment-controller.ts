@@ -3,6 +3,7 @@ import {
   labelSelectorFromMetaV1,
   objectKey,
   type OwnerReference,
+  semanticEqual,
 } from '@listwatch/api';
 import {
   Controller,
@@ -57,7 +58,6 @@ import {
   replicasOf,
   RESUMED_DEPLOY_REASON,
   REVISION_ANNOTATION,
-  semanticEqual,
   setCondition,
   setNewReplicaSetAnnotations,
   setReplicasAnnotations,

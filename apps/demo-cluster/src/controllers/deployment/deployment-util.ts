@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import { semanticEqual, type KubeObject } from '@listwatch/api';
 import type { Deployment, DeploymentCondition, PodTemplate, ReplicaSet } from '../objects.js';
 
 // kubernetes pkg/controller/deployment/util/deployment_util.go and the parts of
@@ -159,29 +159,6 @@ export function computeHash(template: PodTemplate, collisionCount: number | unde
 }
 
 // --- comparing templates ---
-
-function isEmpty(value: unknown): boolean {
-  if (value === undefined || value === null || value === '') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  return typeof value === 'object' && Object.keys(value).length === 0;
-}
-
-/** apiequality.Semantic.DeepEqual on JSON: nil and empty alike, key order irrelevant. */
-export function semanticEqual(a: unknown, b: unknown): boolean {
-  if (isEmpty(a) && isEmpty(b)) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => semanticEqual(item, b[i]));
-  }
-  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
-    const left = a as Record<string, unknown>;
-    const right = b as Record<string, unknown>;
-    const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-    for (const key of keys) if (!semanticEqual(left[key], right[key])) return false;
-    return true;
-  }
-  return a === b;
-}
 
 function withoutHashLabel(template: PodTemplate | undefined): PodTemplate {
   const copy = structuredClone(template ?? {});
