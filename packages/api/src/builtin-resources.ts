@@ -84,6 +84,16 @@ function column(
   };
 }
 
+/** A column kubectl shows only with `-o wide` (priority 1). */
+function wide(name: string, description: string, cell: TableColumn['cell']): TableColumn {
+  return column(name, description, cell, { priority: 1 });
+}
+
+/** An integer column read from a path of the object (replica counts and the like). */
+function intColumn(name: string, description: string, path: string): TableColumn {
+  return column(name, description, (o) => int(o, path), { type: 'integer' });
+}
+
 const ALL_VERBS: readonly Verb[] = [
   'create',
   'delete',
@@ -205,27 +215,15 @@ const pods = define({
         ),
     ),
     AGE,
-    column('IP', 'The IP address assigned to the pod', (o) => text(o, 'status.podIP'), {
-      priority: 1,
-    }),
-    column('Node', 'The name of the node the pod is assigned to', (o) => text(o, 'spec.nodeName'), {
-      priority: 1,
-    }),
-    column(
-      'Nominated Node',
-      'The name of the node the pod is nominated to',
-      (o) => text(o, 'status.nominatedNodeName'),
-      { priority: 1 },
+    wide('IP', 'The IP address assigned to the pod', (o) => text(o, 'status.podIP')),
+    wide('Node', 'The name of the node the pod is assigned to', (o) => text(o, 'spec.nodeName')),
+    wide('Nominated Node', 'The name of the node the pod is nominated to', (o) =>
+      text(o, 'status.nominatedNodeName'),
     ),
-    column(
-      'Readiness Gates',
-      'The readiness gates of the pod',
-      (o) => {
-        const gates = array(o, 'spec.readinessGates');
-        return gates.length === 0 ? '<none>' : `0/${gates.length}`;
-      },
-      { priority: 1 },
-    ),
+    wide('Readiness Gates', 'The readiness gates of the pod', (o) => {
+      const gates = array(o, 'spec.readinessGates');
+      return gates.length === 0 ? '<none>' : `0/${gates.length}`;
+    }),
   ],
 });
 
@@ -327,31 +325,14 @@ const nodes = define({
     column('Version', 'Kubelet Version reported by the node.', (o) =>
       text(o, 'status.nodeInfo.kubeletVersion', ''),
     ),
-    column('Internal-IP', 'List of internal IPs for the node.', (o) => address(o, 'InternalIP'), {
-      priority: 1,
-    }),
-    column('External-IP', 'List of external IPs for the node.', (o) => address(o, 'ExternalIP'), {
-      priority: 1,
-    }),
-    column(
-      'OS-Image',
-      'OS image reported by the node.',
-      (o) => text(o, 'status.nodeInfo.osImage'),
-      {
-        priority: 1,
-      },
+    wide('Internal-IP', 'List of internal IPs for the node.', (o) => address(o, 'InternalIP')),
+    wide('External-IP', 'List of external IPs for the node.', (o) => address(o, 'ExternalIP')),
+    wide('OS-Image', 'OS image reported by the node.', (o) => text(o, 'status.nodeInfo.osImage')),
+    wide('Kernel-Version', 'Kernel version reported by the node.', (o) =>
+      text(o, 'status.nodeInfo.kernelVersion'),
     ),
-    column(
-      'Kernel-Version',
-      'Kernel version reported by the node.',
-      (o) => text(o, 'status.nodeInfo.kernelVersion'),
-      { priority: 1 },
-    ),
-    column(
-      'Container-Runtime',
-      'Container runtime and version reported by the node.',
-      (o) => text(o, 'status.nodeInfo.containerRuntimeVersion'),
-      { priority: 1 },
+    wide('Container-Runtime', 'Container runtime and version reported by the node.', (o) =>
+      text(o, 'status.nodeInfo.containerRuntimeVersion'),
     ),
   ],
 });
@@ -394,9 +375,7 @@ const services = define({
         .join(',');
     }),
     AGE,
-    column('Selector', 'The selector of the service', (o) => labelsText(at(o, 'spec.selector')), {
-      priority: 1,
-    }),
+    wide('Selector', 'The selector of the service', (o) => labelsText(at(o, 'spec.selector'))),
   ],
 });
 
@@ -449,31 +428,18 @@ function workloadColumns(): TableColumn[] {
   const containers = (o: KubeObject) =>
     array(o, 'spec.template.spec.containers') as { name?: string; image?: string }[];
   return [
-    column(
-      'Containers',
-      'Names of each container in the template.',
-      (o) =>
-        containers(o)
-          .map((c) => c.name ?? '')
-          .join(','),
-      { priority: 1 },
+    wide('Containers', 'Names of each container in the template.', (o) =>
+      containers(o)
+        .map((c) => c.name ?? '')
+        .join(','),
     ),
-    column(
-      'Images',
-      'Images referenced by each container in the template.',
-      (o) =>
-        containers(o)
-          .map((c) => c.image ?? '')
-          .join(','),
-      { priority: 1 },
+    wide('Images', 'Images referenced by each container in the template.', (o) =>
+      containers(o)
+        .map((c) => c.image ?? '')
+        .join(','),
     ),
-    column(
-      'Selector',
-      'Label selector for pods.',
-      (o) => labelsText(at(o, 'spec.selector.matchLabels')),
-      {
-        priority: 1,
-      },
+    wide('Selector', 'Label selector for pods.', (o) =>
+      labelsText(at(o, 'spec.selector.matchLabels')),
     ),
   ];
 }
@@ -518,17 +484,15 @@ const deployments = define({
       'Number of the pod with ready state',
       (o) => `${int(o, 'status.readyReplicas')}/${int(o, 'spec.replicas')}`,
     ),
-    column(
+    intColumn(
       'Up-to-date',
       'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
-      (o) => int(o, 'status.updatedReplicas'),
-      { type: 'integer' },
+      'status.updatedReplicas',
     ),
-    column(
+    intColumn(
       'Available',
       'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
-      (o) => int(o, 'status.availableReplicas'),
-      { type: 'integer' },
+      'status.availableReplicas',
     ),
     AGE,
     ...workloadColumns(),
@@ -581,16 +545,9 @@ const bindingColumns = (): TableColumn[] => [
   NAME,
   column('Role', 'RoleRef is the reference to the role the binding grants.', roleRef),
   AGE,
-  column('Users', 'Users in the binding', (o) => subjects(o, 'User'), { priority: 1 }),
-  column('Groups', 'Groups in the binding', (o) => subjects(o, 'Group'), { priority: 1 }),
-  column(
-    'ServiceAccounts',
-    'ServiceAccounts in the binding',
-    (o) => subjects(o, 'ServiceAccount'),
-    {
-      priority: 1,
-    },
-  ),
+  wide('Users', 'Users in the binding', (o) => subjects(o, 'User')),
+  wide('Groups', 'Groups in the binding', (o) => subjects(o, 'Group')),
+  wide('ServiceAccounts', 'ServiceAccounts in the binding', (o) => subjects(o, 'ServiceAccount')),
 ];
 
 /** An RBAC kind and its cluster-scoped twin (Role/ClusterRole, RoleBinding/ClusterRoleBinding). */
@@ -665,7 +622,7 @@ function containerCells(path: string, priority = 1): TableColumn[] {
 
 /** A column named Selector, its description as kube's (the field's doc). */
 function selector(description: string, cell: TableColumn['cell']): TableColumn {
-  return column('Selector', description, cell, { priority: 1 });
+  return wide('Selector', description, cell);
 }
 
 const statefulsets = define({
@@ -694,35 +651,30 @@ const daemonsets = define({
   subresources: ['status'],
   columns: [
     NAME,
-    column(
+    intColumn(
       'Desired',
       'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
-      (o) => int(o, 'status.desiredNumberScheduled'),
-      { type: 'integer' },
+      'status.desiredNumberScheduled',
     ),
-    column(
+    intColumn(
       'Current',
       'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
-      (o) => int(o, 'status.currentNumberScheduled'),
-      { type: 'integer' },
+      'status.currentNumberScheduled',
     ),
-    column(
+    intColumn(
       'Ready',
       'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
-      (o) => int(o, 'status.numberReady'),
-      { type: 'integer' },
+      'status.numberReady',
     ),
-    column(
+    intColumn(
       'Up-to-date',
       'The total number of nodes that are running updated daemon pod',
-      (o) => int(o, 'status.updatedNumberScheduled'),
-      { type: 'integer' },
+      'status.updatedNumberScheduled',
     ),
-    column(
+    intColumn(
       'Available',
       'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
-      (o) => int(o, 'status.numberAvailable'),
-      { type: 'integer' },
+      'status.numberAvailable',
     ),
     column(
       'Node Selector',
@@ -1036,11 +988,10 @@ const persistentvolumeclaims = define({
       text(o, 'spec.volumeAttributesClassName', '<unset>'),
     ),
     AGE,
-    column(
+    wide(
       'VolumeMode',
       'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.',
       (o) => text(o, 'spec.volumeMode', '<unset>'),
-      { priority: 1 },
     ),
   ],
 });
@@ -1091,11 +1042,10 @@ const persistentvolumes = define({
       (o) => text(o, 'status.reason', ''),
     ),
     AGE,
-    column(
+    wide(
       'VolumeMode',
       'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.',
       (o) => text(o, 'spec.volumeMode', '<unset>'),
-      { priority: 1 },
     ),
   ],
 });
@@ -1167,23 +1117,20 @@ const replicationcontrollers = define({
   fields: ['status.replicas'],
   columns: [
     NAME,
-    column(
+    intColumn(
       'Desired',
       'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
-      (o) => int(o, 'spec.replicas'),
-      { type: 'integer' },
+      'spec.replicas',
     ),
-    column(
+    intColumn(
       'Current',
       'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
-      (o) => int(o, 'status.replicas'),
-      { type: 'integer' },
+      'status.replicas',
     ),
-    column(
+    intColumn(
       'Ready',
       'The number of ready replicas for this replication controller.',
-      (o) => int(o, 'status.readyReplicas'),
-      { type: 'integer' },
+      'status.readyReplicas',
     ),
     AGE,
     ...containerCells(TEMPLATE_CONTAINERS),
@@ -1280,11 +1227,10 @@ const poddisruptionbudgets = define({
     column('Max Unavailable', 'The maximum number of pods that may be unavailable.', (o) =>
       intOrString(o, 'spec.maxUnavailable'),
     ),
-    column(
+    intColumn(
       'Allowed Disruptions',
       'Calculated number of pods that may be disrupted at this time.',
-      (o) => int(o, 'status.disruptionsAllowed'),
-      { type: 'integer' },
+      'status.disruptionsAllowed',
     ),
     AGE,
   ],
