@@ -50,7 +50,8 @@ function int(object: unknown, path: string): number {
   return typeof value === 'number' ? value : 0;
 }
 
-const NAME: TableColumn = {
+/** The Name column every Table starts with (kube's printers and default table convertor). */
+export const NAME_COLUMN: TableColumn = {
   name: 'Name',
   type: 'string',
   format: 'name',
@@ -94,7 +95,8 @@ function intColumn(name: string, description: string, path: string): TableColumn
   return column(name, description, (o) => int(o, path), { type: 'integer' });
 }
 
-const ALL_VERBS: readonly Verb[] = [
+/** The verbs of a resource that supports every operation. */
+export const ALL_VERBS: readonly Verb[] = [
   'create',
   'delete',
   'deletecollection',
@@ -196,7 +198,7 @@ const pods = define({
   // The watch cache dispatches pod events by node: a kubelet watches only its own pods.
   indexes: { 'spec.nodeName': (o) => [field('spec.nodeName')(o)] },
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Ready', 'The aggregate readiness state of this pod for accepting traffic.', (o) => {
       const statuses = array(o, 'status.containerStatuses') as ContainerStatus[];
       const total = array(o, 'spec.containers').length;
@@ -239,7 +241,7 @@ const namespaces = define({
   subresources: ['status', 'finalize'],
   fields: ['status.phase'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Status', 'The status of the namespace', (o) => text(o, 'status.phase', 'Active')),
     AGE,
   ],
@@ -256,7 +258,7 @@ const configmaps = define({
   shortNames: ['cm'],
   namespaced: true,
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Data', 'Number of data in configmap', dataCount, { type: 'integer' }),
     AGE,
   ],
@@ -268,7 +270,7 @@ const secrets = define({
   namespaced: true,
   fields: ['type'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Type', 'The type of the secret', (o) => text(o, 'type', 'Opaque')),
     column('Data', 'The number of data in the secret', dataCount, { type: 'integer' }),
     AGE,
@@ -282,7 +284,7 @@ const serviceaccounts = define({
   namespaced: true,
   subresources: ['token'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     // printServiceAccount: the count of secrets, in a column typed string.
     column(
       'Secrets',
@@ -306,7 +308,7 @@ const nodes = define({
   subresources: ['status'],
   fields: ['spec.unschedulable'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Status', 'The status of the node', (o) => {
       const ready = (array(o, 'status.conditions') as NodeCondition[]).find(
         (c) => c.type === 'Ready',
@@ -360,7 +362,7 @@ const services = define({
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Type', 'The type of the service', (o) => text(o, 'spec.type', 'ClusterIP')),
     column('Cluster-IP', 'The cluster ip of the service', (o) => text(o, 'spec.clusterIP')),
     column('External-IP', 'The external ip of the service', (o) => {
@@ -454,7 +456,7 @@ const replicasets = define({
   subresources: ['status', 'scale'],
   fields: ['status.replicas'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Desired', 'Number of desired pods.', (o) => int(o, 'spec.replicas'), {
       type: 'integer',
     }),
@@ -478,7 +480,7 @@ const deployments = define({
   namespaced: true,
   subresources: ['status', 'scale'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'Ready',
       'Number of the pod with ready state',
@@ -505,7 +507,7 @@ const leases = define({
   plural: 'leases',
   namespaced: true,
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Holder', 'The holder of the lease', (o) => text(o, 'spec.holderIdentity', '')),
     AGE,
   ],
@@ -542,7 +544,7 @@ const CREATED_AT: TableColumn = {
 };
 
 const bindingColumns = (): TableColumn[] => [
-  NAME,
+  NAME_COLUMN,
   column('Role', 'RoleRef is the reference to the role the binding grants.', roleRef),
   AGE,
   wide('Users', 'Users in the binding', (o) => subjects(o, 'User')),
@@ -568,7 +570,7 @@ function rbacScopes(
   return [scoped('', true), scoped('Cluster', false)];
 }
 
-const [roles, clusterroles] = rbacScopes('Role', 'roles', [NAME, CREATED_AT]);
+const [roles, clusterroles] = rbacScopes('Role', 'roles', [NAME_COLUMN, CREATED_AT]);
 const [rolebindings, clusterrolebindings] = rbacScopes(
   'RoleBinding',
   'rolebindings',
@@ -634,7 +636,7 @@ const statefulsets = define({
   namespaced: true,
   subresources: ['status', 'scale'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Ready', 'Number of the pod with ready state', readyOf),
     AGE,
     ...containerCells(TEMPLATE_CONTAINERS),
@@ -650,7 +652,7 @@ const daemonsets = define({
   namespaced: true,
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     intColumn(
       'Desired',
       'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
@@ -703,7 +705,7 @@ const controllerrevisions = define({
   plural: 'controllerrevisions',
   namespaced: true,
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Controller', 'Controller of the object', (o) => {
       const ref = controllerOf(o);
       if (!ref) return '<none>';
@@ -770,7 +772,7 @@ const jobs = define({
   // pkg/registry/batch/job/strategy.go JobToSelectableFields: the succeeded count.
   selectableFields: { 'status.successful': (o) => String(int(o, 'status.succeeded')) },
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Status', 'Status of the job.', jobStatus),
     column(
       'Completions',
@@ -796,7 +798,7 @@ const cronjobs = define({
   namespaced: true,
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'Schedule',
       'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
@@ -882,7 +884,7 @@ const endpoints = define({
   shortNames: ['ep'],
   namespaced: true,
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'Endpoints',
       'The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.',
@@ -905,7 +907,7 @@ const endpointslices = define({
   plural: 'endpointslices',
   namespaced: true,
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'AddressType',
       'addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType "IPv4" and "IPv6". No semantics are defined for the "FQDN" type.',
@@ -964,7 +966,7 @@ const persistentvolumeclaims = define({
   namespaced: true,
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'Status',
       'phase represents the current phase of PersistentVolumeClaim.',
@@ -1003,7 +1005,7 @@ const persistentvolumes = define({
   namespaced: false,
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'Capacity',
       "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
@@ -1071,7 +1073,7 @@ const resourcequotas = define({
   namespaced: true,
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     AGE,
     column(
       'Request',
@@ -1091,7 +1093,7 @@ const limitranges = define({
   plural: 'limitranges',
   shortNames: ['limits'],
   namespaced: true,
-  columns: [NAME, CREATED_AT],
+  columns: [NAME_COLUMN, CREATED_AT],
 });
 
 const podtemplates = define({
@@ -1099,7 +1101,7 @@ const podtemplates = define({
   plural: 'podtemplates',
   namespaced: true,
   columns: [
-    NAME,
+    NAME_COLUMN,
     ...containerCells('template.spec.containers', 0),
     column('Pod Labels', 'The labels for the pod template.', (o) =>
       labelsText(at(o, 'template.metadata.labels')),
@@ -1116,7 +1118,7 @@ const replicationcontrollers = define({
   subresources: ['status', 'scale'],
   fields: ['status.replicas'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     intColumn(
       'Desired',
       'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
@@ -1166,7 +1168,7 @@ const ingresses = define({
   namespaced: true,
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'Class',
       'The name of the IngressClass resource that should be used for additional configuration',
@@ -1196,7 +1198,7 @@ const networkpolicies = define({
   shortNames: ['netpol'],
   namespaced: true,
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'Pod-Selector',
       'Selects the pods to which this NetworkPolicy object applies. The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.',
@@ -1220,7 +1222,7 @@ const poddisruptionbudgets = define({
   namespaced: true,
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column('Min Available', 'The minimum number of pods that must be available.', (o) =>
       intOrString(o, 'spec.minAvailable'),
     ),
@@ -1285,7 +1287,7 @@ const horizontalpodautoscalers = define({
   namespaced: true,
   subresources: ['status'],
   columns: [
-    NAME,
+    NAME_COLUMN,
     column(
       'Reference',
       'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.',

@@ -1,9 +1,10 @@
 import {
+  ALL_VERBS,
+  NAME_COLUMN,
   ageSince,
   type FieldGetter,
   type ResourceDefinition,
   type TableColumn,
-  type Verb,
 } from '@listwatch/api';
 import { compareVersionPriority, sortByVersionPriority } from '../discovery/version-priority.js';
 import { parseSimplePath, valueAt } from './jsonpath.js';
@@ -17,27 +18,6 @@ import {
 // What one served version of a CRD is as a resource: kube's crdHandler builds this per request
 // from the CRD (apiextensions-apiserver pkg/apiserver/customresource_handler.go getOrCreateServingInfoFor),
 // with the table convertor of pkg/registry/customresource/tableconvertor and the accepted names.
-
-const ALL_VERBS: readonly Verb[] = [
-  'create',
-  'delete',
-  'deletecollection',
-  'get',
-  'list',
-  'patch',
-  'update',
-  'watch',
-];
-
-const NAME_COLUMN: TableColumn = {
-  name: 'Name',
-  type: 'string',
-  format: 'name',
-  description:
-    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.',
-  priority: 0,
-  cell: (o) => o.metadata.name ?? '',
-};
 
 /** customresource_handler.go serveDefaultColumnsIfEmpty: Age, when a version declares none. */
 const DEFAULT_COLUMNS: CustomResourceColumnDefinition[] = [

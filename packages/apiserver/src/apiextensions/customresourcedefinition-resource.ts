@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from '@listwatch/api';
+import { NAME_COLUMN, type ResourceDefinition } from '@listwatch/api';
 import { GROUP } from './types.js';
 
 // The CustomResourceDefinition resource, defined by hand rather than in @listwatch/api's
@@ -25,15 +25,7 @@ export const customResourceDefinitions: ResourceDefinition = {
   indexes: {},
   // Kube's default table convertor (rest/table.go): Name and Created At.
   tableColumns: [
-    {
-      name: 'Name',
-      type: 'string',
-      format: 'name',
-      description:
-        'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.',
-      priority: 0,
-      cell: (o) => o.metadata.name ?? '',
-    },
+    NAME_COLUMN,
     {
       name: 'Created At',
       type: 'date',
