@@ -1,6 +1,6 @@
 import type { KubeObject } from '@listwatch/api';
 import { pruneObjectMeta } from '../registry/field-validation.js';
-import type { ScaleStrategy } from '../registry/scale.js';
+import { scaleOf, type ScaleStrategy } from '../registry/scale.js';
 import type { ResourceStrategy } from '../registry/strategy.js';
 import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
 import { compileRules, hasRules } from './cel-validation.js';
@@ -45,25 +45,12 @@ function scaleStrategy(
       const replicas = valueAt(object, spec);
       const current = valueAt(object, status);
       const labelSelector = selector ? valueAt(object, selector) : undefined;
-      const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
-      return {
-        kind: 'Scale',
-        apiVersion: 'autoscaling/v1',
-        metadata: {
-          ...(name !== undefined ? { name } : {}),
-          ...(namespace !== undefined ? { namespace } : {}),
-          ...(uid !== undefined ? { uid } : {}),
-          ...(resourceVersion !== undefined ? { resourceVersion } : {}),
-          ...(creationTimestamp !== undefined ? { creationTimestamp } : {}),
-        },
-        spec: typeof replicas === 'number' && replicas !== 0 ? { replicas } : {},
-        status: {
-          replicas: typeof current === 'number' ? current : 0,
-          ...(typeof labelSelector === 'string' && labelSelector
-            ? { selector: labelSelector }
-            : {}),
-        },
-      };
+      return scaleOf(
+        object,
+        typeof replicas === 'number' ? replicas : 0,
+        typeof current === 'number' ? current : 0,
+        typeof labelSelector === 'string' ? labelSelector : undefined,
+      );
     },
     withScale(object, scaleObject) {
       const replicas = isRecord(scaleObject['spec']) ? scaleObject['spec']['replicas'] : undefined;

@@ -60,6 +60,32 @@ const DEFAULT_REPLICAS = 1;
  * metav1.LabelSelector) as the string `kubectl get --selector` takes. Go omits a zero
  * spec.replicas and an empty selector; status.replicas is always written.
  */
+/**
+ * The autoscaling/v1 Scale of `object`: its identity, the desired and current replicas and the
+ * label selector as a string (a zero spec.replicas is omitted, as Go's omitempty).
+ */
+export function scaleOf(
+  object: KubeObject,
+  replicas: number,
+  current: number,
+  selector: string | undefined,
+): KubeObject {
+  const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
+  return {
+    kind: SCALE_GVK.kind,
+    apiVersion: `${SCALE_GVK.group}/${SCALE_GVK.version}`,
+    metadata: {
+      ...(name !== undefined ? { name } : {}),
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(uid !== undefined ? { uid } : {}),
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      ...(creationTimestamp !== undefined ? { creationTimestamp } : {}),
+    },
+    spec: replicas !== 0 ? { replicas } : {},
+    status: { replicas: current, ...(selector ? { selector } : {}) },
+  };
+}
+
 export const replicasScale: ScaleStrategy = {
   toScale(object) {
     const spec = record(object['spec']);
@@ -67,20 +93,7 @@ export const replicasScale: ScaleStrategy = {
     const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : DEFAULT_REPLICAS;
     const current = typeof status['replicas'] === 'number' ? status['replicas'] : 0;
     const selector = labelSelectorFromMetaV1(metaLabelSelector(spec['selector'])).toString();
-    const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
-    return {
-      kind: SCALE_GVK.kind,
-      apiVersion: `${SCALE_GVK.group}/${SCALE_GVK.version}`,
-      metadata: {
-        ...(name !== undefined ? { name } : {}),
-        ...(namespace !== undefined ? { namespace } : {}),
-        ...(uid !== undefined ? { uid } : {}),
-        ...(resourceVersion !== undefined ? { resourceVersion } : {}),
-        ...(creationTimestamp !== undefined ? { creationTimestamp } : {}),
-      },
-      spec: replicas !== 0 ? { replicas } : {},
-      status: { replicas: current, ...(selector ? { selector } : {}) },
-    };
+    return scaleOf(object, replicas, current, selector);
   },
   withScale(object, scale) {
     const replicas = record(scale['spec'])['replicas'];
