@@ -20,19 +20,20 @@ import {
 // merged, unmatched nulls ignored), with error texts from pkg/util/mergepatch/errors.go and the
 // status codes of interpretStrategicMergePatchError in apiserver's handlers/patch.go.
 
+/** The patch's directive keys and values (strategicpatch/patch.go). */
 const DIRECTIVE = '$patch';
-const DELETE = 'delete';
-const REPLACE = 'replace';
-const MERGE = 'merge';
 const RETAIN_KEYS = '$retainKeys';
 const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList';
 const SET_ELEMENT_ORDER = '$setElementOrder';
+const [DELETE, REPLACE, MERGE] = ['delete', 'replace', 'merge'] as const;
 
-// mergepatch sentinel errors; kube answers the format ones with 400, list-of-lists with 422.
-const ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST = 'invalid patch format of primitive list';
-const ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS = 'invalid patch format of retainKeys';
-const ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER = 'invalid patch format of setElementOrder list';
-const ERR_NO_LIST_OF_LISTS = 'lists of lists are not supported';
+/** mergepatch sentinel errors; kube answers the format ones with 400, list-of-lists with 422. */
+const ERRORS = {
+  badPrimitiveList: 'invalid patch format of primitive list',
+  badRetainKeys: 'invalid patch format of retainKeys',
+  badSetElementOrder: 'invalid patch format of setElementOrder list',
+  noListOfLists: 'lists of lists are not supported',
+} as const;
 
 const MAP_TYPE = 'map[string]interface {}';
 const SLICE_TYPE = '[]interface {}';
@@ -163,9 +164,7 @@ function extractKey(key: string, prefix: string): string {
   const slash = key.indexOf('/');
   if (slash < 0 || key.slice(0, slash) !== prefix) {
     throw badPatch(
-      prefix === DELETE_FROM_PRIMITIVE_LIST
-        ? ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST
-        : ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER,
+      prefix === DELETE_FROM_PRIMITIVE_LIST ? ERRORS.badPrimitiveList : ERRORS.badSetElementOrder,
     );
   }
   return key.slice(slash + 1);
@@ -176,7 +175,7 @@ function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void
   if (!hasKey(patch, RETAIN_KEYS)) return;
   const retain = patch[RETAIN_KEYS];
   deleteKey(patch, RETAIN_KEYS);
-  if (!Array.isArray(retain)) throw badPatch(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS);
+  if (!Array.isArray(retain)) throw badPatch(ERRORS.badRetainKeys);
   const kept = new Set(retain.filter((v): v is string => typeof v === 'string'));
   for (const key of Object.keys(patch)) {
     if (
@@ -185,7 +184,7 @@ function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void
       key.startsWith(SET_ELEMENT_ORDER)
     )
       continue;
-    if (!kept.has(key)) throw badPatch(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS);
+    if (!kept.has(key)) throw badPatch(ERRORS.badRetainKeys);
   }
   for (const key of Object.keys(original)) {
     if (!kept.has(key)) deleteKey(original, key);
@@ -478,7 +477,7 @@ function sliceElementKind(...lists: JsonValue[][]): ElementKind {
     for (const value of list) {
       const current = goTypeName(value);
       if (type === undefined) {
-        if (Array.isArray(value)) throw unprocessablePatch(ERR_NO_LIST_OF_LISTS);
+        if (Array.isArray(value)) throw unprocessablePatch(ERRORS.noListOfLists);
         type = current;
       } else if (type !== current) {
         throw patchEngineError(`list element types are not identical: ${goFormat(lists)}`);
