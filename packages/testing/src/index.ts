@@ -30,3 +30,4 @@ export {
   type Tier,
   type TierName,
 } from './tiers.js';
+export { goldenDir } from './golden.js';

@@ -1,6 +1,6 @@
 import { builtinResources, type KubeObject, type ResourceDefinition } from '@listwatch/api';
+import { goldenDir } from '@listwatch/testing';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { imageTag } from './core-v1-defaults.js';
 import { decodeObject } from './strategy.js';
@@ -8,10 +8,8 @@ import { decodeObject } from './strategy.js';
 // Defaulting as kube's decode applies it (pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/
 // defaults.go and zz_generated.defaults.go). Cases follow upstream's defaults_test.go, named.
 
-// kubernetes/api's testdata fixtures (every field set), kept beside the repository.
-const GOLDEN = fileURLToPath(
-  new URL('../../../../../shared/reference/kubernetes-api/golden', import.meta.url),
-);
+// kubernetes/api's testdata fixtures (every field set).
+const GOLDEN = goldenDir;
 
 function definition(kind: string): ResourceDefinition {
   const found = builtinResources.find((r) => r.kind === kind);

@@ -1,13 +1,13 @@
 import { schemaFor } from '@listwatch/api';
+import { goldenDir } from '@listwatch/testing';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeProtobuf, encodeProtobuf } from './kube-protobuf.js';
 
 // kubernetes/api testdata/HEAD fixtures: the same object, every field set, in JSON and in
-// protobuf. They are reference data kept outside the repository.
-const GOLDEN =
-  process.env['LISTWATCH_GOLDEN_DIR'] ?? '/work/shared/reference/kubernetes-api/golden';
+// protobuf (copied into @listwatch/testing's testdata).
+const GOLDEN = goldenDir;
 
 function fixtures(): { name: string; json: unknown; pb: Uint8Array }[] {
   if (!existsSync(GOLDEN)) return [];

@@ -20,7 +20,7 @@ import { Cacher, type CacherOptions } from './cacher.js';
 import { SelectionPredicate } from './predicate.js';
 
 // Semantics from k8s.io/apiserver/pkg/storage/cacher (cacher.go, watch_cache.go,
-// cache_watcher.go) and /work/shared/reference/server.md §1–3.
+// cache_watcher.go).
 
 const configmaps = findBuiltinResource('configmaps')!;
 const pods = findBuiltinResource('pods')!;
