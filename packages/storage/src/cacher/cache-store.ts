@@ -66,12 +66,19 @@ function countOf(tree: Tree<StoreElement>, prefix: string, startKey?: string): n
  * The store as it was at one revision: a copy-on-write clone of the object tree, sharing every
  * node the store has not rewritten since (store_btree.go btreeStore.Clone).
  */
+/** Each snapshot's tree, kept out of the class's declarations (sorted-btree's types depend on
+ * the consumer's module resolution, so the published types never name them). */
+const snapshotTrees = new WeakMap<StoreSnapshot, Tree<StoreElement>>();
+
 export class StoreSnapshot {
   constructor(
-    private readonly tree: Tree<StoreElement>,
     /** The revision this state is at. */
     readonly revision: number,
   ) {}
+
+  private get tree(): Tree<StoreElement> {
+    return snapshotTrees.get(this)!;
+  }
 
   get size(): number {
     return this.tree.size;
@@ -149,7 +156,9 @@ export class CacheStore {
 
   /** The state now, frozen: later writes copy the nodes they touch instead of changing these. */
   snapshot(revision: number): StoreSnapshot {
-    return new StoreSnapshot(this.elements.clone(), revision);
+    const snapshot = new StoreSnapshot(revision);
+    snapshotTrees.set(snapshot, this.elements.clone());
+    return snapshot;
   }
 
   /** Elements whose key starts with `prefix`, from `startKey` on (inclusive), in key order. */
