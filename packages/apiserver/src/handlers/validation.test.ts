@@ -190,6 +190,25 @@ describe('semantic validation: 422 Invalid with field paths', () => {
       'spec.containers[0].env[0].name: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than \'=\'',
     ],
     [
+      'a probe whose httpGet has no port (validateHTTPGetAction)',
+      pod('p', { containers: [{ name: 'a', image: 'i', livenessProbe: { httpGet: {} } }] }),
+      'spec.containers[0].livenessProbe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive',
+    ],
+    [
+      'a probe without a handler (validateHandler)',
+      pod('p', { containers: [{ name: 'a', image: 'i', readinessProbe: { periodSeconds: 5 } }] }),
+      'spec.containers[0].readinessProbe: Required value: must specify a handler type',
+    ],
+    [
+      'a preStop hook with a tcpSocket port that is no IANA_SVC_NAME',
+      pod('p', {
+        containers: [
+          { name: 'a', image: 'i', lifecycle: { preStop: { tcpSocket: { port: 'Web' } } } },
+        ],
+      }),
+      'spec.containers[0].lifecycle.preStop.tcpSocket.port: Invalid value: "Web": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+    ],
+    [
       'an unknown restartPolicy',
       pod('p', { containers: [{ name: 'a', image: 'i' }], restartPolicy: 'Sometimes' }),
       'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',

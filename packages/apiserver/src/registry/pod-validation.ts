@@ -111,6 +111,50 @@ function validateEnv(env: unknown, path: string): FieldError[] {
   return errs;
 }
 
+/** ValidatePortNumOrName: an IntOrString port is a number in range or an IANA_SVC_NAME. */
+function validatePortNumOrName(port: unknown, path: string): FieldError[] {
+  if (typeof port === 'string' && port !== '')
+    return isValidPortName(port).map((msg) => fieldErrors.invalid(path, port, msg));
+  const number = typeof port === 'number' ? port : 0;
+  return isValidPortNum(number).map((msg) => fieldErrors.invalid(path, number, msg));
+}
+
+/**
+ * validateHandler (probes) and validateLifecycleHandler: exactly one handler, and the port of an
+ * httpGet, tcpSocket or grpc one valid (typed clients require it: a probe without a port would
+ * make every list of its kind undecodable).
+ */
+function validateHandler(handler: unknown, path: string, kinds: readonly string[]): FieldError[] {
+  if (!isRecord(handler)) return [];
+  const set = kinds.filter((k) => handler[k] !== undefined && handler[k] !== null);
+  if (set.length === 0) return [fieldErrors.required(path, 'must specify a handler type')];
+  if (set.length > 1)
+    return [fieldErrors.forbidden(`${path}.${set[1]}`, 'may not specify more than 1 handler type')];
+  const kind = set[0]!;
+  const action = isRecord(handler[kind]) ? (handler[kind]) : {};
+  if (kind === 'httpGet' || kind === 'tcpSocket')
+    return validatePortNumOrName(action['port'], `${path}.${kind}.port`);
+  if (kind === 'grpc') {
+    const port = typeof action['port'] === 'number' ? action['port'] : 0;
+    return isValidPortNum(port).map((msg) => fieldErrors.invalid(`${path}.grpc.port`, port, msg));
+  }
+  return [];
+}
+
+const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
+const LIFECYCLE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'sleep'] as const;
+
+/** The probes and lifecycle hooks of a container. */
+function validateHandlers(container: Json, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'])
+    errs.push(...validateHandler(container[probe], `${path}.${probe}`, PROBE_HANDLERS));
+  const lifecycle = isRecord(container['lifecycle']) ? container['lifecycle'] : {};
+  for (const hook of ['postStart', 'preStop'])
+    errs.push(...validateHandler(lifecycle[hook], `${path}.lifecycle.${hook}`, LIFECYCLE_HANDLERS));
+  return errs;
+}
+
 /** validateContainerCommon. */
 function validateContainer(container: Json, path: string, volumes: Set<string>): FieldError[] {
   const errs: FieldError[] = [];
@@ -126,6 +170,7 @@ function validateContainer(container: Json, path: string, volumes: Set<string>):
   );
   errs.push(...validateContainerPorts(container['ports'], `${path}.ports`));
   errs.push(...validateEnv(container['env'], `${path}.env`));
+  errs.push(...validateHandlers(container, path));
   errs.push(
     ...validateEnum(container['imagePullPolicy'], `${path}.imagePullPolicy`, [
       'Always',

