@@ -131,7 +131,7 @@ function validateHandler(handler: unknown, path: string, kinds: readonly string[
   if (set.length > 1)
     return [fieldErrors.forbidden(`${path}.${set[1]}`, 'may not specify more than 1 handler type')];
   const kind = set[0]!;
-  const action = isRecord(handler[kind]) ? (handler[kind]) : {};
+  const action = isRecord(handler[kind]) ? handler[kind] : {};
   if (kind === 'httpGet' || kind === 'tcpSocket')
     return validatePortNumOrName(action['port'], `${path}.${kind}.port`);
   if (kind === 'grpc') {
