@@ -13,11 +13,8 @@ import {
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
   type Lister,
-  type Logger,
   type ResourceClient,
-  type RestClient,
   type SharedIndexInformer,
-  type SharedInformerFactory,
 } from '@listwatch/client';
 import { ControllerExpectations } from './controller-expectations.js';
 import {
@@ -29,6 +26,7 @@ import {
   type ReplicaSet,
 } from './objects.js';
 import { CONTROLLER_UID_INDEX, ensureIndexers, podControllerUid } from './pod-indexes.js';
+import type { ControllerOptions } from './controller-options.js';
 
 // Follows kubernetes pkg/controller/replicaset/replica_set.go (and client-go's
 // sample-controller for the informer → work queue → worker loop).
@@ -38,14 +36,7 @@ const BURST_REPLICAS = 500;
 /** Creations start with one pod and double while they succeed (SlowStartInitialBatchSize). */
 const SLOW_START_INITIAL_BATCH_SIZE = 1;
 
-export interface ReplicaSetControllerOptions {
-  client: RestClient;
-  /** Shared with the other controllers of the process: one pods watch for all of them. */
-  factory: SharedInformerFactory;
-  /** Parallel syncs of different ReplicaSets (kube-controller-manager --concurrent-replicaset-syncs). */
-  workers?: number;
-  logger?: Logger;
-}
+export type ReplicaSetControllerOptions = ControllerOptions;
 
 /**
  * Keeps `spec.replicas` pods for every apps/v1 ReplicaSet: creates pods from the template (owned

@@ -12,11 +12,8 @@ import {
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
   type Lister,
-  type Logger,
   type ResourceClient,
-  type RestClient,
   type SharedIndexInformer,
-  type SharedInformerFactory,
 } from '@listwatch/client';
 import { controllerOf, resources, type Deployment, type Pod, type ReplicaSet } from '../objects.js';
 import { CONTROLLER_UID_INDEX, ensureIndexers, podControllerUid } from '../pod-indexes.js';
@@ -65,20 +62,14 @@ import {
   specReplicas,
   TIMED_OUT_REASON,
 } from './deployment-util.js';
+import type { ControllerOptions } from '../controller-options.js';
 
 // Follows kubernetes pkg/controller/deployment: deployment_controller.go (handlers, sync),
 // sync.go (new ReplicaSet, scaling, status, cleanup), rolling.go, recreate.go, progress.go.
 
 type Status = NonNullable<Deployment['status']>;
 
-export interface DeploymentControllerOptions {
-  client: RestClient;
-  /** Shared with the ReplicaSet controller and the scheduler. */
-  factory: SharedInformerFactory;
-  /** --concurrent-deployment-syncs (kube: 5). */
-  workers?: number;
-  logger?: Logger;
-}
+export type DeploymentControllerOptions = ControllerOptions;
 
 /**
  * Keeps each apps/v1 Deployment's ReplicaSets: one per pod template, named

@@ -5,13 +5,12 @@ import {
   silentLogger,
   splitMetaNamespaceKey,
   type Lister,
-  type Logger,
   type ResourceClient,
   type RestClient,
-  type SharedInformerFactory,
 } from '@listwatch/client';
 import { serverPreferredResources, withVerbs, type ApiResource } from '../discovery.js';
 import { resources, type Pod } from '../objects.js';
+import type { ControllerOptions } from '../controller-options.js';
 
 // Follows kubernetes pkg/controller/namespace: namespace_controller.go (a namespace being
 // deleted is synced until it is gone) and deletion/namespaced_resources_deleter.go (everything
@@ -36,13 +35,7 @@ export interface NamespaceCondition {
   message?: string;
 }
 
-export interface NamespaceControllerOptions {
-  client: RestClient;
-  factory: SharedInformerFactory;
-  /** --concurrent-namespace-syncs (kube: 10). */
-  workers?: number;
-  logger?: Logger;
-}
+export type NamespaceControllerOptions = ControllerOptions;
 
 /** Content still present: look again in `estimate` seconds (ResourcesRemainingError). */
 class ResourcesRemaining extends Error {
