@@ -137,25 +137,15 @@ function toFieldError(error: ErrorObject): FieldError | undefined {
         `${inBody} should match '${String(params['pattern'])}'`,
       );
     case 'maxItems':
-      return {
-        type: 'FieldValueTooMany',
-        field: path,
-        badValue: Array.isArray(value) ? value.length : value,
-        detail: `must have at most ${String(params['limit'])} items`,
-      };
+    case 'maxProperties':
+      // ajv applies these to arrays and objects only: the count is the bad value (field.TooMany).
+      return fieldErrors.tooMany(path, sizeOf(value), Number(params['limit']));
     case 'minItems':
       return fieldErrors.invalid(
         path,
         value,
         `${inBody} should have at least ${String(params['limit'])} items`,
       );
-    case 'maxProperties':
-      return {
-        type: 'FieldValueTooMany',
-        field: path,
-        badValue: isRecord(value) ? Object.keys(value).length : value,
-        detail: `must have at most ${String(params['limit'])} items`,
-      };
     case 'minProperties':
       return fieldErrors.invalid(
         path,
@@ -285,4 +275,10 @@ function walkExtensions(
     const child = properties && isRecord(properties[key]) ? properties[key] : additional;
     if (child) walkExtensions(inner, child, childPath(path, key), errors, depth + 1);
   }
+}
+
+/** The number of items of a list or properties of an object. */
+function sizeOf(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  return isRecord(value) ? Object.keys(value).length : 0;
 }

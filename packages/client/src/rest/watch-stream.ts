@@ -193,12 +193,17 @@ class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
   }
 }
 
-/** Opens a watch over HTTP (1.1 by default, 2 when the connector negotiates it). */
-export async function openHttpWatch<T extends KubeObject = KubeObject>(
+/** What every transport's opener takes: the connection, the path and query, the stream's options. */
+type WatchOpenArgs = [
   connector: WatchConnector,
   path: string,
   query: URLSearchParams,
   options: WatchStreamOptions & { idleTimeoutMs: number },
+];
+
+/** Opens a watch over HTTP (1.1 by default, 2 when the connector negotiates it). */
+export async function openHttpWatch<T extends KubeObject = KubeObject>(
+  ...[connector, path, query, options]: WatchOpenArgs
 ): Promise<WatchStream<T>> {
   const url = connector.url(path, query);
   const target = `watch ${url.pathname}`;
@@ -377,10 +382,7 @@ class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
 
 /** Opens a watch over a WebSocket (undici's WebSocket, which Node 20 has without a flag). */
 export async function openWebSocketWatch<T extends KubeObject = KubeObject>(
-  connector: WatchConnector,
-  path: string,
-  query: URLSearchParams,
-  options: WatchStreamOptions & { idleTimeoutMs: number },
+  ...[connector, path, query, options]: WatchOpenArgs
 ): Promise<WatchStream<T>> {
   const url = connector.url(path, query);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
