@@ -1,7 +1,7 @@
+import { KubectlSession } from '@listwatch/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoCluster } from './demo-cluster.js';
 import { resources, type Deployment, type Pod, type ReplicaSet } from './controllers/objects.js';
-import { Kubectl } from './testing/kubectl.js';
 import {
   expectRunningPods,
   listPods,
@@ -15,14 +15,14 @@ import {
 describe('kubectl against the demo control plane', () => {
   let api: TestApiServer;
   let cluster: DemoCluster;
-  let kubectl: Kubectl;
+  let kubectl: KubectlSession;
   const poll = { timeout: 30_000, interval: 100 };
 
   beforeAll(async () => {
     api = await startTestApiServer();
     cluster = new DemoCluster({ client: api.client, nodes: ['node-a', 'node-b'] });
     await cluster.start();
-    kubectl = new Kubectl(api.server.url);
+    kubectl = new KubectlSession(api.server.url);
   });
   afterAll(async () => {
     kubectl?.dispose();

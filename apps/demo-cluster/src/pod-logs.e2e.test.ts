@@ -1,5 +1,4 @@
-import { eventually, KUBECTL, tempDir } from '@listwatch/testing';
-import { execFile, spawn } from 'node:child_process';
+import { eventually, KubectlSession } from '@listwatch/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kubelet } from './controllers/kubelet.js';
 import { isPodReady, resources, type Pod } from './controllers/objects.js';
@@ -14,7 +13,7 @@ let api: TestApiServer;
 let kubelet: Kubelet;
 const abort = new AbortController();
 let running: Promise<void>;
-const home = tempDir('listwatch-logs-');
+let session: KubectlSession;
 let ns: string;
 
 const pod = (name: string, containers: string[], nodeName?: string): Pod => ({
@@ -27,24 +26,11 @@ const pod = (name: string, containers: string[], nodeName?: string): Pod => ({
   },
 });
 
-function kubectl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      KUBECTL,
-      ['--server', api.server.url, '-n', ns, ...args],
-      { env: { PATH: process.env['PATH'] ?? '', HOME: home.path }, timeout: 30_000 },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          stdout,
-          stderr,
-        }),
-    );
-  });
-}
+const kubectl = (args: string[]) => session.run(['-n', ns, ...args]);
 
 beforeAll(async () => {
   api = await startTestApiServer();
+  session = new KubectlSession(api.server.url);
   kubelet = new Kubelet({
     client: api.client,
     nodeName: 'logs-node',
@@ -70,7 +56,7 @@ afterAll(async () => {
   abort.abort();
   await running;
   await api?.close();
-  home.remove();
+  session?.dispose();
 });
 
 describe('kubectl logs', () => {
@@ -99,21 +85,13 @@ describe('kubectl logs', () => {
   });
 
   it('-f streams new lines as the container prints them, until kubectl stops', async () => {
-    const child = spawn(
-      KUBECTL,
-      ['--server', api.server.url, '-n', ns, 'logs', '-f', 'one', '--tail=1'],
-      {
-        env: { PATH: process.env['PATH'] ?? '', HOME: home.path },
-      },
-    );
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const first = () => Number(/served request (\d+)/.exec(out)?.[1] ?? Number.NaN);
-    await expect.poll(() => out.split('\n').length, { timeout: 10_000 }).toBeGreaterThan(4);
-    const numbers = [...out.matchAll(/served request (\d+)/g)].map((m) => Number(m[1]));
+    const child = session.spawn(['-n', ns, 'logs', '-f', 'one', '--tail=1']);
+    const first = () => Number(/served request (\d+)/.exec(child.stdout)?.[1] ?? Number.NaN);
+    await expect.poll(() => child.lines.length, { timeout: 10_000 }).toBeGreaterThan(3);
+    const numbers = [...child.stdout.matchAll(/served request (\d+)/g)].map((m) => Number(m[1]));
     // Consecutive lines, arriving one by one.
     expect(numbers).toEqual(numbers.map((_, i) => first() + i));
-    child.kill();
+    await child.stop();
   });
 
   it("--previous of a container that never restarted is the kubelet's 400", async () => {

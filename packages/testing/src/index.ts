@@ -12,6 +12,8 @@ export {
   type PrerequisiteName,
 } from './prerequisites.js';
 export { findOnPath, KUBECTL } from './programs.js';
+export { KubectlSession } from './kubectl.js';
+export { runProgram, RunningProcess, type ProcessResult } from './process.js';
 export {
   storageBackends,
   type StorageBackend,

@@ -1,8 +1,17 @@
 import type { KubeObject } from '@listwatch/api';
 import { MemoryStorage } from '@listwatch/storage';
-import { eventually, KUBECTL, silentLogger, tempDir } from '@listwatch/testing';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  eventually,
+  KUBECTL,
+  KubectlSession,
+  runProgram,
+  RunningProcess,
+  silentLogger,
+  tempDir,
+  type ProcessResult,
+} from '@listwatch/testing';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../server.js';
@@ -10,7 +19,7 @@ import { startApiServer, type ApiServerOptions, type RunningApiServer } from '..
 // Shared by the end-to-end tests: a real apiserver on loopback, and real clients (kubectl 1.32,
 // curl) run as a new user would run them — a kubeconfig, a HOME and a discovery cache of their own.
 
-export { eventually, KUBECTL };
+export { eventually, KUBECTL, KubectlSession, RunningProcess, type ProcessResult };
 
 /** One apiserver per test file: in-memory storage, a random loopback port, silent logs. */
 export function startE2eServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
@@ -28,170 +37,9 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${process.pid % 1000}-${names++}`;
 }
 
-export interface ProcessResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a program to completion; the timeout is a safety net for a hang, not a measurement. */
-function run(
-  file: string,
-  args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): Promise<ProcessResult> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      {
-        ...(options.cwd ? { cwd: options.cwd } : {}),
-        env: options.env ?? { PATH: process.env['PATH'] ?? '' },
-        timeout: options.timeoutMs ?? 60_000,
-        maxBuffer: 64 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** A long-running child (kubectl get -w, kubectl proxy): its output so far, and a way to stop it. */
-export class RunningProcess {
-  stdout = '';
-  stderr = '';
-  exitCode: number | null | undefined;
-  private readonly exited: Promise<void>;
-
-  /** `latin1` keeps every byte of a binary stream (WebSocket frames) as one character. */
-  constructor(
-    private readonly child: ChildProcess,
-    encoding: 'utf8' | 'latin1' = 'utf8',
-  ) {
-    child.stdout?.setEncoding(encoding).on('data', (d: string) => (this.stdout += d));
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
-    this.exited = new Promise((resolve) =>
-      child.once('close', (code) => {
-        this.exitCode = code;
-        resolve();
-      }),
-    );
-  }
-
-  get lines(): string[] {
-    return this.stdout.split('\n').filter((l) => l.trim() !== '');
-  }
-
-  /** Waits until stdout has a line matching `pattern` (from line `from` on); returns it. */
-  waitForLine(pattern: RegExp, from = 0): Promise<string> {
-    return eventually(
-      () => {
-        if (this.exitCode !== undefined && !this.lines.slice(from).some((l) => pattern.test(l)))
-          throw new Error(`exited (${this.exitCode}) before ${pattern}: ${this.stderr}`);
-        return this.lines.slice(from).find((l) => pattern.test(l));
-      },
-      () => `a line matching ${pattern}; got:\n${this.stdout}\n${this.stderr}`,
-    );
-  }
-
-  /** Waits until stdout contains `text`. */
-  waitForOutput(text: string): Promise<true> {
-    return eventually(
-      () => {
-        if (this.stdout.includes(text)) return true;
-        if (this.exitCode !== undefined)
-          throw new Error(`exited (${this.exitCode}) before ${text}: ${this.stdout}${this.stderr}`);
-        return undefined;
-      },
-      () => `${text} in:\n${this.stdout}\n${this.stderr}`,
-    );
-  }
-
-  /** Ends the process (by its pid) and waits for it to be gone. */
-  async stop(): Promise<void> {
-    if (this.exitCode === undefined) this.child.kill('SIGTERM');
-    await this.exited;
-  }
-
-  /** Resolves when the process exits on its own. */
-  async exit(): Promise<number | null | undefined> {
-    await this.exited;
-    return this.exitCode;
-  }
-}
-
-/**
- * kubectl as a new user runs it: a kubeconfig whose current context points at the server (TLS
- * without verification for a throwaway cert), a fresh HOME and KUBECACHEDIR, a working dir for
- * manifests. One session per test file: discovery is cached across its commands, like a user's.
- */
-export class KubectlSession {
-  readonly dir = tempDir('listwatch-kubectl-');
-  private readonly env: NodeJS.ProcessEnv;
-
-  constructor(server: string) {
-    const kubeconfig = join(this.dir.path, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        'clusters:',
-        '- name: listwatch',
-        '  cluster:',
-        `    server: ${server}`,
-        ...(server.startsWith('https:') ? ['    insecure-skip-tls-verify: true'] : []),
-        'users:',
-        '- name: developer',
-        // Over https kubectl asks for a password when the user has no credentials at all.
-        `  user: {${server.startsWith('https:') ? 'token: listwatch-e2e' : ''}}`,
-        'contexts:',
-        '- name: listwatch',
-        '  context: {cluster: listwatch, user: developer}',
-        'current-context: listwatch',
-        '',
-      ].join('\n'),
-    );
-    this.env = {
-      PATH: process.env['PATH'] ?? '',
-      HOME: this.dir.path,
-      KUBECONFIG: kubeconfig,
-      KUBECACHEDIR: join(this.dir.path, 'cache'),
-    };
-  }
-
-  /** Writes a file into kubectl's working dir; returns its path. */
-  write(name: string, text: string): string {
-    const path = join(this.dir.path, name);
-    writeFileSync(path, text, { mode: 0o755 });
-    return path;
-  }
-
-  run(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ProcessResult> {
-    return run(KUBECTL, args, { cwd: this.dir.path, env: { ...this.env, ...env } });
-  }
-
-  /** Starts a kubectl that keeps running (a watch, a proxy). */
-  spawn(args: readonly string[]): RunningProcess {
-    return new RunningProcess(
-      spawn(KUBECTL, args, {
-        cwd: this.dir.path,
-        env: this.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
-  }
-
-  dispose(): void {
-    this.dir.remove();
-  }
-}
-
 /** curl run to completion, without its progress meter. */
 export function curl(args: readonly string[]): Promise<ProcessResult> {
-  return run('curl', ['-sS', ...args]);
+  return runProgram('curl', ['-sS', ...args]);
 }
 
 /** curl kept running (a watch), its output readable as it arrives. */
@@ -213,7 +61,7 @@ export async function selfSignedCert(): Promise<SelfSignedCert> {
   try {
     const keyFile = join(dir.path, 'key.pem');
     const certFile = join(dir.path, 'cert.pem');
-    const result = await run('openssl', [
+    const result = await runProgram('openssl', [
       'req',
       '-x509',
       '-newkey',
