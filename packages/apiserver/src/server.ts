@@ -59,6 +59,7 @@ import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
 import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-registry.js';
 import { ServiceAccountsController } from './registry/service-accounts-controller.js';
 import type { ServerContext } from './server-context.js';
+import { tlsVersionAndCiphers } from './tls-options.js';
 import { isWebSocketUpgrade, serveIgnoringUpgrade } from './transports/ignored-upgrade.js';
 import { webSocketWatch } from './transports/websocket-watch.js';
 
@@ -445,8 +446,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         key: options.tlsKey,
         allowHTTP1: true,
         settings: H2_SETTINGS,
-        minVersion: options.tlsMinVersion ?? 'TLSv1.2',
-        ...(options.tlsCiphers !== undefined ? { ciphers: options.tlsCiphers } : {}),
+        ...tlsVersionAndCiphers(options.tlsMinVersion, options.tlsCiphers),
         // Asked for, not required: verified by the authenticator, which answers 401 (x509.go).
         ...(options.clientCA !== undefined
           ? { ca: options.clientCA, requestCert: true, rejectUnauthorized: false }

@@ -14,7 +14,7 @@ import { tlsCipherSuites, tlsMinVersion } from './tls-options.js';
 function handshake(
   url: string,
   ca: string,
-  options: { maxVersion?: SecureVersion; ciphers?: string } = {},
+  options: { minVersion?: SecureVersion; maxVersion?: SecureVersion; ciphers?: string } = {},
 ): Promise<{ protocol: string | null; cipher: string } | Error> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
@@ -58,12 +58,25 @@ describe('TLS versions and cipher suites', () => {
     ca.remove();
   });
 
+  /** A TLS 1.1 client that OpenSSL itself would let through (security level 0 on its side). */
+  const tls11 = {
+    minVersion: 'TLSv1',
+    maxVersion: 'TLSv1.1',
+    ciphers: 'DEFAULT:@SECLEVEL=0',
+  } as const;
+
   it('refuses TLS 1.1 and below by default (VersionTLS12), and negotiates TLS 1.3', async () => {
-    expect(await handshake(byDefault, ca.cert, { maxVersion: 'TLSv1.1' })).toBeInstanceOf(Error);
+    expect(await handshake(byDefault, ca.cert, tls11)).toBeInstanceOf(Error);
     expect(await handshake(byDefault, ca.cert)).toMatchObject({ protocol: 'TLSv1.3' });
     expect(await handshake(byDefault, ca.cert, { maxVersion: 'TLSv1.2' })).toMatchObject({
       protocol: 'TLSv1.2',
     });
+  });
+
+  it('--tls-min-version VersionTLS11 serves a TLS 1.1 client, as Go does', async () => {
+    const url = await start({ tlsMinVersion: tlsMinVersion('VersionTLS11') });
+    expect(await handshake(url, ca.cert, tls11)).toMatchObject({ protocol: 'TLSv1.1' });
+    expect(await handshake(url, ca.cert)).toMatchObject({ protocol: 'TLSv1.3' });
   });
 
   it('--tls-min-version VersionTLS13 refuses a TLS 1.2 client', async () => {

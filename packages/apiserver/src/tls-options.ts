@@ -1,4 +1,4 @@
-import type { SecureVersion } from 'node:tls';
+import { DEFAULT_CIPHERS, type SecureVersion } from 'node:tls';
 
 // `--tls-min-version` and `--tls-cipher-suites` as kube-apiserver takes them (Go's crypto/tls
 // names; k8s.io/component-base/cli/flag/ciphersuites_flag.go), for Node's OpenSSL.
@@ -57,4 +57,18 @@ export function tlsCipherSuites(names: readonly string[]): string {
     return suite;
   });
   return [...new Set([...TLS13_SUITES, ...openssl])].join(':');
+}
+
+/**
+ * The server's minimum version (kube's default VersionTLS12) and cipher list. OpenSSL 3 refuses
+ * TLS 1.0 and 1.1 at its default security level (their handshakes sign with SHA-1), while Go's
+ * crypto/tls serves them when the flag asks: a lower minimum lowers the level to 0 as well.
+ */
+export function tlsVersionAndCiphers(
+  minVersion: SecureVersion = 'TLSv1.2',
+  ciphers?: string,
+): { minVersion: SecureVersion; ciphers?: string } {
+  if (minVersion !== 'TLSv1' && minVersion !== 'TLSv1.1')
+    return { minVersion, ...(ciphers !== undefined ? { ciphers } : {}) };
+  return { minVersion, ciphers: `${ciphers ?? DEFAULT_CIPHERS}:@SECLEVEL=0` };
 }
