@@ -10,6 +10,7 @@ import { impersonation } from './middleware/impersonation.js';
 import { reviews } from './handlers/reviews.js';
 import { errors } from './middleware/errors.js';
 import { health } from './middleware/health.js';
+import { openIDMetadataRoutes } from './authentication/openid-metadata.js';
 import { hostFilter } from './middleware/host-filter.js';
 import { inflightLimits, type InflightLimits } from './middleware/limits.js';
 import { requestBody } from './middleware/request-body.js';
@@ -29,6 +30,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(impersonation(server.authorizer));
   app.use(authorization(server.authorizer));
   app.use(health(server));
+  app.use(openIDMetadataRoutes(() => server.openIDMetadata));
   app.use(requestBody(server));
   app.use(inflightLimits(server, limits));
   app.use(requestDeadline(server));

@@ -107,6 +107,11 @@ export const FLAGS: readonly Flag[] = [
     apply: (o, v) => (o.serviceAccountSigningKeyFile = v),
   },
   {
+    name: 'service-account-jwks-uri',
+    help: 'The jwks_uri of the issuer discovery document (/.well-known/openid-configuration, served for an https issuer). Default: https://<this server>/openid/v1/jwks.',
+    apply: (o, v) => (o.serviceAccountJwksUri = v),
+  },
+  {
     name: 'api-audiences',
     help: 'Comma-separated audiences a service-account token must name one of, and that a TokenRequest gets by default. Default: the issuers.',
     apply: (o, v) =>

@@ -1,3 +1,4 @@
+import type { OpenIDMetadata } from './authentication/openid-metadata.js';
 import type { Encoding, ItemEncodings } from '@listwatch/codec';
 import type { Logger } from '@listwatch/api';
 import type { Storage } from '@listwatch/storage';
@@ -32,6 +33,8 @@ export interface ServerContext {
   authenticator: RequestAuthenticator;
   /** Service-account tokens (`--service-account-issuer`): checked, and issued when signable. */
   serviceAccountTokens: ServiceAccountTokens | undefined;
+  /** The issuer's OIDC discovery documents, once rendered (an https issuer only). */
+  openIDMetadata?: OpenIDMetadata;
   /** Whether a request is allowed (`--authorization-mode`), and open watches while they last. */
   authorizer: RequestAuthorizer;
   /** Which Host and Origin headers anonymous requests may carry (loopback and --accept-hosts). */

@@ -60,6 +60,7 @@ import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-regi
 import { ServiceAccountsController } from './registry/service-accounts-controller.js';
 import type { ServerContext } from './server-context.js';
 import { tlsVersionAndCiphers } from './tls-options.js';
+import { openIDMetadata } from './authentication/openid-metadata.js';
 import { isWebSocketUpgrade, serveIgnoringUpgrade } from './transports/ignored-upgrade.js';
 import { webSocketWatch } from './transports/websocket-watch.js';
 
@@ -149,6 +150,8 @@ export interface ApiServerOptions {
   serviceAccountKeyFiles?: string[];
   /** `--service-account-signing-key-file`: the PEM private key that signs TokenRequest tokens. */
   serviceAccountSigningKeyFile?: string;
+  /** `--service-account-jwks-uri`: the jwks_uri of the issuer discovery document. */
+  serviceAccountJwksUri?: string;
   /** `--api-audiences`: what a service-account token must be for (default: the issuers). */
   apiAudiences?: string[];
   /**
@@ -503,6 +506,19 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       ? '127.0.0.1'
       : bindAddress;
   const url = `${scheme}://${host}:${port}`;
+  if (serviceAccounts) {
+    const { issuer, keys } = serviceAccounts;
+    const metadata = await openIDMetadata(
+      issuer,
+      options.serviceAccountJwksUri,
+      `${host}:${port}`,
+      keys,
+    );
+    // As kube-apiserver: a misfit issuer only leaves discovery off.
+    if ('error' in metadata)
+      logger.warn('service-account issuer discovery not served', { reason: metadata.error });
+    else context.openIDMetadata = metadata;
+  }
 
   let closing: Promise<void> | undefined;
   const close = () =>

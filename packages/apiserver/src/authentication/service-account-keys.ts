@@ -36,6 +36,20 @@ const EC_ALGORITHMS: Readonly<Record<string, TokenAlgorithm>> = {
   secp521r1: 'ES512',
 };
 
+/** The algorithm a key signs with (algorithmFromPublicKey), or why it has none. */
+export function algorithmOf(key: KeyObject): TokenAlgorithm | { error: string } {
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType !== 'ec')
+    return {
+      error: `unknown private key type ${key.asymmetricKeyType ?? ''}, must be RSA or ECDSA`,
+    };
+  return (
+    EC_ALGORITHMS[key.asymmetricKeyDetails?.namedCurve ?? ''] ?? {
+      error: 'unknown private key curve, must be 256, 384, or 521',
+    }
+  );
+}
+
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
 
 /** keyIDFromPublicKey: the unpadded base64url SHA-256 of the key's DER SubjectPublicKeyInfo. */
@@ -94,19 +108,8 @@ export function readSigningKey(pem: string, path: string): SigningKey {
   } catch (err) {
     throw fail((err as Error).message);
   }
-  let alg: TokenAlgorithm | undefined;
-  if (key.asymmetricKeyType === 'rsa') alg = 'RS256';
-  else if (key.asymmetricKeyType === 'ec') {
-    alg = EC_ALGORITHMS[key.asymmetricKeyDetails?.namedCurve ?? ''];
-    if (!alg)
-      throw new Error(
-        'failed to build token generator: unknown private key curve, must be 256, 384, or 521',
-      );
-  }
-  if (!alg)
-    throw new Error(
-      `failed to build token generator: unknown private key type ${key.asymmetricKeyType ?? ''}, must be RSA or ECDSA`,
-    );
+  const alg = algorithmOf(key);
+  if (typeof alg !== 'string') throw new Error(`failed to build token generator: ${alg.error}`);
   const publicKey = createPublicKey(key);
   const kid = keyId(publicKey);
   return { key, alg, kid, publicKey: { key: publicKey, kid } };

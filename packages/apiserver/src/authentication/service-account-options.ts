@@ -35,6 +35,10 @@ export interface ServiceAccountTokens {
   generator?: ServiceAccountTokenGenerator;
   /** The API audiences: what a token must name, and what a TokenRequest gets by default. */
   audiences: readonly string[];
+  /** The issuer tokens are issued as (the first `--service-account-issuer`). */
+  issuer: string;
+  /** The keys that verify tokens, published by the issuer discovery endpoints. */
+  keys: readonly VerificationKey[];
 }
 
 function validateIssuers(issuers: readonly string[]): void {
@@ -91,5 +95,7 @@ export function serviceAccountTokensOf(
     authenticator: new ServiceAccountTokenAuthenticator({ issuers, keys, audiences, getter }),
     ...(signing ? { generator: new ServiceAccountTokenGenerator(issuers[0]!, signing) } : {}),
     audiences,
+    issuer: issuers[0]!,
+    keys,
   };
 }

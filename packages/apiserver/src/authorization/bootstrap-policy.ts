@@ -189,6 +189,17 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly KubeObject[] = [
     ),
     rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
   ]),
+  clusterRole('system:service-account-issuer-discovery', [
+    urls(
+      ['get'],
+      [
+        '/.well-known/openid-configuration',
+        '/.well-known/openid-configuration/',
+        '/openid/v1/jwks',
+        '/openid/v1/jwks/',
+      ],
+    ),
+  ]),
   clusterRole('system:public-info-viewer', [
     urls(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/']),
   ]),
@@ -199,6 +210,9 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly KubeObject[] = [
   binding('cluster-admin', 'cluster-admin', ['system:masters']),
   binding('system:discovery', 'system:discovery', ['system:authenticated']),
   binding('system:basic-user', 'system:basic-user', ['system:authenticated']),
+  binding('system:service-account-issuer-discovery', 'system:service-account-issuer-discovery', [
+    'system:serviceaccounts',
+  ]),
   binding('system:public-info-viewer', 'system:public-info-viewer', [
     'system:authenticated',
     'system:unauthenticated',
