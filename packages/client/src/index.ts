@@ -186,3 +186,22 @@ export {
   type InformerEvent,
   type MakeInformerOptions,
 } from './cache/make-informer.js';
+
+export type { KubernetesObject, ObjectMetaAccessor } from './runtime/kubernetes-object.js';
+export {
+  apiextensionsV1,
+  appsV1,
+  autoscalingV1,
+  batchV1,
+  coordinationV1,
+  coreV1,
+  discoveryV1,
+  eventsV1,
+  networkingV1,
+  policyV1,
+  rbacV1,
+  typedResource,
+  typedResources,
+  type ResourceRefOf,
+  type TypedResourceRef,
+} from './typed/resources.js';

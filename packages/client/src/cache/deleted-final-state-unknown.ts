@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { KubeObject } from '@listwatch/api';
 
 /**
@@ -6,13 +7,15 @@ import type { KubeObject } from '@listwatch/api';
  * knew (possibly stale, or undefined if even that was missing). Handlers' onDelete must accept
  * it (client-go tools/cache/delta_fifo.go DeletedFinalStateUnknown).
  */
-export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
+export class DeletedFinalStateUnknown<T extends KubernetesObject = KubeObject> {
   constructor(
     readonly key: string,
     readonly obj: T | undefined,
   ) {}
 }
 
-export function isDeletedFinalStateUnknown(value: unknown): value is DeletedFinalStateUnknown {
+export function isDeletedFinalStateUnknown(
+  value: unknown,
+): value is DeletedFinalStateUnknown<KubernetesObject> {
   return value instanceof DeletedFinalStateUnknown;
 }

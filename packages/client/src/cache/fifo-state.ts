@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { toApiError, type KubeObject } from '@listwatch/api';
 import { Cond } from '../util/cond.js';
 import type { Deltas } from './delta.js';
@@ -61,7 +62,7 @@ export abstract class FifoState {
   }
 
   /** Hands popped deltas to the consumer; anything it throws surfaces as an ApiError. */
-  protected deliver<T extends KubeObject>(
+  protected deliver<T extends KubernetesObject>(
     process: PopProcessFunc<T>,
     deltas: Deltas<T>,
     isInInitialList: boolean,

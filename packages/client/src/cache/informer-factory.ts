@@ -1,9 +1,11 @@
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { toApiError, type KubeObject, type Logger } from '@listwatch/api';
 import type { BackoffOptions } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import type { ListParams, TweakListOptions } from '../rest/list-params.js';
 import type { RestClient } from '../rest/client.js';
 import type { ResourceRef } from '../rest/resource-client.js';
+import type { ResourceRefOf } from '../typed/resources.js';
 import type { WatchStreamOptions } from '../rest/watch-stream.js';
 import type { Indexers } from './indexer.js';
 import type { ListerWatcher } from './lister-watcher.js';
@@ -35,7 +37,7 @@ export interface InformerFactoryOptions {
   clock?: Clock;
 }
 
-export interface InformerOptions<T extends KubeObject = KubeObject> {
+export interface InformerOptions<T extends KubernetesObject = KubeObject> {
   namespace?: string;
   tweakListOptions?: TweakListOptions;
   resyncPeriodMs?: number;
@@ -65,8 +67,8 @@ export class SharedInformerFactory {
   }
 
   /** The shared informer for a resource; created on first use, started by start(). */
-  informerFor<T extends KubeObject = KubeObject>(
-    resource: ResourceRef,
+  informerFor<T extends KubernetesObject = KubeObject>(
+    resource: ResourceRefOf<T>,
     options: InformerOptions<T> = {},
   ): SharedIndexInformer<T> {
     const namespace = resource.namespaced

@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import {
   ApiError,
   errorField,
@@ -29,7 +30,7 @@ import type { Credentials } from '../clientcmd/credentials.js';
  * breaks, a WatchIdleError when it goes silent. `close()` ends it from the client side; the
  * iteration then just ends.
  */
-export interface WatchStream<T extends KubeObject = KubeObject> extends AsyncIterable<
+export interface WatchStream<T extends KubernetesObject = KubeObject> extends AsyncIterable<
   WatchEvent<T>
 > {
   close(): void;
@@ -119,7 +120,7 @@ class IdleTimer {
  * A watch over one HTTP response (HTTP/1.1 chunked or an HTTP/2 stream): the body is decoded
  * incrementally by the codec's watch decoder for the negotiated encoding.
  */
-class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
+class HttpWatchStream<T extends KubernetesObject> implements WatchStream<T> {
   private closed = false;
   private started = false;
   private released = false;
@@ -181,7 +182,7 @@ class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
 
   private checked(event: WatchEvent): WatchEvent<T> {
     if (event.type === 'ERROR') throw errorFromStatus(event.object);
-    return event as WatchEvent<T>;
+    return event as unknown as WatchEvent<T>;
   }
 
   private release(): void {
@@ -194,7 +195,7 @@ class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
 }
 
 /** Opens a watch over HTTP (1.1 by default, 2 when the connector negotiates it). */
-export async function openHttpWatch<T extends KubeObject = KubeObject>(
+export async function openHttpWatch<T extends KubernetesObject = KubeObject>(
   connector: WatchConnector,
   path: string,
   query: URLSearchParams,
@@ -271,7 +272,7 @@ export function bearerSubprotocol(token: string): string {
   return `base64url.bearer.authorization.k8s.io.${Buffer.from(token, 'utf8').toString('base64url')}`;
 }
 
-type Pending<T extends KubeObject> =
+type Pending<T extends KubernetesObject> =
   { kind: 'event'; event: WatchEvent<T> } | { kind: 'end' } | { kind: 'error'; error: ApiError };
 
 /**
@@ -279,7 +280,7 @@ type Pending<T extends KubeObject> =
  * frames, CBOR in binary ones. WebSocket has no backpressure, so events queue in memory until
  * iterated.
  */
-class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
+class WebSocketWatchStream<T extends KubernetesObject> implements WatchStream<T> {
   private readonly queue: Pending<T>[] = [];
   private wake: (() => void) | undefined;
   private closed = false;
@@ -310,7 +311,7 @@ class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
         this.offset += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
         if (event.type === 'ERROR')
           this.push({ kind: 'error', error: errorFromStatus(event.object) });
-        else this.push({ kind: 'event', event: event as WatchEvent<T> });
+        else this.push({ kind: 'event', event: event as unknown as WatchEvent<T> });
       } catch (err) {
         this.push({ kind: 'error', error: toApiError(err) });
         this.socket.close();
@@ -376,7 +377,7 @@ class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
 }
 
 /** Opens a watch over a WebSocket (undici's WebSocket, which Node 20 has without a flag). */
-export async function openWebSocketWatch<T extends KubeObject = KubeObject>(
+export async function openWebSocketWatch<T extends KubernetesObject = KubeObject>(
   connector: WatchConnector,
   path: string,
   query: URLSearchParams,
