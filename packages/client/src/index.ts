@@ -205,3 +205,21 @@ export {
   type ResourceRefOf,
   type TypedResourceRef,
 } from './typed/resources.js';
+
+export {
+  DiscoveryClient,
+  type APIGroupResources,
+  type DiscoveryClientOptions,
+} from './discovery/discovery.js';
+export {
+  DeferredDiscoveryRESTMapper,
+  DiscoveryRESTMapper,
+  isNoMatchError,
+  NoKindMatchError,
+  NoResourceMatchError,
+  type GroupKind,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type PartialGroupVersionResource,
+  type RESTMapping,
+} from './restmapper/restmapper.js';
