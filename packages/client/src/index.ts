@@ -150,7 +150,9 @@ export {
 } from './cache/shared-informer.js';
 export {
   informerKey,
+  newFilteredDynamicSharedInformerFactory,
   SharedInformerFactory,
+  type GenericInformer,
   type InformerFactoryOptions,
   type InformerOptions,
 } from './cache/informer-factory.js';
@@ -223,3 +225,5 @@ export {
   type PartialGroupVersionResource,
   type RESTMapping,
 } from './restmapper/restmapper.js';
+
+export { resourceRefFromGVR, type Unstructured } from './dynamic/dynamic.js';

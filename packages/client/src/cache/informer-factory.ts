@@ -11,6 +11,13 @@ import type { Indexers } from './indexer.js';
 import type { ListerWatcher } from './lister-watcher.js';
 import type { TransformFunc } from './queue.js';
 import { SharedIndexInformer } from './shared-informer.js';
+import type { Lister } from './lister.js';
+import { resourceRefFromGVR, type Unstructured } from '../dynamic/dynamic.js';
+import type {
+  DeferredDiscoveryRESTMapper,
+  GroupKind,
+  GroupVersionResource,
+} from '../restmapper/restmapper.js';
 
 export interface InformerFactoryOptions {
   /** Where informers list and watch; or give `listerWatcherFor`. */
@@ -35,6 +42,14 @@ export interface InformerFactoryOptions {
   reflector?: { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number };
   logger?: Logger;
   clock?: Clock;
+  /** Finds resources by kind for forKind(), and the scope of those forResource() is given. */
+  restMapper?: DeferredDiscoveryRESTMapper;
+}
+
+/** An informer and its lister, by resource (client-go informers.GenericInformer). */
+export interface GenericInformer<T extends KubernetesObject = Unstructured> {
+  informer(): SharedIndexInformer<T>;
+  lister(): Lister<T>;
 }
 
 export interface InformerOptions<T extends KubernetesObject = KubeObject> {
@@ -107,6 +122,37 @@ export class SharedInformerFactory {
     return informer;
   }
 
+  /**
+   * The shared informer of any resource by group/version/resource, holding unstructured objects
+   * (client-go dynamicinformer.DynamicSharedInformerFactory ForResource): a custom resource's
+   * controller needs no generated code. A cluster-scoped resource needs `namespaced: false`
+   * when the factory is limited to a namespace; forKind() knows the scope from discovery.
+   */
+  forResource<T extends KubernetesObject = Unstructured>(
+    gvr: GroupVersionResource,
+    options: InformerOptions<T> & { namespaced?: boolean } = {},
+  ): GenericInformer<T> {
+    const { namespaced, ...rest } = options;
+    const informer = this.informerFor<T>(resourceRefFromGVR(gvr, namespaced), rest);
+    return { informer: () => informer, lister: () => informer.lister() };
+  }
+
+  /**
+   * The shared informer of a kind, its resource found through the REST mapper (discovery):
+   * the version given, else the group's preferred one. A kind added since the last discovery
+   * (a new CRD) is found, the mapper refetching on a miss.
+   */
+  async forKind<T extends KubernetesObject = Unstructured>(
+    kind: GroupKind & { version?: string },
+    options: InformerOptions<T> = {},
+  ): Promise<GenericInformer<T>> {
+    const mapper = this.options.restMapper;
+    if (!mapper) throw toApiError(new Error('forKind needs an informer factory with a restMapper'));
+    const ref = await mapper.resourceRefFor<T>(kind);
+    const informer = this.informerFor<T>(ref, options);
+    return { informer: () => informer, lister: () => informer.lister() };
+  }
+
   /** Starts every informer created so far that is not running yet. */
   start(): void {
     if (this.shuttingDown) return;
@@ -153,4 +199,24 @@ export function informerKey(resource: ResourceRef, namespace: string, params: Li
   const ls = params.labelSelector?.toString() ?? '';
   const fs = params.fieldSelector?.toString() ?? '';
   return `${gvr}|ns=${namespace}|labels=${ls}|fields=${fs}`;
+}
+
+/**
+ * client-go dynamicinformer.NewFilteredDynamicSharedInformerFactory: a factory whose informers
+ * are asked for by resource (forResource) or kind (forKind, with `restMapper`).
+ */
+export function newFilteredDynamicSharedInformerFactory(
+  client: RestClient,
+  defaultResyncMs: number,
+  namespace: string,
+  tweakListOptions?: TweakListOptions,
+  restMapper?: DeferredDiscoveryRESTMapper,
+): SharedInformerFactory {
+  return new SharedInformerFactory({
+    client,
+    defaultResyncMs,
+    namespace,
+    ...(tweakListOptions ? { tweakListOptions } : {}),
+    ...(restMapper ? { restMapper } : {}),
+  });
 }
