@@ -189,7 +189,11 @@ export {
   type MakeInformerOptions,
 } from './cache/make-informer.js';
 
-export type { KubernetesObject, ObjectMetaAccessor } from './runtime/kubernetes-object.js';
+export type {
+  KubernetesListObject,
+  KubernetesObject,
+  ObjectMetaAccessor,
+} from './runtime/kubernetes-object.js';
 export {
   apiextensionsV1,
   appsV1,
@@ -227,3 +231,5 @@ export {
 } from './restmapper/restmapper.js';
 
 export { resourceRefFromGVR, type Unstructured } from './dynamic/dynamic.js';
+
+export { Watch, type WatchCallback } from './rest/watch.js';

@@ -6,6 +6,7 @@ import {
   toApiError,
   type KubeObject,
   type Logger,
+  type Status,
   type WatchEvent,
 } from '@listwatch/api';
 import {
@@ -51,6 +52,20 @@ export const DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS = 90_000;
  * timeout is then that plus this margin (and off when there is no timeout either).
  */
 export const IDLE_MARGIN_AFTER_TIMEOUT_MS = 30_000;
+
+/** Errors a watch raised for an ERROR event it received (the Watch class hands those on as events). */
+const eventErrors = new WeakSet<object>();
+
+function errorFromEvent(status: Status): ApiError {
+  const err = errorFromStatus(status);
+  eventErrors.add(err);
+  return err;
+}
+
+/** Whether a watch stream raised `err` for an ERROR event (a 410 Expired Status, say). */
+export function isWatchEventError(err: unknown): err is ApiError {
+  return typeof err === 'object' && err !== null && eventErrors.has(err);
+}
 
 export interface WatchStreamOptions {
   transport?: WatchTransport;
@@ -181,7 +196,7 @@ class HttpWatchStream<T extends KubernetesObject> implements WatchStream<T> {
   }
 
   private checked(event: WatchEvent): WatchEvent<T> {
-    if (event.type === 'ERROR') throw errorFromStatus(event.object);
+    if (event.type === 'ERROR') throw errorFromEvent(event.object);
     return event as unknown as WatchEvent<T>;
   }
 
@@ -310,7 +325,7 @@ class WebSocketWatchStream<T extends KubernetesObject> implements WatchStream<T>
         const event = decodeWebSocketMessage(bytes, encoding, this.offset);
         this.offset += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
         if (event.type === 'ERROR')
-          this.push({ kind: 'error', error: errorFromStatus(event.object) });
+          this.push({ kind: 'error', error: errorFromEvent(event.object) });
         else this.push({ kind: 'event', event: event as unknown as WatchEvent<T> });
       } catch (err) {
         this.push({ kind: 'error', error: toApiError(err) });

@@ -23,3 +23,11 @@ export interface KubernetesObject {
   kind?: string | undefined;
   metadata?: ObjectMetaAccessor | undefined;
 }
+
+/** A list of objects as @kubernetes/client-node names it (`KubernetesListObject`). */
+export interface KubernetesListObject<T extends KubernetesObject> {
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: { resourceVersion?: string | undefined; continue?: string | undefined } | undefined;
+  items: T[];
+}
