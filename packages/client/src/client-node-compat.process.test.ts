@@ -106,7 +106,7 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
   it('type-checks with either import', () => {
     expect(typecheck(program('@kubernetes/client-node'), 'client-node.virtual.ts')).toEqual([]);
     expect(typecheck(program('@listwatch/client'), 'listwatch.virtual.ts')).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   /** Runs the program on its own namespace, writes a ConfigMap's life, returns what it logged. */
   async function run(module: string, ns: string): Promise<string[]> {
