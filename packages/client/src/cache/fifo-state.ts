@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '../runtime/kubernetes-object.js';
-import { toApiError, type KubeObject } from '@listwatch/api';
+import { toApiError } from '@listwatch/api';
 import { Cond } from '../util/cond.js';
 import type { Deltas } from './delta.js';
 import type { PopProcessFunc } from './queue.js';

@@ -1,5 +1,4 @@
 import type { KubernetesObject } from '../runtime/kubernetes-object.js';
-import type { KubeObject } from '@listwatch/api';
 import type { Deltas } from './delta.js';
 import type { ResourceEventHandler } from './resource-event-handler.js';
 import type { Store } from './store.js';

@@ -45,11 +45,11 @@ contexts: [{name: local, context: {cluster: local}}]
     );
     const cms = client.resource(coreV1.configmaps).namespace('default');
     await cms.create({ metadata: { name: 'other' } });
-    const created = await cms.create({ metadata: { name: 'web', labels: { app: 'web' } } });
+    await cms.create({ metadata: { name: 'web', labels: { app: 'web' } } });
     await eventually(() => expect(done).toEqual([null]), 10_000);
-    expect(events.map(([phase, obj]) => [phase, (obj as typeof created).metadata?.name])).toEqual([
-      ['ADDED', 'web'],
-    ]);
+    expect(
+      events.map(([phase, obj]) => [phase, (obj as { metadata: { name: string } }).metadata.name]),
+    ).toEqual([['ADDED', 'web']]);
     expect(events[0]![2]).toEqual({ type: 'ADDED', object: events[0]![1] });
   });
 
