@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 
 /**
  * The tombstone a relist leaves for an object that vanished while the watch was down: the

@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { toApiError } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { Cond } from '../util/cond.js';
 import type { Deltas } from './delta.js';
 import type { PopProcessFunc } from './queue.js';

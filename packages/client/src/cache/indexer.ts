@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { ApiError, isApiError, type KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { metaNamespaceKeyFunc, type KeyFunc } from './key-func.js';
 import type { Store } from './store.js';

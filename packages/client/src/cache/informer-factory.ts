@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { toApiError, type KubeObject, type Logger } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { BackoffOptions } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import type { ListParams, TweakListOptions } from '../rest/list-params.js';

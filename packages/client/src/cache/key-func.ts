@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { ApiError, objectKey, type KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 
 /** Maps an object to its cache key; must be deterministic. */

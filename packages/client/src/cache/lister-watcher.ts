@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { KubeList, KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { ListParams } from '../rest/list-params.js';
 import type { WatchStream } from '../rest/watch-stream.js';
 

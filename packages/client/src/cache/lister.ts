@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { ApiError, objectKey, type GroupResource, type KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { NamespaceIndex, type Indexer } from './indexer.js';
 
 /**

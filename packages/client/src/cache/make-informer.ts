@@ -1,4 +1,3 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import {
   ApiError,
   findBuiltinResource,
@@ -6,6 +5,7 @@ import {
   type KubeObject,
   type Logger,
 } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { isDeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { splitMetaNamespaceKey } from './key-func.js';

@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { errorField, silentLogger, type KubeObject, type Logger } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { Deque } from '../util/deque.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-func.js';

@@ -1,4 +1,3 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import {
   ApiError,
   errorField,
@@ -10,6 +9,7 @@ import {
   type Logger,
   type WatchEvent,
 } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { Backoff, type BackoffOptions } from '../util/backoff.js';
 import {
   ConnectionError,

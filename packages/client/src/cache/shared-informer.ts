@@ -1,4 +1,3 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import {
   errorField,
   silentLogger,
@@ -8,6 +7,7 @@ import {
   type KubeObject,
   type Logger,
 } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { BackoffOptions } from '../util/backoff.js';
 import { realClock, type Clock } from '../util/clock.js';
 import { sleep } from '../util/sleep.js';

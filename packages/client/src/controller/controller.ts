@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { errorField, silentLogger, type Logger } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { DeletedFinalStateUnknown } from '../cache/deleted-final-state-unknown.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from '../cache/key-func.js';
 import type { EventHandler } from '../cache/processor-listener.js';

@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { KubeList, KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { isExpired } from '../rest/errors.js';
 import type { ListParams } from '../rest/list-params.js';
 

@@ -1,7 +1,7 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { ApiError, silentLogger, type KubeObject, type Logger } from '@listwatch/api';
 import type { Encoding } from '@listwatch/codec';
 import type { Dispatcher } from 'undici';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { KubeConfig } from '../clientcmd/kubeconfig.js';
 import {
   anonymousCredentials,

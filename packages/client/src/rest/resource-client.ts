@@ -1,4 +1,3 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import {
   ApiError,
   isValidPathSegmentName,
@@ -8,6 +7,7 @@ import {
   type ResourceDefinition,
   type Status,
 } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { ListerWatcher } from '../cache/lister-watcher.js';
 import { ListPager, type ListPage, type ListPagerOptions } from '../pager/list-pager.js';
 import type { RestClient } from './client.js';

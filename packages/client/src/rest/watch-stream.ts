@@ -1,4 +1,3 @@
-import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import {
   ApiError,
   errorField,
@@ -21,6 +20,7 @@ import {
   type StreamDecoder,
 } from '@listwatch/codec';
 import { request, WebSocket, type Dispatcher } from 'undici';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { ConnectionError, errorFromResponse, toConnectionError, WatchIdleError } from './errors.js';
 import type { Credentials } from '../clientcmd/credentials.js';
 
