@@ -107,6 +107,28 @@ describe('the discovery-backed REST mapper', () => {
     );
   });
 
+  it('a server without aggregated discovery is read through the legacy documents', async () => {
+    // An older apiserver: it ignores the aggregated media type and answers APIVersions/APIGroupList.
+    const old = await TestServer.start();
+    const forward = proxyTo(apiserver.url);
+    old.handle((req, res) =>
+      forward({ ...req, headers: { ...req.headers, accept: 'application/json' } }, res),
+    );
+    const oldClient = new RestClient({ server: `http://127.0.0.1:${old.port}` });
+    try {
+      const mapper = new DeferredDiscoveryRESTMapper(new DiscoveryClient(oldClient));
+      expect(await mapper.resourceFor({ resource: 'deploy' })).toEqual({
+        group: 'apps',
+        version: 'v1',
+        resource: 'deployments',
+      });
+      expect(old.requests.map((r) => r.url)).toContain('/apis/apps/v1');
+    } finally {
+      await oldClient.close();
+      await old.close();
+    }
+  });
+
   it('a refetch revalidates each document with its ETag (If-None-Match) and keeps what did not change', async () => {
     const discovery = new DiscoveryClient(client);
     const first = await discovery.serverGroupsAndResources();
