@@ -19,6 +19,8 @@ describe("Watch (client-node's shape)", () => {
       port: 0,
       storage: new MemoryStorage(),
       logger: silentLogger,
+      // A short window, so a watch from an old resourceVersion expires.
+      watchCacheSizes: { configmaps: 3 },
     });
     client = new RestClient({ server: apiserver.url });
     kc = new KubeConfig();
@@ -51,6 +53,24 @@ contexts: [{name: local, context: {cluster: local}}]
       events.map(([phase, obj]) => [phase, (obj as { metadata: { name: string } }).metadata.name]),
     ).toEqual([['ADDED', 'web']]);
     expect(events[0]![2]).toEqual({ type: 'ADDED', object: events[0]![1] });
+  });
+
+  it('hands a 410 Expired ERROR event to the callback, as client-node does, then done(null)', async () => {
+    const cms = client.resource(coreV1.configmaps).namespace('default');
+    const first = await cms.create({ metadata: { name: 'churn' } });
+    for (let i = 0; i < 10; i++) await cms.patch('churn', { data: { i: String(i) } });
+    const events: [string, unknown][] = [];
+    const done: unknown[] = [];
+    await new Watch(kc).watch(
+      '/api/v1/namespaces/default/configmaps',
+      { resourceVersion: first.metadata?.resourceVersion },
+      (phase, obj) => events.push([phase, obj]),
+      (err) => done.push(err),
+    );
+    await eventually(() => expect(done).toEqual([null]));
+    expect(events).toHaveLength(1);
+    expect(events[0]![0]).toBe('ERROR');
+    expect(events[0]![1]).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
   });
 
   it("calls done once with the abort's error after abort(), and with the request's error when the watch cannot open", async () => {
