@@ -51,8 +51,11 @@ export interface KubeObject extends TypeMeta {
   [field: string]: unknown;
 }
 
-/** A list of objects (PodList, ConfigMapList, ...). */
-export interface KubeList<T extends KubeObject = KubeObject> extends TypeMeta {
+/**
+ * A list of objects (PodList, ConfigMapList, ...). Items are any object type, so a client's list of
+ * kubernetes-types `Pod`s (optional metadata) is a KubeList too.
+ */
+export interface KubeList<T extends object = KubeObject> extends TypeMeta {
   metadata: ListMeta;
   items: T[];
 }

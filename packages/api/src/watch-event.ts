@@ -15,7 +15,7 @@ export const WATCH_EVENT_TYPES: readonly WatchEventType[] = [
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 /** metav1.WatchEvent as it travels: ERROR events carry a Status instead of an object. */
-export type WatchEvent<T extends KubeObject = KubeObject> =
+export type WatchEvent<T extends object = KubeObject> =
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T }
   | { type: 'ERROR'; object: Status };
 

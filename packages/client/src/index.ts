@@ -150,7 +150,9 @@ export {
 } from './cache/shared-informer.js';
 export {
   informerKey,
+  newFilteredDynamicSharedInformerFactory,
   SharedInformerFactory,
+  type GenericInformer,
   type InformerFactoryOptions,
   type InformerOptions,
 } from './cache/informer-factory.js';
@@ -186,3 +188,48 @@ export {
   type InformerEvent,
   type MakeInformerOptions,
 } from './cache/make-informer.js';
+
+export type {
+  KubernetesListObject,
+  KubernetesObject,
+  ObjectMetaAccessor,
+} from './runtime/kubernetes-object.js';
+export {
+  apiextensionsV1,
+  appsV1,
+  autoscalingV1,
+  batchV1,
+  coordinationV1,
+  coreV1,
+  discoveryV1,
+  eventsV1,
+  networkingV1,
+  policyV1,
+  rbacV1,
+  typedResource,
+  typedResources,
+  type ResourceRefOf,
+  type TypedResourceRef,
+} from './typed/resources.js';
+
+export {
+  DiscoveryClient,
+  type APIGroupResources,
+  type DiscoveryClientOptions,
+} from './discovery/discovery.js';
+export {
+  DeferredDiscoveryRESTMapper,
+  DiscoveryRESTMapper,
+  isNoMatchError,
+  NoKindMatchError,
+  NoResourceMatchError,
+  type GroupKind,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type PartialGroupVersionResource,
+  type RESTMapping,
+} from './restmapper/restmapper.js';
+
+export { resourceRefFromGVR, type Unstructured } from './dynamic/dynamic.js';
+
+export { Watch, type WatchCallback } from './rest/watch.js';

@@ -20,7 +20,7 @@ describe("the client's logging", () => {
       watch: () => Promise.reject(refused),
     };
     const stop = new AbortController();
-    const reflector = new Reflector({
+    const reflector = new Reflector<KubeObject>({
       listerWatcher,
       store: newStore(),
       logger,

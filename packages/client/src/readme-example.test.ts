@@ -1,18 +1,15 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { findBuiltinResource, silentLogger } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { MemoryStorage } from '@listwatch/storage';
 import { tempDir } from '@listwatch/testing';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { RestClient } from './rest/client.js';
 import { eventually } from './testing/eventually.js';
 import { configMap } from './testing/fixtures.js';
-
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
+import { packageDir, transpile, typecheck } from './testing/typecheck.js';
 
 /** The first ```ts block of the package README: the example it opens with. */
 function readmeExample(): string {
@@ -30,27 +27,7 @@ describe("the README's opening example", () => {
   });
 
   it('type-checks against the package as published (strict, the repository tsconfig)', () => {
-    // As a file of this package, so `@listwatch/client` resolves to it.
-    const file = join(packageDir, 'src', 'readme-example.virtual.ts');
-    const config = ts.getParsedCommandLineOfConfigFile(
-      join(packageDir, 'tsconfig.json'),
-      {},
-      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
-    )!;
-    const options = { ...config.options, noEmit: true, composite: false, incremental: false };
-    const host = ts.createCompilerHost(options);
-    const fileExists = host.fileExists.bind(host);
-    const readFile = host.readFile.bind(host);
-    const getSourceFile = host.getSourceFile.bind(host);
-    host.fileExists = (f) => f === file || fileExists(f);
-    host.readFile = (f) => (f === file ? code : readFile(f));
-    host.getSourceFile = (f, lang, ...rest) =>
-      f === file ? ts.createSourceFile(f, code, lang) : getSourceFile(f, lang, ...rest);
-    const program = ts.createProgram({ rootNames: [file], options, host });
-    const diagnostics = ts
-      .getPreEmitDiagnostics(program, program.getSourceFile(file))
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    expect(diagnostics).toEqual([]);
+    expect(typecheck(code, 'readme-example.virtual.ts')).toEqual([]);
   }, 60_000);
 
   describe('run against an apiserver named by $KUBECONFIG', () => {
@@ -82,9 +59,7 @@ users: [{name: me, user: {token: t}}]
 contexts: [{name: local, context: {cluster: local, user: me, namespace: default}}]
 `,
       );
-      const js = ts.transpileModule(code, {
-        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-      }).outputText;
+      const js = transpile(code);
       const child = spawn(
         process.execPath,
         ['--conditions=@listwatch/source', '--import', 'tsx', '--input-type=module', '-e', js],

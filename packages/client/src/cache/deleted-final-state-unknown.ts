@@ -1,4 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 
 /**
  * The tombstone a relist leaves for an object that vanished while the watch was down: the
@@ -6,13 +7,15 @@ import type { KubeObject } from '@listwatch/api';
  * knew (possibly stale, or undefined if even that was missing). Handlers' onDelete must accept
  * it (client-go tools/cache/delta_fifo.go DeletedFinalStateUnknown).
  */
-export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
+export class DeletedFinalStateUnknown<T extends KubernetesObject = KubeObject> {
   constructor(
     readonly key: string,
     readonly obj: T | undefined,
   ) {}
 }
 
-export function isDeletedFinalStateUnknown(value: unknown): value is DeletedFinalStateUnknown {
+export function isDeletedFinalStateUnknown(
+  value: unknown,
+): value is DeletedFinalStateUnknown<KubernetesObject> {
   return value instanceof DeletedFinalStateUnknown;
 }

@@ -1,3 +1,4 @@
+import type { KubeObject } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
 import { configMap } from '../testing/fixtures.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
@@ -31,7 +32,7 @@ describe('DeltaFIFO', () => {
   });
 
   it('where RealFIFO delivers the same changes one by one in arrival order', async () => {
-    const fifo = new RealFIFO({ knownObjects: newIndexer() });
+    const fifo = new RealFIFO<KubeObject>({ knownObjects: newIndexer() });
     fifo.add(configMap('ns', 'a', '1'));
     fifo.add(configMap('ns', 'b', '1'));
     fifo.update(configMap('ns', 'a', '2'));

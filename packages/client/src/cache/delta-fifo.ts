@@ -1,4 +1,5 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { Deque } from '../util/deque.js';
 import { FifoState } from './fifo-state.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
@@ -7,7 +8,7 @@ import { metaNamespaceKeyFunc, type KeyFunc } from './key-func.js';
 import { FIFOClosedError, type PopProcessFunc, type Queue, type TransformFunc } from './queue.js';
 import type { KeyListerGetter } from './store.js';
 
-export interface DeltaFIFOOptions<T extends KubeObject = KubeObject> {
+export interface DeltaFIFOOptions<T extends KubernetesObject = KubeObject> {
   /** Defaults to metaNamespaceKeyFunc. */
   keyFunction?: KeyFunc<T>;
   /**
@@ -25,7 +26,10 @@ export interface DeltaFIFOOptions<T extends KubeObject = KubeObject> {
  * price is that changes to different keys are not delivered in the order they happened
  * (RealFIFO keeps that order).
  */
-export class DeltaFIFO<T extends KubeObject = KubeObject> extends FifoState implements Queue<T> {
+export class DeltaFIFO<T extends KubernetesObject = KubeObject>
+  extends FifoState
+  implements Queue<T>
+{
   /** Invariant: a key is in `queue` exactly when it has a non-empty entry in `items`. */
   private readonly items = new Map<string, Delta<T>[]>();
   private readonly queue = new Deque<string>();
@@ -196,7 +200,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> extends FifoState impl
  * when both are deletions, keeping the one that carries the real object rather than a tombstone
  * (client-go dedupDeltas / isDeletionDup).
  */
-function dedupDeltas<T extends KubeObject>(deltas: Delta<T>[]): void {
+function dedupDeltas<T extends KubernetesObject>(deltas: Delta<T>[]): void {
   const n = deltas.length;
   if (n < 2) return;
   const a = deltas[n - 1] as Delta<T>;

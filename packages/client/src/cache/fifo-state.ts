@@ -1,4 +1,5 @@
-import { toApiError, type KubeObject } from '@listwatch/api';
+import { toApiError } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { Cond } from '../util/cond.js';
 import type { Deltas } from './delta.js';
 import type { PopProcessFunc } from './queue.js';
@@ -61,7 +62,7 @@ export abstract class FifoState {
   }
 
   /** Hands popped deltas to the consumer; anything it throws surfaces as an ApiError. */
-  protected deliver<T extends KubeObject>(
+  protected deliver<T extends KubernetesObject>(
     process: PopProcessFunc<T>,
     deltas: Deltas<T>,
     isInInitialList: boolean,

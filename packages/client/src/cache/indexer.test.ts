@@ -47,7 +47,7 @@ describe('Store', () => {
     store.add(configMap('ns', 'a'));
     store.add(configMap('ns', 'b'));
     store.delete(configMap('ns', 'a'));
-    store.delete(new DeletedFinalStateUnknown('ns/b', undefined));
+    store.delete(new DeletedFinalStateUnknown<KubeObject>('ns/b', undefined));
     store.delete(configMap('ns', 'never'));
     expect(store.list()).toEqual([]);
   });
@@ -107,7 +107,7 @@ describe('Indexer', () => {
   it('a delete removes the key from every index', () => {
     const indexer = newIndexer({ app: byApp, [NamespaceIndex]: metaNamespaceIndexFunc });
     indexer.add(configMap('ns', 'a', '1', { app: 'web' }));
-    indexer.delete(new DeletedFinalStateUnknown('ns/a', undefined));
+    indexer.delete(new DeletedFinalStateUnknown<KubeObject>('ns/a', undefined));
     expect(indexer.listIndexFuncValues('app')).toEqual([]);
     expect(indexer.listIndexFuncValues(NamespaceIndex)).toEqual([]);
   });

@@ -1,20 +1,21 @@
 import { ApiError, isApiError, type KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { metaNamespaceKeyFunc, type KeyFunc } from './key-func.js';
 import type { Store } from './store.js';
 
 /** Computes the values an object is indexed under; an object may have none, one or several. */
-export type IndexFunc<T extends KubeObject = KubeObject> = (obj: T) => string[];
+export type IndexFunc<T extends KubernetesObject = KubeObject> = (obj: T) => string[];
 
 /** Index functions by index name. */
-export type Indexers<T extends KubeObject = KubeObject> = Record<string, IndexFunc<T>>;
+export type Indexers<T extends KubernetesObject = KubeObject> = Record<string, IndexFunc<T>>;
 
 /** The name of the index by namespace (client-go cache.NamespaceIndex). */
 export const NamespaceIndex = 'namespace';
 
 /** Indexes an object by its namespace, '' for cluster-scoped (client-go MetaNamespaceIndexFunc). */
-export function metaNamespaceIndexFunc(obj: KubeObject): string[] {
-  return [obj.metadata.namespace ?? ''];
+export function metaNamespaceIndexFunc(obj: KubernetesObject): string[] {
+  return [obj.metadata?.namespace ?? ''];
 }
 
 /**
@@ -22,7 +23,7 @@ export function metaNamespaceIndexFunc(obj: KubeObject): string[] {
  * Listers use the namespace index to answer per-namespace lists without a full scan;
  * controllers add their own (e.g. pods by node).
  */
-export interface Indexer<T extends KubeObject = KubeObject> extends Store<T> {
+export interface Indexer<T extends KubernetesObject = KubeObject> extends Store<T> {
   /** Objects sharing at least one value of `indexName` with `obj`. */
   index(indexName: string, obj: T): T[];
   /** Keys of the objects whose `indexName` values include `indexedValue`. */
@@ -40,7 +41,7 @@ export interface Indexer<T extends KubeObject = KubeObject> extends Store<T> {
  * An Indexer with the given index functions; by default the namespace index, as every
  * informer in client-go has (client-go NewIndexer).
  */
-export function newIndexer<T extends KubeObject = KubeObject>(
+export function newIndexer<T extends KubernetesObject = KubeObject>(
   indexers: Indexers<T> = { [NamespaceIndex]: metaNamespaceIndexFunc },
   keyFunc: KeyFunc<T> = metaNamespaceKeyFunc,
 ): Indexer<T> {
@@ -48,7 +49,7 @@ export function newIndexer<T extends KubeObject = KubeObject>(
 }
 
 /** One index: its function and, for each value, the keys of the objects indexed under it. */
-interface NamedIndex<T extends KubeObject> {
+interface NamedIndex<T extends KubernetesObject> {
   readonly name: string;
   readonly fn: IndexFunc<T>;
   readonly byValue: Map<string, Set<string>>;
@@ -59,7 +60,7 @@ type IndexValues = (readonly string[])[];
 
 const NO_VALUES: readonly string[] = [];
 
-class IndexedStore<T extends KubeObject> implements Indexer<T> {
+class IndexedStore<T extends KubernetesObject> implements Indexer<T> {
   private items = new Map<string, T>();
   /** An array, not a map by name: every add and update walks all of them. */
   private indexes: NamedIndex<T>[];
@@ -237,13 +238,13 @@ class IndexedStore<T extends KubeObject> implements Indexer<T> {
   }
 }
 
-function emptyIndexes<T extends KubeObject>(
+function emptyIndexes<T extends KubernetesObject>(
   indexers: Iterable<readonly [string, IndexFunc<T>]>,
 ): NamedIndex<T>[] {
   return Array.from(indexers, ([name, fn]) => ({ name, fn, byValue: new Map() }));
 }
 
-function addToIndexes<T extends KubeObject>(
+function addToIndexes<T extends KubernetesObject>(
   indexes: readonly NamedIndex<T>[],
   key: string,
   values: IndexValues,

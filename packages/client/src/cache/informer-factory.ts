@@ -1,14 +1,23 @@
 import { toApiError, type KubeObject, type Logger } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { BackoffOptions } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import type { ListParams, TweakListOptions } from '../rest/list-params.js';
 import type { RestClient } from '../rest/client.js';
 import type { ResourceRef } from '../rest/resource-client.js';
+import type { ResourceRefOf } from '../typed/resources.js';
 import type { WatchStreamOptions } from '../rest/watch-stream.js';
 import type { Indexers } from './indexer.js';
 import type { ListerWatcher } from './lister-watcher.js';
 import type { TransformFunc } from './queue.js';
 import { SharedIndexInformer } from './shared-informer.js';
+import type { Lister } from './lister.js';
+import { resourceRefFromGVR, type Unstructured } from '../dynamic/dynamic.js';
+import type {
+  DeferredDiscoveryRESTMapper,
+  GroupKind,
+  GroupVersionResource,
+} from '../restmapper/restmapper.js';
 
 export interface InformerFactoryOptions {
   /** Where informers list and watch; or give `listerWatcherFor`. */
@@ -33,9 +42,17 @@ export interface InformerFactoryOptions {
   reflector?: { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number };
   logger?: Logger;
   clock?: Clock;
+  /** Finds resources by kind for forKind(), and the scope of those forResource() is given. */
+  restMapper?: DeferredDiscoveryRESTMapper;
 }
 
-export interface InformerOptions<T extends KubeObject = KubeObject> {
+/** An informer and its lister, by resource (client-go informers.GenericInformer). */
+export interface GenericInformer<T extends KubernetesObject = Unstructured> {
+  informer(): SharedIndexInformer<T>;
+  lister(): Lister<T>;
+}
+
+export interface InformerOptions<T extends KubernetesObject = KubeObject> {
   namespace?: string;
   tweakListOptions?: TweakListOptions;
   resyncPeriodMs?: number;
@@ -65,8 +82,8 @@ export class SharedInformerFactory {
   }
 
   /** The shared informer for a resource; created on first use, started by start(). */
-  informerFor<T extends KubeObject = KubeObject>(
-    resource: ResourceRef,
+  informerFor<T extends KubernetesObject = KubeObject>(
+    resource: ResourceRefOf<T>,
     options: InformerOptions<T> = {},
   ): SharedIndexInformer<T> {
     const namespace = resource.namespaced
@@ -103,6 +120,37 @@ export class SharedInformerFactory {
     });
     this.informers.set(key, informer as unknown as SharedIndexInformer);
     return informer;
+  }
+
+  /**
+   * The shared informer of any resource by group/version/resource, holding unstructured objects
+   * (client-go dynamicinformer.DynamicSharedInformerFactory ForResource): a custom resource's
+   * controller needs no generated code. A cluster-scoped resource needs `namespaced: false`
+   * when the factory is limited to a namespace; forKind() knows the scope from discovery.
+   */
+  forResource<T extends KubernetesObject = Unstructured>(
+    gvr: GroupVersionResource,
+    options: InformerOptions<T> & { namespaced?: boolean } = {},
+  ): GenericInformer<T> {
+    const { namespaced, ...rest } = options;
+    const informer = this.informerFor<T>(resourceRefFromGVR(gvr, namespaced), rest);
+    return { informer: () => informer, lister: () => informer.lister() };
+  }
+
+  /**
+   * The shared informer of a kind, its resource found through the REST mapper (discovery):
+   * the version given, else the group's preferred one. A kind added since the last discovery
+   * (a new CRD) is found, the mapper refetching on a miss.
+   */
+  async forKind<T extends KubernetesObject = Unstructured>(
+    kind: GroupKind & { version?: string },
+    options: InformerOptions<T> = {},
+  ): Promise<GenericInformer<T>> {
+    const mapper = this.options.restMapper;
+    if (!mapper) throw toApiError(new Error('forKind needs an informer factory with a restMapper'));
+    const ref = await mapper.resourceRefFor<T>(kind);
+    const informer = this.informerFor<T>(ref, options);
+    return { informer: () => informer, lister: () => informer.lister() };
   }
 
   /** Starts every informer created so far that is not running yet. */
@@ -151,4 +199,24 @@ export function informerKey(resource: ResourceRef, namespace: string, params: Li
   const ls = params.labelSelector?.toString() ?? '';
   const fs = params.fieldSelector?.toString() ?? '';
   return `${gvr}|ns=${namespace}|labels=${ls}|fields=${fs}`;
+}
+
+/**
+ * client-go dynamicinformer.NewFilteredDynamicSharedInformerFactory: a factory whose informers
+ * are asked for by resource (forResource) or kind (forKind, with `restMapper`).
+ */
+export function newFilteredDynamicSharedInformerFactory(
+  client: RestClient,
+  defaultResyncMs: number,
+  namespace: string,
+  tweakListOptions?: TweakListOptions,
+  restMapper?: DeferredDiscoveryRESTMapper,
+): SharedInformerFactory {
+  return new SharedInformerFactory({
+    client,
+    defaultResyncMs,
+    namespace,
+    ...(tweakListOptions ? { tweakListOptions } : {}),
+    ...(restMapper ? { restMapper } : {}),
+  });
 }

@@ -1,8 +1,9 @@
 import { ApiError, objectKey, type KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 
 /** Maps an object to its cache key; must be deterministic. */
-export type KeyFunc<T extends KubeObject = KubeObject> = (obj: T) => string;
+export type KeyFunc<T extends KubernetesObject = KubeObject> = (obj: T) => string;
 
 function keyError(obj: unknown, why: string): ApiError {
   let shown: string;
@@ -18,7 +19,7 @@ function keyError(obj: unknown, why: string): ApiError {
  * `namespace/name`, or `name` for cluster-scoped objects (client-go MetaNamespaceKeyFunc).
  * Objects arrive from the wire as plain JSON, so a missing metadata is checked, not assumed.
  */
-export function metaNamespaceKeyFunc(obj: KubeObject): string {
+export function metaNamespaceKeyFunc(obj: KubernetesObject): string {
   const meta = (obj as { metadata?: unknown } | null | undefined)?.metadata;
   if (typeof meta !== 'object' || meta === null) throw keyError(obj, 'object has no meta');
   return objectKey(meta);
@@ -29,7 +30,7 @@ export function metaNamespaceKeyFunc(obj: KubeObject): string {
  * (client-go DeletionHandlingMetaNamespaceKeyFunc).
  */
 export function deletionHandlingMetaNamespaceKeyFunc(
-  obj: KubeObject | DeletedFinalStateUnknown,
+  obj: KubernetesObject | DeletedFinalStateUnknown<KubernetesObject>,
 ): string {
   return obj instanceof DeletedFinalStateUnknown ? obj.key : metaNamespaceKeyFunc(obj);
 }

@@ -1,4 +1,5 @@
 import type { KubeList, KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { ListParams } from '../rest/list-params.js';
 import type { WatchStream } from '../rest/watch-stream.js';
 
@@ -7,7 +8,7 @@ import type { WatchStream } from '../rest/watch-stream.js';
  * one collection. The REST client provides one per resource; tests and other transports can
  * provide their own.
  */
-export interface ListerWatcher<T extends KubeObject = KubeObject> {
+export interface ListerWatcher<T extends KubernetesObject = KubeObject> {
   list(params: ListParams, signal?: AbortSignal): Promise<KubeList<T>>;
   /** Opening may fail with an ApiError (429, 410, connection refused); see WatchStream. */
   watch(params: ListParams, signal?: AbortSignal): Promise<WatchStream<T>>;

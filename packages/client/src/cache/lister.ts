@@ -1,4 +1,5 @@
 import { ApiError, objectKey, type GroupResource, type KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { NamespaceIndex, type Indexer } from './indexer.js';
 
 /**
@@ -9,8 +10,8 @@ export interface LabelMatcher {
   matches(labels: Record<string, string>): boolean;
 }
 
-function selected<T extends KubeObject>(obj: T, selector: LabelMatcher | undefined): boolean {
-  return selector === undefined || selector.matches(obj.metadata.labels ?? {});
+function selected<T extends KubernetesObject>(obj: T, selector: LabelMatcher | undefined): boolean {
+  return selector === undefined || selector.matches(obj.metadata?.labels ?? {});
 }
 
 /**
@@ -18,7 +19,7 @@ function selected<T extends KubeObject>(obj: T, selector: LabelMatcher | undefin
  * apiserver (client-go tools/cache/listers.go GenericLister). `get` follows the generated
  * listers and throws a 404 NotFound ApiError naming the resource.
  */
-export class Lister<T extends KubeObject = KubeObject> {
+export class Lister<T extends KubernetesObject = KubeObject> {
   constructor(
     private readonly indexer: Indexer<T>,
     private readonly resource: GroupResource,
@@ -52,7 +53,7 @@ export class Lister<T extends KubeObject = KubeObject> {
 }
 
 /** The objects of one namespace (client-go GenericNamespaceLister). */
-export class NamespaceLister<T extends KubeObject = KubeObject> {
+export class NamespaceLister<T extends KubernetesObject = KubeObject> {
   constructor(
     private readonly indexer: Indexer<T>,
     private readonly resource: GroupResource,
@@ -70,7 +71,7 @@ export class NamespaceLister<T extends KubeObject = KubeObject> {
         ? this.indexer.list()
         : NamespaceIndex in this.indexer.getIndexers()
           ? this.indexer.byIndex(NamespaceIndex, ns)
-          : this.indexer.list().filter((obj) => (obj.metadata.namespace ?? '') === ns);
+          : this.indexer.list().filter((obj) => (obj.metadata?.namespace ?? '') === ns);
     return selector === undefined ? candidates : candidates.filter((o) => selected(o, selector));
   }
 

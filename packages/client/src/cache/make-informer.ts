@@ -5,6 +5,7 @@ import {
   type KubeObject,
   type Logger,
 } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { isDeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { splitMetaNamespaceKey } from './key-func.js';
@@ -32,7 +33,7 @@ export type ErrorCallback = (err: ApiError) => void;
 export type ConnectCallback = () => void;
 
 /** The surface of @kubernetes/client-node's Informer, backed by a SharedIndexInformer. */
-export interface Informer<T extends KubeObject = KubeObject> {
+export interface Informer<T extends KubernetesObject = KubeObject> {
   on(event: typeof ADD | typeof CHANGE | typeof DELETE, cb: ObjectCallback<T>): void;
   on(event: typeof UPDATE, cb: UpdateCallback<T>): void;
   on(event: typeof ERROR, cb: ErrorCallback): void;
@@ -104,7 +105,7 @@ export function parseCollectionPath(path: string): { resource: ResourceRef; name
  * stops on anything but 410 and has to be restarted from the error callback). `error` reports
  * each failure; the informer keeps retrying by itself.
  */
-export function makeInformer<T extends KubeObject = KubeObject>(
+export function makeInformer<T extends KubernetesObject = KubeObject>(
   kubeConfig: KubeConfig,
   path: string,
   options?: MakeInformerOptions,
@@ -113,14 +114,14 @@ export function makeInformer<T extends KubeObject = KubeObject>(
  * client-node's own signature, so its callers port unchanged. `listFn` is not called: the
  * informer lists `path` itself, in pages, at the resourceVersion its watch then resumes from.
  */
-export function makeInformer<T extends KubeObject = KubeObject>(
+export function makeInformer<T extends KubernetesObject = KubeObject>(
   kubeConfig: KubeConfig,
   path: string,
   listFn: () => Promise<unknown>,
   labelSelector?: string,
   fieldSelector?: string,
 ): Informer<T>;
-export function makeInformer<T extends KubeObject = KubeObject>(
+export function makeInformer<T extends KubernetesObject = KubeObject>(
   kubeConfig: KubeConfig,
   path: string,
   optionsOrListFn: MakeInformerOptions | (() => Promise<unknown>) = {},
@@ -189,7 +190,7 @@ export function makeInformer<T extends KubeObject = KubeObject>(
       },
       onUpdate: (oldObj, newObj) => {
         // A resync is not a change a client-node user expects to hear about.
-        if (oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion) return;
+        if (oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion) return;
         emit(UPDATE, newObj, oldObj);
         emit(CHANGE, newObj);
       },
@@ -226,7 +227,7 @@ export function makeInformer<T extends KubeObject = KubeObject>(
     },
     list(ns?: string): T[] {
       const all = informer.getIndexer().list();
-      return ns === undefined ? all : all.filter((o) => (o.metadata.namespace ?? '') === ns);
+      return ns === undefined ? all : all.filter((o) => (o.metadata?.namespace ?? '') === ns);
     },
     get(name: string, ns?: string): T | undefined {
       return informer.getIndexer().getByKey(objectKey({ name, ...(ns ? { namespace: ns } : {}) }));
@@ -235,7 +236,7 @@ export function makeInformer<T extends KubeObject = KubeObject>(
 }
 
 /** client-node hands deletes the last known object; a tombstone without one gets a stub. */
-function lastKnown<T extends KubeObject>(obj: T | DeletedFinalStateUnknown<T>): T {
+function lastKnown<T extends KubernetesObject>(obj: T | DeletedFinalStateUnknown<T>): T {
   if (!isDeletedFinalStateUnknown(obj)) return obj;
   const tombstone = obj;
   if (tombstone.obj) return tombstone.obj;

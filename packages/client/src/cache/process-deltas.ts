@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { Deltas } from './delta.js';
 import type { ResourceEventHandler } from './resource-event-handler.js';
 import type { Store } from './store.js';
@@ -10,7 +10,7 @@ import type { Store } from './store.js';
  * or resync of a known object is an update with the old object — and Deleted a delete.
  * The store is updated before the handler runs, so a handler reading the store sees the change.
  */
-export function processDeltas<T extends KubeObject>(
+export function processDeltas<T extends KubernetesObject>(
   handler: ResourceEventHandler<T>,
   clientState: Store<T>,
   deltas: Deltas<T>,

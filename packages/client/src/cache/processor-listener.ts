@@ -1,4 +1,5 @@
 import { errorField, silentLogger, type KubeObject, type Logger } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { Deque } from '../util/deque.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-func.js';
@@ -7,13 +8,13 @@ import { deletionHandlingMetaNamespaceKeyFunc } from './key-func.js';
  * A handler of an informer's notifications. Like ResourceEventHandler, but a method may return
  * a promise: the next notification for this handler waits for it (and only for it).
  */
-export interface EventHandler<T extends KubeObject = KubeObject> {
+export interface EventHandler<T extends KubernetesObject = KubeObject> {
   onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
   onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
   onDelete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
 }
 
-export type Notification<T extends KubeObject = KubeObject> =
+export type Notification<T extends KubernetesObject = KubeObject> =
   | { type: 'add'; obj: T; isInInitialList: boolean }
   | { type: 'update'; oldObj: T; newObj: T }
   | { type: 'delete'; obj: T | DeletedFinalStateUnknown<T> };
@@ -37,7 +38,7 @@ export interface HandlerMetrics {
   hasSynced: boolean;
 }
 
-export interface ProcessorListenerOptions<T extends KubeObject> {
+export interface ProcessorListenerOptions<T extends KubernetesObject> {
   name: string;
   /** Notifications buffered before the handler counts as lagging (default 10 000). */
   bufferSize?: number;
@@ -55,12 +56,12 @@ type Seen<T> = { present: false; initial: boolean } | { present: true; obj: T | 
 
 export const DEFAULT_HANDLER_BUFFER_SIZE = 10_000;
 
-function keyOf<T extends KubeObject>(n: Notification<T>): string {
+function keyOf<T extends KubernetesObject>(n: Notification<T>): string {
   return deletionHandlingMetaNamespaceKeyFunc(n.type === 'update' ? n.newObj : n.obj);
 }
 
 /** The state a notification's handler call assumes the handler already knows. */
-function seenBefore<T extends KubeObject>(n: Notification<T>): Seen<T> {
+function seenBefore<T extends KubernetesObject>(n: Notification<T>): Seen<T> {
   switch (n.type) {
     case 'add':
       return { present: false, initial: n.isInInitialList };
@@ -88,7 +89,7 @@ function seenBefore<T extends KubeObject>(n: Notification<T>): Seen<T> {
  * intermediate states — DeltaFIFO-like coalescing, only while it lags. `lagging`, `overflows`
  * and `coalesced` in the metrics make it visible.
  */
-export class ProcessorListener<T extends KubeObject = KubeObject> {
+export class ProcessorListener<T extends KubernetesObject = KubeObject> {
   readonly name: string;
   readonly bufferSize: number;
   resyncPeriodMs: number;
@@ -300,8 +301,8 @@ export class ProcessorListener<T extends KubeObject = KubeObject> {
     }
     if (old === undefined) return [{ type: 'add', obj: current, isInInitialList: false }];
     if (old === current) return [];
-    const oldUid = old.metadata.uid;
-    const uid = current.metadata.uid;
+    const oldUid = old.metadata?.uid;
+    const uid = current.metadata?.uid;
     if (oldUid !== undefined && uid !== undefined && oldUid !== uid) {
       return [
         { type: 'delete', obj: new DeletedFinalStateUnknown(key, old) },

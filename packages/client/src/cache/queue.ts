@@ -1,4 +1,5 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import type { Deltas } from './delta.js';
 
@@ -7,7 +8,7 @@ import type { Deltas } from './delta.js';
  * call can interleave — the equivalent of client-go calling it under the queue's lock — so it
  * can update the knownObjects store without racing a concurrent replace.
  */
-export type PopProcessFunc<T extends KubeObject = KubeObject> = (
+export type PopProcessFunc<T extends KubernetesObject = KubeObject> = (
   deltas: Deltas<T>,
   isInInitialList: boolean,
 ) => void;
@@ -16,7 +17,7 @@ export type PopProcessFunc<T extends KubeObject = KubeObject> = (
  * The queue between a reflector (producer) and an informer (consumer) (client-go cache.Queue).
  * DeltaFIFO and RealFIFO both implement it, so an informer can take either.
  */
-export interface Queue<T extends KubeObject = KubeObject> {
+export interface Queue<T extends KubernetesObject = KubeObject> {
   add(obj: T): void;
   update(obj: T): void;
   delete(obj: T | DeletedFinalStateUnknown<T>): void;
@@ -61,4 +62,4 @@ export function isFIFOClosedError(value: unknown): value is FIFOClosedError {
 }
 
 /** Called with every incoming object before it is queued, e.g. to strip managedFields. */
-export type TransformFunc<T extends KubeObject = KubeObject> = (obj: T) => T;
+export type TransformFunc<T extends KubernetesObject = KubeObject> = (obj: T) => T;

@@ -25,7 +25,7 @@ async function popAll(fifo: RealFIFO) {
 // client-go tools/cache/the_real_fifo.go and the_real_fifo_test.go.
 describe('RealFIFO', () => {
   it('keeps every notification of a key, even an add followed by a delete', async () => {
-    const fifo = new RealFIFO({ knownObjects: newIndexer() });
+    const fifo = new RealFIFO<KubeObject>({ knownObjects: newIndexer() });
     fifo.add(configMap('ns', 'a', '1'));
     fifo.delete(configMap('ns', 'a', '2'));
     fifo.delete(configMap('ns', 'a', '2'));
@@ -35,7 +35,7 @@ describe('RealFIFO', () => {
   it('a relist queues its tombstones before the listed objects', async () => {
     const known = newIndexer();
     known.add(configMap('ns', 'gone', '1'));
-    const fifo = new RealFIFO({ knownObjects: known });
+    const fifo = new RealFIFO<KubeObject>({ knownObjects: known });
     fifo.add(configMap('ns', 'queued', '2'));
     fifo.replace([configMap('ns', 'kept', '3')], '3');
     expect(await popAll(fifo)).toEqual([
@@ -49,7 +49,7 @@ describe('RealFIFO', () => {
   it('hasSynced counts every notification of the first replace, tombstones included', async () => {
     const known = newIndexer();
     known.add(configMap('ns', 'gone'));
-    const fifo = new RealFIFO({ knownObjects: known });
+    const fifo = new RealFIFO<KubeObject>({ knownObjects: known });
     fifo.replace([configMap('ns', 'a')], '1');
     expect(fifo.len()).toBe(2);
     await fifo.pop(() => {});
@@ -65,7 +65,7 @@ describe('RealFIFO', () => {
     });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.array(fc.nat(5)), async (ops, pops) => {
-        const fifo = new RealFIFO({ knownObjects: newIndexer() });
+        const fifo = new RealFIFO<KubeObject>({ knownObjects: newIndexer() });
         const sent: string[] = [];
         const received: string[] = [];
         let version = 0;

@@ -1,4 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { Deque } from '../util/deque.js';
 import { FifoState } from './fifo-state.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
@@ -7,7 +8,7 @@ import { metaNamespaceKeyFunc, type KeyFunc } from './key-func.js';
 import { FIFOClosedError, type PopProcessFunc, type Queue, type TransformFunc } from './queue.js';
 import type { KeyListerGetter } from './store.js';
 
-export interface RealFIFOOptions<T extends KubeObject = KubeObject> {
+export interface RealFIFOOptions<T extends KubernetesObject = KubeObject> {
   /** Defaults to metaNamespaceKeyFunc. */
   keyFunction?: KeyFunc<T>;
   /** The consumer's store: required, as replace and resync are defined against it. */
@@ -21,7 +22,10 @@ export interface RealFIFOOptions<T extends KubeObject = KubeObject> {
  * handlers see intermediate states and deletions of objects they never saw settle. In-order
  * delivery is what makes an informer's event stream reason-able; prefer it to DeltaFIFO.
  */
-export class RealFIFO<T extends KubeObject = KubeObject> extends FifoState implements Queue<T> {
+export class RealFIFO<T extends KubernetesObject = KubeObject>
+  extends FifoState
+  implements Queue<T>
+{
   private readonly items = new Deque<Delta<T>>();
   private readonly keyFunc: KeyFunc<T>;
   private readonly knownObjects: KeyListerGetter<T>;

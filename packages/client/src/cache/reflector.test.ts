@@ -349,7 +349,7 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
     try {
       const lw = new FaultyListerWatcher(small.listerWatcher('configmaps'));
       const indexer = newIndexer();
-      const fifo = new RealFIFO({ knownObjects: indexer });
+      const fifo = new RealFIFO<KubeObject>({ knownObjects: indexer });
       const deleted: (KubeObject | DeletedFinalStateUnknown)[] = [];
       const signal = stop.signal;
       void (async () => {
@@ -362,7 +362,11 @@ describe('Reflector (client-go tools/cache/reflector.go)', () => {
         }
       })();
       for (const name of ['a', 'b', 'c']) await small.create('configmaps', configMap('ns', name));
-      const reflector = new Reflector({ listerWatcher: lw, store: fifo, backoff: FAST_BACKOFF });
+      const reflector = new Reflector<KubeObject>({
+        listerWatcher: lw,
+        store: fifo,
+        backoff: FAST_BACKOFF,
+      });
       void reflector.run(signal);
       await eventually(() => expect(indexer.listKeys().sort()).toEqual(['ns/a', 'ns/b', 'ns/c']));
       const lastSeen = reflector.lastSyncResourceVersion();

@@ -9,6 +9,7 @@ import {
   type Logger,
   type WatchEvent,
 } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { Backoff, type BackoffOptions } from '../util/backoff.js';
 import {
   ConnectionError,
@@ -27,7 +28,7 @@ import type { ListerWatcher } from './lister-watcher.js';
 import { newStore } from './store.js';
 
 /** What a reflector writes to: a FIFO (DeltaFIFO, RealFIFO) or a plain Store. */
-export interface ReflectorStore<T extends KubeObject = KubeObject> {
+export interface ReflectorStore<T extends KubernetesObject = KubeObject> {
   add(obj: T): void;
   update(obj: T): void;
   delete(obj: T): void;
@@ -35,7 +36,7 @@ export interface ReflectorStore<T extends KubeObject = KubeObject> {
   resync?(): void;
 }
 
-export interface ReflectorOptions<T extends KubeObject = KubeObject> {
+export interface ReflectorOptions<T extends KubernetesObject = KubeObject> {
   /** For logs, e.g. `pods` or `deployments.apps in ns/default`. */
   name?: string;
   listerWatcher: ListerWatcher<T>;
@@ -91,7 +92,7 @@ type WatchOutcome = { initialEventsEnd: boolean };
  * - Every event, bookmarks included, moves the last RV forward.
  * - Backoff: 800 ms doubling to 30 s, full jitter, reset after 2 quiet minutes.
  */
-export class Reflector<T extends KubeObject = KubeObject> {
+export class Reflector<T extends KubernetesObject = KubeObject> {
   readonly name: string;
   private readonly lw: ListerWatcher<T>;
   private readonly store: ReflectorStore<T>;
@@ -520,7 +521,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           });
           continue;
         }
-        const rv = obj.metadata.resourceVersion ?? '';
+        const rv = obj.metadata?.resourceVersion ?? '';
         let initialEventsEnd = false;
         try {
           switch (raw.type) {
@@ -535,7 +536,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
               break;
             case 'BOOKMARK':
               initialEventsEnd =
-                obj.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
+                obj.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
               break;
           }
         } catch (err) {

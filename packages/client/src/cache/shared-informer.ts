@@ -7,6 +7,7 @@ import {
   type KubeObject,
   type Logger,
 } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { BackoffOptions } from '../util/backoff.js';
 import { realClock, type Clock } from '../util/clock.js';
 import { sleep } from '../util/sleep.js';
@@ -37,7 +38,7 @@ import type { ResourceEventHandler } from './resource-event-handler.js';
 /** client-go minimumResyncPeriod. */
 export const MINIMUM_RESYNC_PERIOD_MS = 1000;
 
-export interface SharedInformerOptions<T extends KubeObject = KubeObject> {
+export interface SharedInformerOptions<T extends KubernetesObject = KubeObject> {
   listerWatcher: ListerWatcher<T>;
   /** Names the resource in logs and in the lister's NotFound errors. */
   resource: GroupResource;
@@ -89,7 +90,7 @@ export interface InformerMetrics {
  * SharedIndexInformer): the reflector feeds a FIFO, a single loop pops it into the indexer and
  * hands each notification to every handler's own bounded lane (ProcessorListener).
  */
-export class SharedIndexInformer<T extends KubeObject = KubeObject> {
+export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
   readonly resource: GroupResource;
   private readonly indexer: Indexer<T>;
   private readonly options: SharedInformerOptions<T>;
@@ -408,7 +409,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     onUpdate: (oldObj, newObj) =>
       this.distribute(
         { type: 'update', oldObj, newObj },
-        oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion,
+        oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion,
       ),
     onDelete: (obj: T | DeletedFinalStateUnknown<T>) =>
       this.distribute({ type: 'delete', obj }, false),
@@ -439,7 +440,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 const LISTENER = Symbol('listener');
 
 /** One start()-to-stop() span: its own FIFO, reflector and pop loop. */
-interface Run<T extends KubeObject> {
+interface Run<T extends KubernetesObject> {
   abort: AbortController;
   fifo: Queue<T>;
   /** Its FIFO's first list is the informer's initial list: no earlier run synced. */

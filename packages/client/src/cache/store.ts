@@ -1,10 +1,11 @@
 import type { KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { newIndexer } from './indexer.js';
 import { metaNamespaceKeyFunc, type KeyFunc } from './key-func.js';
 
 /** What a FIFO needs from the store it feeds: which keys exist, and their last known state. */
-export interface KeyListerGetter<T extends KubeObject = KubeObject> {
+export interface KeyListerGetter<T extends KubernetesObject = KubeObject> {
   listKeys(): string[];
   getByKey(key: string): T | undefined;
 }
@@ -15,7 +16,7 @@ export interface KeyListerGetter<T extends KubeObject = KubeObject> {
  * synchronously, so no locking is needed. Returned objects are shared, not copied: treat them as
  * read-only, as client-go asks.
  */
-export interface Store<T extends KubeObject = KubeObject> extends KeyListerGetter<T> {
+export interface Store<T extends KubernetesObject = KubeObject> extends KeyListerGetter<T> {
   add(obj: T): void;
   update(obj: T): void;
   /** Removes the object (or the key a tombstone carries); deleting an unknown key is a no-op. */
@@ -29,7 +30,7 @@ export interface Store<T extends KubeObject = KubeObject> extends KeyListerGette
 }
 
 /** A Store without indexes (client-go NewStore). */
-export function newStore<T extends KubeObject = KubeObject>(
+export function newStore<T extends KubernetesObject = KubeObject>(
   keyFunc: KeyFunc<T> = metaNamespaceKeyFunc,
 ): Store<T> {
   return newIndexer<T>({}, keyFunc);

@@ -304,14 +304,80 @@ export class KubeConfig implements KubeConfigData {
   contexts: KubeConfigContext[];
   currentContext: string;
   /** Where it came from: file paths, or `in-cluster`. For messages only. */
-  readonly sources: readonly string[];
+  sources: readonly string[];
 
-  constructor(data: KubeConfigData, sources: readonly string[] = []) {
+  /** Empty without data, to be filled by a `loadFrom…` call as with @kubernetes/client-node. */
+  constructor(
+    data: KubeConfigData = { clusters: [], users: [], contexts: [], currentContext: '' },
+    sources: readonly string[] = [],
+  ) {
     this.clusters = data.clusters;
     this.users = data.users;
     this.contexts = data.contexts;
     this.currentContext = data.currentContext;
     this.sources = sources;
+  }
+
+  // --- @kubernetes/client-node's KubeConfig surface, for people switching --------------------
+
+  /** Fills this configuration from another (the `loadFrom…` methods). */
+  private assign(from: KubeConfig): void {
+    this.clusters = from.clusters;
+    this.users = from.users;
+    this.contexts = from.contexts;
+    this.currentContext = from.currentContext;
+    this.sources = from.sources;
+  }
+
+  /** client-node's loadFromDefault: as loadDefault() — $KUBECONFIG, ~/.kube/config, in-cluster. */
+  loadFromDefault(options: LoadOptions = {}): void {
+    this.assign(KubeConfig.loadDefault(options));
+  }
+
+  loadFromFile(path: string): void {
+    this.assign(KubeConfig.fromFile(path));
+  }
+
+  loadFromString(text: string): void {
+    this.assign(KubeConfig.fromString(text));
+  }
+
+  /** client-node's loadFromCluster: the pod's service account (inCluster()). */
+  loadFromCluster(options: LoadOptions = {}): void {
+    this.assign(KubeConfig.inCluster(options));
+  }
+
+  getCurrentContext(): string {
+    return this.currentContext;
+  }
+
+  setCurrentContext(name: string): void {
+    this.getContext(name);
+    this.currentContext = name;
+  }
+
+  getContexts(): KubeConfigContext[] {
+    return this.contexts;
+  }
+
+  getClusters(): KubeConfigCluster[] {
+    return this.clusters;
+  }
+
+  getUsers(): KubeConfigUser[] {
+    return this.users;
+  }
+
+  /** The current context's cluster, or null (client-node's). */
+  getCurrentCluster(): KubeConfigCluster | null {
+    const context = this.contexts.find((c) => c.name === this.currentContext);
+    return (context && this.clusters.find((c) => c.name === context.cluster)) ?? null;
+  }
+
+  /** The current context's user, or null (client-node's). */
+  getCurrentUser(): KubeConfigUser | null {
+    const context = this.contexts.find((c) => c.name === this.currentContext);
+    return (context && this.users.find((u) => u.name === context.user)) ?? null;
   }
 
   static fromString(text: string, options: { path?: string } = {}): KubeConfig {

@@ -1,6 +1,7 @@
 import { findBuiltinResource, type KubeObject } from '@listwatch/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SharedInformerFactory } from '../cache/informer-factory.js';
+import type { SharedIndexInformer } from '../cache/shared-informer.js';
 import { Controller, deletedObject, enqueueKeys } from './controller.js';
 import { DeletedFinalStateUnknown } from '../cache/deleted-final-state-unknown.js';
 import { CacheCluster } from '../testing/cache-cluster.js';
@@ -43,8 +44,7 @@ describe('Controller (kubernetes/sample-controller)', () => {
     const running = controller.run(stop.signal);
     return { informer, controller, running };
   }
-  const informerLister = (informer: ReturnType<SharedInformerFactory['informerFor']>) =>
-    informer.lister();
+  const informerLister = (informer: SharedIndexInformer<KubeObject>) => informer.lister();
 
   it('waits for the cache, then reconciles each changed key, reading state from the lister', async () => {
     await cluster.create('configmaps', configMap('ns', 'a'));

@@ -1,4 +1,5 @@
-import { errorField, silentLogger, type KubeObject, type Logger } from '@listwatch/api';
+import { errorField, silentLogger, type Logger } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { DeletedFinalStateUnknown } from '../cache/deleted-final-state-unknown.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from '../cache/key-func.js';
 import type { EventHandler } from '../cache/processor-listener.js';
@@ -121,7 +122,7 @@ export class Controller<K = string> {
  * A handler that enqueues the key (`namespace/name`) of every added, updated or deleted object,
  * tombstones included — the usual first line of a controller.
  */
-export function enqueueKeys<T extends KubeObject>(
+export function enqueueKeys<T extends KubernetesObject>(
   queue: { add(key: string): void },
   options: { skipResyncs?: boolean } = {},
 ): EventHandler<T> {
@@ -132,7 +133,7 @@ export function enqueueKeys<T extends KubeObject>(
     onUpdate: (oldObj, newObj) => {
       if (
         options.skipResyncs &&
-        oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion
+        oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion
       )
         return;
       enqueue(newObj);
@@ -142,7 +143,7 @@ export function enqueueKeys<T extends KubeObject>(
 }
 
 /** The object a delete notification carries, unwrapping a tombstone (may be undefined). */
-export function deletedObject<T extends KubeObject>(
+export function deletedObject<T extends KubernetesObject>(
   obj: T | DeletedFinalStateUnknown<T>,
 ): T | undefined {
   return obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;

@@ -1,9 +1,10 @@
 import type { KubeList, KubeObject } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { isExpired } from '../rest/errors.js';
 import type { ListParams } from '../rest/list-params.js';
 
 /** Fetches one page. */
-export type PageFunc<T extends KubeObject = KubeObject> = (
+export type PageFunc<T extends KubernetesObject = KubeObject> = (
   params: ListParams,
   signal?: AbortSignal,
 ) => Promise<KubeList<T>>;
@@ -22,7 +23,7 @@ export interface ListPagerOptions {
 }
 
 /** One page, or — with `restarted` — the full list that replaces the pages seen so far. */
-export interface ListPage<T extends KubeObject = KubeObject> {
+export interface ListPage<T extends KubernetesObject = KubeObject> {
   list: KubeList<T>;
   /** Everything before this page is void: a continue token expired and this is a full list. */
   restarted: boolean;
@@ -34,7 +35,7 @@ export interface ListPage<T extends KubeObject = KubeObject> {
  * first page's revision; if that revision is compacted meanwhile (410 on a continue) the pager
  * falls back to one full list at the original resourceVersion.
  */
-export class ListPager<T extends KubeObject = KubeObject> {
+export class ListPager<T extends KubernetesObject = KubeObject> {
   readonly pageSize: number;
   readonly fullListIfExpired: boolean;
 

@@ -1,6 +1,7 @@
 import { ApiError, silentLogger, type KubeObject, type Logger } from '@listwatch/api';
 import type { Encoding } from '@listwatch/codec';
 import type { Dispatcher } from 'undici';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { KubeConfig } from '../clientcmd/kubeconfig.js';
 import {
   anonymousCredentials,
@@ -11,7 +12,8 @@ import { realClock, type Clock } from '../util/clock.js';
 import type { RestClientOptions, RestConfig } from './config.js';
 import { listParamsToQuery, type ListParams } from './list-params.js';
 import { execute, type RequestContext, type RequestOptions } from './request.js';
-import { ResourceClient, type ResourceRef } from './resource-client.js';
+import { ResourceClient } from './resource-client.js';
+import type { ResourceRefOf } from '../typed/resources.js';
 import { Transport } from './transport.js';
 import {
   defaultIdleTimeoutMs,
@@ -100,8 +102,11 @@ export class RestClient implements WatchConnector {
     return new RestClient({ ...config, ...rest });
   }
 
-  /** A typed client for one resource. */
-  resource<T extends KubeObject = KubeObject>(def: ResourceRef): ResourceClient<T> {
+  /**
+   * A client for one resource, typed by the reference (`resource(coreV1.pods)` is a
+   * `ResourceClient<Pod>`) or by the type argument.
+   */
+  resource<T extends KubernetesObject = KubeObject>(def: ResourceRefOf<T>): ResourceClient<T> {
     return new ResourceClient<T>(this, def, undefined);
   }
 
@@ -147,7 +152,7 @@ export class RestClient implements WatchConnector {
   }
 
   /** Opens a watch on an API path; see WatchStream. */
-  watch<T extends KubeObject = KubeObject>(
+  watch<T extends KubernetesObject = KubeObject>(
     path: string,
     params: ListParams,
     options: WatchStreamOptions = {},

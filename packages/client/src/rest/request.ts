@@ -39,6 +39,12 @@ export interface RequestOptions {
    * slim them as they come (ObjectSlimmer).
    */
   streamList?: boolean;
+  /** Replaces the Accept the client's encoding asks for (discovery's aggregated media type). */
+  accept?: string;
+  /** More request headers, e.g. `if-none-match`; a 304 to one is then an answer, not an error. */
+  headers?: Record<string, string>;
+  /** Told the status and headers of the answer (a discovery document's ETag). */
+  onResponse?: (statusCode: number, headers: Record<string, string | string[] | undefined>) => void;
 }
 
 /** What a request needs from its client; RestClient hands one over. */
@@ -96,9 +102,13 @@ export async function execute<R>(ctx: RequestContext, options: RequestOptions): 
       continue;
     }
     const { statusCode, headers, body } = response;
+    if ((statusCode >= 200 && statusCode < 300) || (statusCode === 304 && options.headers))
+      options.onResponse?.(statusCode, headers);
     if (response.decoded !== undefined) return response.decoded as R;
     if (statusCode >= 200 && statusCode < 300)
       return decodeBody(body, headers['content-type']) as R;
+    // Not Modified: the caller's cached copy, validated by the If-None-Match it sent.
+    if (statusCode === 304 && options.headers) return undefined as R;
     if (statusCode === 401 && !authRetried && ctx.unauthorized(creds)) {
       authRetried = true;
       continue;
@@ -133,7 +143,10 @@ async function send(
     timeoutMs > 0 ? setTimeout(() => ((timedOut = true), abort.abort()), timeoutMs) : undefined;
   const onAbort = (): void => abort.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  const headers = ctx.headers(creds, acceptFor(ctx.encoding));
+  const headers = {
+    ...ctx.headers(creds, options.accept ?? acceptFor(ctx.encoding)),
+    ...options.headers,
+  };
   let body: string | undefined;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);

@@ -7,6 +7,7 @@ import {
   type ResourceDefinition,
   type Status,
 } from '@listwatch/api';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { ListerWatcher } from '../cache/lister-watcher.js';
 import { ListPager, type ListPage, type ListPagerOptions } from '../pager/list-pager.js';
 import type { RestClient } from './client.js';
@@ -55,7 +56,7 @@ type DeepPartial<T> = T extends readonly (infer U)[]
  * What an apply sends (client-go's apply configurations): the type and name of the object and
  * only the fields the manager has an opinion about.
  */
-export type ApplyConfiguration<T extends KubeObject = KubeObject> = DeepPartial<
+export type ApplyConfiguration<T extends KubernetesObject = KubeObject> = DeepPartial<
   Omit<T, 'apiVersion' | 'kind' | 'metadata'>
 > & {
   apiVersion: string;
@@ -79,7 +80,7 @@ function writeQuery(options: WriteOptions | undefined): URLSearchParams | undefi
  * `Resource(gvr).Namespace(ns)`): URLs as kube-apiserver serves them, `/api/v1/...` for the
  * core group and `/apis/<group>/<version>/...` for the others.
  */
-export class ResourceClient<T extends KubeObject = KubeObject> {
+export class ResourceClient<T extends KubernetesObject = KubeObject> {
   constructor(
     readonly client: RestClient,
     readonly definition: ResourceRef,
@@ -168,7 +169,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   create(obj: T, options?: WriteOptions): Promise<T> {
-    const ns = this.namespaceName || obj.metadata.namespace;
+    const ns = this.namespaceName || obj.metadata?.namespace;
     const query = writeQuery(options);
     if (this.definition.namespaced && !ns) {
       throw ApiError.badRequest(
@@ -230,14 +231,14 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     subresource: string | undefined,
     options: ApplyOptions,
   ): Promise<T> {
-    const name = obj.metadata.name;
+    const name = obj.metadata?.name;
     if (!name) throw ApiError.badRequest('name is required');
     const query = new URLSearchParams({ fieldManager: options.fieldManager });
     if (options.force) query.set('force', 'true');
     if (options.dryRun) query.set('dryRun', 'All');
     return this.client.request<T>({
       method: 'PATCH',
-      path: this.objectPath(name, this.namespaceName || obj.metadata.namespace, subresource),
+      path: this.objectPath(name, this.namespaceName || obj.metadata?.namespace, subresource),
       body: obj,
       contentType: PATCH_CONTENT_TYPES.apply,
       query,
@@ -289,11 +290,11 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     subresource: string | undefined,
     options: WriteOptions | undefined,
   ): Promise<T> {
-    const ns = this.namespaceName || obj.metadata.namespace;
+    const ns = this.namespaceName || obj.metadata?.namespace;
     const query = writeQuery(options);
     return this.client.request<T>({
       method: 'PUT',
-      path: this.objectPath(obj.metadata.name ?? '', ns, subresource),
+      path: this.objectPath(obj.metadata?.name ?? '', ns, subresource),
       body: obj,
       ...(query ? { query } : {}),
       ...(options?.signal ? { signal: options.signal } : {}),

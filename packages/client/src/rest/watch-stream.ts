@@ -5,6 +5,7 @@ import {
   toApiError,
   type KubeObject,
   type Logger,
+  type Status,
   type WatchEvent,
 } from '@listwatch/api';
 import {
@@ -19,6 +20,7 @@ import {
   type StreamDecoder,
 } from '@listwatch/codec';
 import { request, WebSocket, type Dispatcher } from 'undici';
+import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { ConnectionError, errorFromResponse, toConnectionError, WatchIdleError } from './errors.js';
 import type { Credentials } from '../clientcmd/credentials.js';
 
@@ -29,7 +31,7 @@ import type { Credentials } from '../clientcmd/credentials.js';
  * breaks, a WatchIdleError when it goes silent. `close()` ends it from the client side; the
  * iteration then just ends.
  */
-export interface WatchStream<T extends KubeObject = KubeObject> extends AsyncIterable<
+export interface WatchStream<T extends KubernetesObject = KubeObject> extends AsyncIterable<
   WatchEvent<T>
 > {
   close(): void;
@@ -50,6 +52,20 @@ export const DEFAULT_BOOKMARK_IDLE_TIMEOUT_MS = 90_000;
  * timeout is then that plus this margin (and off when there is no timeout either).
  */
 export const IDLE_MARGIN_AFTER_TIMEOUT_MS = 30_000;
+
+/** Errors a watch raised for an ERROR event it received (the Watch class hands those on as events). */
+const eventErrors = new WeakSet<object>();
+
+function errorFromEvent(status: Status): ApiError {
+  const err = errorFromStatus(status);
+  eventErrors.add(err);
+  return err;
+}
+
+/** Whether a watch stream raised `err` for an ERROR event (a 410 Expired Status, say). */
+export function isWatchEventError(err: unknown): err is ApiError {
+  return typeof err === 'object' && err !== null && eventErrors.has(err);
+}
 
 export interface WatchStreamOptions {
   transport?: WatchTransport;
@@ -119,7 +135,7 @@ class IdleTimer {
  * A watch over one HTTP response (HTTP/1.1 chunked or an HTTP/2 stream): the body is decoded
  * incrementally by the codec's watch decoder for the negotiated encoding.
  */
-class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
+class HttpWatchStream<T extends KubernetesObject> implements WatchStream<T> {
   private closed = false;
   private started = false;
   private released = false;
@@ -180,8 +196,8 @@ class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
   }
 
   private checked(event: WatchEvent): WatchEvent<T> {
-    if (event.type === 'ERROR') throw errorFromStatus(event.object);
-    return event as WatchEvent<T>;
+    if (event.type === 'ERROR') throw errorFromEvent(event.object);
+    return event as unknown as WatchEvent<T>;
   }
 
   private release(): void {
@@ -202,7 +218,7 @@ type WatchOpenArgs = [
 ];
 
 /** Opens a watch over HTTP (1.1 by default, 2 when the connector negotiates it). */
-export async function openHttpWatch<T extends KubeObject = KubeObject>(
+export async function openHttpWatch<T extends KubernetesObject = KubeObject>(
   ...[connector, path, query, options]: WatchOpenArgs
 ): Promise<WatchStream<T>> {
   const url = connector.url(path, query);
@@ -276,7 +292,7 @@ export function bearerSubprotocol(token: string): string {
   return `base64url.bearer.authorization.k8s.io.${Buffer.from(token, 'utf8').toString('base64url')}`;
 }
 
-type Pending<T extends KubeObject> =
+type Pending<T extends KubernetesObject> =
   { kind: 'event'; event: WatchEvent<T> } | { kind: 'end' } | { kind: 'error'; error: ApiError };
 
 /**
@@ -284,7 +300,7 @@ type Pending<T extends KubeObject> =
  * frames, CBOR in binary ones. WebSocket has no backpressure, so events queue in memory until
  * iterated.
  */
-class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
+class WebSocketWatchStream<T extends KubernetesObject> implements WatchStream<T> {
   private readonly queue: Pending<T>[] = [];
   private wake: (() => void) | undefined;
   private closed = false;
@@ -314,8 +330,8 @@ class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
         const event = decodeWebSocketMessage(bytes, encoding, this.offset);
         this.offset += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
         if (event.type === 'ERROR')
-          this.push({ kind: 'error', error: errorFromStatus(event.object) });
-        else this.push({ kind: 'event', event: event as WatchEvent<T> });
+          this.push({ kind: 'error', error: errorFromEvent(event.object) });
+        else this.push({ kind: 'event', event: event as unknown as WatchEvent<T> });
       } catch (err) {
         this.push({ kind: 'error', error: toApiError(err) });
         this.socket.close();
@@ -381,7 +397,7 @@ class WebSocketWatchStream<T extends KubeObject> implements WatchStream<T> {
 }
 
 /** Opens a watch over a WebSocket (undici's WebSocket, which Node 20 has without a flag). */
-export async function openWebSocketWatch<T extends KubeObject = KubeObject>(
+export async function openWebSocketWatch<T extends KubernetesObject = KubeObject>(
   ...[connector, path, query, options]: WatchOpenArgs
 ): Promise<WatchStream<T>> {
   const url = connector.url(path, query);
