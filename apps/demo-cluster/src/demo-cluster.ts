@@ -22,6 +22,12 @@ export const CONTROLLERS_LEASE = { namespace: 'kube-system', name: 'listwatch-de
 
 export interface DemoClusterOptions {
   client: RestClient;
+  /**
+   * The client a component acts with (`kube-controller-manager` for the shared informers and the
+   * controllers' Lease, `kube-scheduler`, `node:<name>` for a kubelet, else a controller's name
+   * such as `deployment-controller`, as kube's --use-service-account-credentials). Default: `client`.
+   */
+  clientFor?: (component: string) => RestClient;
   /** One simulated kubelet per name. */
   nodes: readonly string[];
   /** Who campaigns for the controllers' lease (default `<hostname>_<uuid>`, as client-go's callers do). */
@@ -61,13 +67,16 @@ export class DemoCluster {
     return this.leading;
   }
 
+  private clientFor(component: string): RestClient {
+    return this.options.clientFor?.(component) ?? this.options.client;
+  }
+
   /** Registers the nodes, then runs the kubelets and campaigns for the controllers in the background. */
   async start(): Promise<void> {
-    const { client } = this.options;
     const kubelets = this.options.nodes.map(
       (nodeName, index) =>
         new Kubelet({
-          client,
+          client: this.clientFor(`node:${nodeName}`),
           nodeName,
           index,
           logger: this.logger,
@@ -102,7 +111,7 @@ export class DemoCluster {
   private async campaign(signal: AbortSignal): Promise<void> {
     const report = this.options.report ?? (() => undefined);
     const lock = new LeaseLock(
-      this.options.client.resource<Lease>(resources.leases),
+      this.clientFor('kube-controller-manager').resource<Lease>(resources.leases),
       CONTROLLERS_LEASE.namespace,
       CONTROLLERS_LEASE.name,
       this.identity,
@@ -130,14 +139,41 @@ export class DemoCluster {
   private async lead(signal: AbortSignal): Promise<void> {
     this.leading = true;
     this.options.report?.(`controllers: leading as ${this.identity}`);
-    const { client } = this.options;
-    const factory = new SharedInformerFactory({ client, logger: this.logger });
-    const replicaSets = new ReplicaSetController({ client, factory, logger: this.logger });
-    const scheduler = new Scheduler({ client, factory, logger: this.logger });
-    const deployments = new DeploymentController({ client, factory, logger: this.logger });
-    const garbageCollector = new GarbageCollector({ client, logger: this.logger });
-    const namespaces = new NamespaceController({ client, factory, logger: this.logger });
+    const logger = this.logger;
+    const client = (component: string) => this.clientFor(component);
+    // kube-controller-manager's shared informers list and watch as itself; each controller
+    // writes as its own identity. The scheduler is a process of its own in kube: own informers.
+    const factory = new SharedInformerFactory({
+      client: client('kube-controller-manager'),
+      logger,
+    });
+    const schedulerClient = client('kube-scheduler');
+    const schedulerFactory =
+      schedulerClient === this.options.client
+        ? factory
+        : new SharedInformerFactory({ client: schedulerClient, logger });
+    const replicaSets = new ReplicaSetController({
+      client: client('replicaset-controller'),
+      factory,
+      logger,
+    });
+    const scheduler = new Scheduler({ client: schedulerClient, factory: schedulerFactory, logger });
+    const deployments = new DeploymentController({
+      client: client('deployment-controller'),
+      factory,
+      logger,
+    });
+    const garbageCollector = new GarbageCollector({
+      client: client('generic-garbage-collector'),
+      logger,
+    });
+    const namespaces = new NamespaceController({
+      client: client('namespace-controller'),
+      factory,
+      logger,
+    });
     factory.start();
+    if (schedulerFactory !== factory) schedulerFactory.start();
     try {
       await Promise.all([
         replicaSets.run(signal),
@@ -148,6 +184,7 @@ export class DemoCluster {
       ]);
     } finally {
       await factory.shutdown();
+      if (schedulerFactory !== factory) await schedulerFactory.shutdown();
     }
   }
 }
