@@ -64,7 +64,7 @@ async function serviceAccountToken(audiences?: string[]): Promise<string> {
 
 beforeAll(async () => {
   const key = join(dir.path, 'sa.key');
-  writeFileSync(key, signing.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+  writeFileSync(key, signing.privateKey.export({ type: 'pkcs8', format: 'pem' }));
   cluster = await startRbacCluster({
     serviceAccountIssuers: [ISSUER],
     serviceAccountSigningKeyFile: key,
