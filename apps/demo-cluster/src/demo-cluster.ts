@@ -15,6 +15,7 @@ import { Kubelet } from './controllers/kubelet.js';
 import { NamespaceController } from './controllers/namespace/namespace-controller.js';
 import { resources } from './controllers/objects.js';
 import { ReplicaSetController } from './controllers/replicaset-controller.js';
+import { ensureFooCrd, FooController } from './controllers/samplecontroller/foo-controller.js';
 import { Scheduler } from './controllers/scheduler.js';
 
 /** The Lease the controllers are elected on (kube-controller-manager's is kube-system/kube-controller-manager). */
@@ -71,8 +72,12 @@ export class DemoCluster {
     return this.options.clientFor?.(component) ?? this.options.client;
   }
 
-  /** Registers the nodes, then runs the kubelets and campaigns for the controllers in the background. */
+  /**
+   * Installs the sample-controller's Foo CRD, registers the nodes, then runs the kubelets and
+   * campaigns for the controllers in the background.
+   */
   async start(): Promise<void> {
+    await ensureFooCrd(this.options.client);
     const kubelets = this.options.nodes.map(
       (nodeName, index) =>
         new Kubelet({
@@ -172,6 +177,7 @@ export class DemoCluster {
       factory,
       logger,
     });
+    const foos = new FooController({ client: client('sample-controller'), factory, logger });
     factory.start();
     if (schedulerFactory !== factory) schedulerFactory.start();
     try {
@@ -181,6 +187,7 @@ export class DemoCluster {
         scheduler.run(signal),
         garbageCollector.run(signal),
         namespaces.run(signal),
+        foos.run(signal),
       ]);
     } finally {
       await factory.shutdown();

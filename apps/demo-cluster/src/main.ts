@@ -4,7 +4,7 @@ import { jsonLineLogger, RestClient } from '@listwatch/client';
 import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
-import { ensureDeployment, webDeployment } from './web-workload.js';
+import { ensureDeployment, ensureFoo, exampleFoo, webDeployment } from './web-workload.js';
 import { formatSummary, runScenario } from './scenario.js';
 import { createSecurePki, demoComponents, SecureClients } from './secure/secure-cluster.js';
 import { TerminalSummary } from './terminal-summary.js';
@@ -172,6 +172,7 @@ async function main(): Promise<void> {
   await cluster.start();
   say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
   await ensureDeployment(client, webDeployment('demo'));
+  await ensureFoo(client, exampleFoo('demo'));
   const printer = summary ? undefined : new EventPrinter(client, 'demo', say, logger);
   printer?.start();
   summary?.start();

@@ -94,6 +94,14 @@ export const CONTROLLER_ROLES: Readonly<Record<string, Rule[]>> = {
     rule(['update'], [''], ['namespaces/finalize', 'namespaces/status']),
     rule(['get', 'list', 'watch', 'delete', 'deletecollection'], ['*'], ['*']),
   ],
+  // kubernetes/sample-controller: reads Foos, writes their status, owns their Deployments.
+  'sample-controller': [
+    rule(READ, ['samplecontroller.k8s.io'], ['foos']),
+    rule(['update'], ['samplecontroller.k8s.io'], ['foos/status']),
+    rule(['update'], ['samplecontroller.k8s.io'], ['foos/finalizers']),
+    rule([...READ, 'create', 'update'], ['apps'], ['deployments']),
+    eventsRule,
+  ],
 };
 
 /** Roles of the components that are not kube-controller-manager controllers, by role name. */
@@ -152,6 +160,7 @@ const COMPONENT_ROLES: Readonly<Record<string, { rules: Rule[]; subjects: Subjec
     rules: [
       rule(READ, [''], ['nodes', 'pods']),
       rule(READ, ['apps'], ['deployments', 'replicasets']),
+      rule(READ, ['samplecontroller.k8s.io'], ['foos']),
       { verbs: ['get'], nonResourceURLs: ['/metrics'] },
     ],
     subjects: [user(DASHBOARD.user)],

@@ -38,6 +38,7 @@ export function demoComponents(nodes: readonly string[]): string[] {
     'replicaset-controller',
     'generic-garbage-collector',
     'namespace-controller',
+    'sample-controller',
     ...nodes.map((n) => `node:${n}`),
   ];
 }

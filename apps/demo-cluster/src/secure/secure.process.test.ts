@@ -113,8 +113,18 @@ describe('pnpm demo --secure', () => {
     await expect
       .poll(
         async () =>
-          (await kubectl('get', 'pods', '-n', 'demo', '-o', 'jsonpath={.items[*].status.phase}'))
-            .stdout,
+          (
+            await kubectl(
+              'get',
+              'pods',
+              '-n',
+              'demo',
+              '-l',
+              'app=web',
+              '-o',
+              'jsonpath={.items[*].status.phase}',
+            )
+          ).stdout,
         { timeout: 60_000, interval: 500 },
       )
       .toBe('Running Running Running');
