@@ -64,6 +64,14 @@ describe('the sample-controller Foo', () => {
       .poll(async () => (await fooClient(ns).get('example-foo')).status?.availableReplicas, poll)
       .toBe(3);
     expect((await deployments(ns).get('example-foo')).spec?.replicas).toBe(3);
+    // Status by server-side apply, as the controller's own field manager.
+    expect((await fooClient(ns).get('example-foo')).metadata.managedFields).toContainEqual(
+      expect.objectContaining({
+        manager: 'sample-controller',
+        operation: 'Apply',
+        subresource: 'status',
+      }),
+    );
   });
 
   it('a Deployment of that name the Foo does not own is left alone (MessageResourceExists)', async () => {

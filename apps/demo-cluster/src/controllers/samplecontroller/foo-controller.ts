@@ -242,12 +242,21 @@ export class FooController {
     await this.updateFooStatus(foo, deployment);
   }
 
-  /** controller.go updateFooStatus: the Deployment's availableReplicas, through the status subresource. */
+  /**
+   * controller.go updateFooStatus: the Deployment's availableReplicas, by server-side apply of
+   * the status subresource as `sample-controller` (the uid guards against a recreated Foo).
+   */
   private async updateFooStatus(foo: Foo, deployment: Deployment): Promise<void> {
     const available = deployment.status?.availableReplicas ?? 0;
     if (foo.status?.availableReplicas === available) return;
-    await this.foos
-      .namespace(foo.metadata.namespace ?? '')
-      .updateStatus({ ...foo, status: { ...foo.status, availableReplicas: available } });
+    await this.foos.namespace(foo.metadata.namespace ?? '').applyStatus(
+      {
+        apiVersion: FOO_API_VERSION,
+        kind: 'Foo',
+        metadata: { name: foo.metadata.name ?? '', uid: foo.metadata.uid ?? '' },
+        status: { availableReplicas: available },
+      },
+      { fieldManager: 'sample-controller', force: true },
+    );
   }
 }
