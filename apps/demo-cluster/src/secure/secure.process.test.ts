@@ -282,6 +282,12 @@ describe('pnpm demo --secure', () => {
           { timeout: 30_000 },
         )
         .toBe(3);
+      // The sample-controller's Foo, read through the same proxied watch as the rest.
+      await expect
+        .poll(() => page.locator('[data-foo="demo/example-foo"][data-available="1"]').count(), {
+          timeout: 30_000,
+        })
+        .toBe(1);
     } finally {
       await browser.close();
     }
