@@ -80,7 +80,8 @@ export const CONTROLLER_ROLES: Readonly<Record<string, Rule[]>> = {
   ],
   'replicaset-controller': [
     rule(['get', 'list', 'watch', 'update'], ['apps'], ['replicasets']),
-    rule(['update'], ['apps'], ['replicasets/status']),
+    // patch besides kube's update: the demo's controller writes status by server-side apply.
+    rule(['update', 'patch'], ['apps'], ['replicasets/status']),
     rule(['update'], ['apps'], ['replicasets/finalizers']),
     rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
     eventsRule,
@@ -97,7 +98,7 @@ export const CONTROLLER_ROLES: Readonly<Record<string, Rule[]>> = {
   // kubernetes/sample-controller: reads Foos, writes their status, owns their Deployments.
   'sample-controller': [
     rule(READ, ['samplecontroller.k8s.io'], ['foos']),
-    rule(['update'], ['samplecontroller.k8s.io'], ['foos/status']),
+    rule(['patch'], ['samplecontroller.k8s.io'], ['foos/status']),
     rule(['update'], ['samplecontroller.k8s.io'], ['foos/finalizers']),
     rule([...READ, 'create', 'update'], ['apps'], ['deployments']),
     eventsRule,
