@@ -20,4 +20,4 @@ it('pnpm demo --duration 60 on etcd3 runs the scripted scenario, every step conv
   expect(out).toMatch(/scenario: every step converged \(11 steps\)/);
   expect(out).toMatch(/ok\s+delete namespace scenario-\w+/);
   expect(code).toBe(0);
-});
+}, 90_000);
