@@ -8,6 +8,7 @@ import {
   type RestClient,
 } from '@listwatch/client';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DeploymentController } from './controllers/deployment/deployment-controller.js';
 import { GarbageCollector } from './controllers/garbagecollector/garbage-collector.js';
@@ -145,6 +146,9 @@ export class DemoCluster {
     this.leading = true;
     this.options.report?.(`controllers: leading as ${this.identity}`);
     const logger = this.logger;
+    // Every controller waits on this term's signal for each of its caches: more than Node's
+    // default of 10 listeners, none of them leaked.
+    setMaxListeners(64, signal);
     const client = (component: string) => this.clientFor(component);
     // kube-controller-manager's shared informers list and watch as itself; each controller
     // writes as its own identity. The scheduler is a process of its own in kube: own informers.
