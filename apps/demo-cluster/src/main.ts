@@ -152,6 +152,7 @@ async function main(): Promise<void> {
   );
   say(`     kubectl ${target} delete pod -n demo <name>   (its ReplicaSet replaces it)`);
   say(`     kubectl ${target} logs -f -n demo <name>   (from its node's kubelet)`);
+  say(`     kubectl ${target} get foos -A   (sample-controller; try patching spec.replicas)`);
 
   const summary = summaryScreen
     ? new TerminalSummary(client, {
