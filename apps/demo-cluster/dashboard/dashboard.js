@@ -1,4 +1,4 @@
-// The demo's dashboard: four WebSocket watches on the apiserver (watch.js), drawn at most once per
+// The demo's dashboard: five WebSocket watches on the apiserver (watch.js), drawn at most once per
 // animation frame however many events arrive, so a thousand pods churning stay smooth.
 import { keyOf, ResourceWatch } from './watch.js';
 
@@ -35,6 +35,8 @@ function describe(kind, obj) {
   if (kind === 'deployment' || kind === 'replicaset')
     return `desired=${obj.spec?.replicas ?? 1} ready=${obj.status?.readyReplicas ?? 0}`;
   if (kind === 'node') return isReady(obj) ? 'Ready' : 'NotReady';
+  if (kind === 'foo')
+    return `deployment=${obj.spec?.deploymentName ?? ''} replicas=${obj.spec?.replicas ?? ''} available=${obj.status?.availableReplicas ?? 0}`;
   return '';
 }
 
@@ -80,6 +82,12 @@ const watches = {
   pod: new ResourceWatch(config.apiserver, '/api/v1/pods', {
     token,
     onEvent: onEvent('pod'),
+    onState: schedule,
+  }),
+  // kubernetes/sample-controller's custom resource, served from the CRD the demo installs.
+  foo: new ResourceWatch(config.apiserver, '/apis/samplecontroller.k8s.io/v1alpha1/foos', {
+    token,
+    onEvent: onEvent('foo'),
     onState: schedule,
   }),
 };
@@ -211,6 +219,7 @@ function renderCluster() {
     );
     if (orphanRs.children.childElementCount) workloads.append(orphanRs.root);
     else orphanRs.root.remove();
+    renderFoos();
   }
   for (const key of changedPods) {
     const pod = watches.pod.items.get(key);
@@ -244,6 +253,28 @@ function renderCluster() {
   unscheduled.info.textContent = pods(unscheduled.count);
   if (unscheduled.count) $('nodes').append(unscheduled.root);
   else unscheduled.root.remove();
+}
+
+/** Foos (few): one line each, with the Deployment it owns and what its status reports. */
+function renderFoos() {
+  const box = $('foos');
+  const foos = [...watches.foo.items.values()].sort(byName);
+  box.replaceChildren(
+    ...foos.map((f) => {
+      const line = el('div', 'foo', {
+        'data-foo': keyOf(f),
+        'data-replicas': String(f.spec?.replicas ?? ''),
+        'data-available': String(f.status?.availableReplicas ?? 0),
+      });
+      const title = el('b');
+      title.textContent = keyOf(f);
+      const info = el('span', 'muted');
+      info.textContent = ` → Deployment ${f.spec?.deploymentName ?? '?'} · replicas ${f.spec?.replicas ?? '–'} · available ${f.status?.availableReplicas ?? 0}`;
+      line.append(title, info);
+      return line;
+    }),
+  );
+  box.parentElement.hidden = foos.length === 0;
 }
 
 function renderStatus() {

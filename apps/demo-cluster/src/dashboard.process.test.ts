@@ -100,7 +100,7 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     await page.goto(dashboardUrl);
 
     const watches = page.locator('#watches');
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('4');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
     await expect
       .poll(() => page.locator('.node[data-node^="node-"]').count(), { timeout: 30_000 })
       .toBe(3);
@@ -129,10 +129,10 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     // resourceVersions they saw, with no relist, and the page catches up.
     const attr = async (name: string) => Number(await watches.getAttribute(`data-${name}`));
     proxy.cut();
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('4');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('5');
     await scaleWeb(server, 4);
     proxy.restore();
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('4');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
     await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(4);
     expect(await attr('resumes')).toBeGreaterThanOrEqual(4);
     expect(await attr('relists')).toBe(0);
@@ -140,9 +140,9 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     // The apiserver restarts on the same data: its new watch cache starts after the page's
     // resourceVersions (410 Gone), so the page relists and goes on.
     await stop(apiserver);
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('4');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('5');
     apiserver = await startApiServer(port, dir.path);
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('4');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
     expect(await attr('relists')).toBeGreaterThan(0);
 
     await scaleWeb(server, 2);

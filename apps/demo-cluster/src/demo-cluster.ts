@@ -8,6 +8,7 @@ import {
   type RestClient,
 } from '@listwatch/client';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DeploymentController } from './controllers/deployment/deployment-controller.js';
 import { GarbageCollector } from './controllers/garbagecollector/garbage-collector.js';
@@ -15,6 +16,7 @@ import { Kubelet } from './controllers/kubelet.js';
 import { NamespaceController } from './controllers/namespace/namespace-controller.js';
 import { resources } from './controllers/objects.js';
 import { ReplicaSetController } from './controllers/replicaset-controller.js';
+import { ensureFooCrd, FooController } from './controllers/samplecontroller/foo-controller.js';
 import { Scheduler } from './controllers/scheduler.js';
 
 /** The Lease the controllers are elected on (kube-controller-manager's is kube-system/kube-controller-manager). */
@@ -22,6 +24,12 @@ export const CONTROLLERS_LEASE = { namespace: 'kube-system', name: 'listwatch-de
 
 export interface DemoClusterOptions {
   client: RestClient;
+  /**
+   * The client a component acts with (`kube-controller-manager` for the shared informers and the
+   * controllers' Lease, `kube-scheduler`, `node:<name>` for a kubelet, else a controller's name
+   * such as `deployment-controller`, as kube's --use-service-account-credentials). Default: `client`.
+   */
+  clientFor?: (component: string) => RestClient;
   /** One simulated kubelet per name. */
   nodes: readonly string[];
   /** Who campaigns for the controllers' lease (default `<hostname>_<uuid>`, as client-go's callers do). */
@@ -61,13 +69,20 @@ export class DemoCluster {
     return this.leading;
   }
 
-  /** Registers the nodes, then runs the kubelets and campaigns for the controllers in the background. */
+  private clientFor(component: string): RestClient {
+    return this.options.clientFor?.(component) ?? this.options.client;
+  }
+
+  /**
+   * Installs the sample-controller's Foo CRD, registers the nodes, then runs the kubelets and
+   * campaigns for the controllers in the background.
+   */
   async start(): Promise<void> {
-    const { client } = this.options;
+    await ensureFooCrd(this.options.client);
     const kubelets = this.options.nodes.map(
       (nodeName, index) =>
         new Kubelet({
-          client,
+          client: this.clientFor(`node:${nodeName}`),
           nodeName,
           index,
           logger: this.logger,
@@ -102,7 +117,7 @@ export class DemoCluster {
   private async campaign(signal: AbortSignal): Promise<void> {
     const report = this.options.report ?? (() => undefined);
     const lock = new LeaseLock(
-      this.options.client.resource<Lease>(resources.leases),
+      this.clientFor('kube-controller-manager').resource<Lease>(resources.leases),
       CONTROLLERS_LEASE.namespace,
       CONTROLLERS_LEASE.name,
       this.identity,
@@ -130,14 +145,45 @@ export class DemoCluster {
   private async lead(signal: AbortSignal): Promise<void> {
     this.leading = true;
     this.options.report?.(`controllers: leading as ${this.identity}`);
-    const { client } = this.options;
-    const factory = new SharedInformerFactory({ client, logger: this.logger });
-    const replicaSets = new ReplicaSetController({ client, factory, logger: this.logger });
-    const scheduler = new Scheduler({ client, factory, logger: this.logger });
-    const deployments = new DeploymentController({ client, factory, logger: this.logger });
-    const garbageCollector = new GarbageCollector({ client, logger: this.logger });
-    const namespaces = new NamespaceController({ client, factory, logger: this.logger });
+    const logger = this.logger;
+    // Every controller waits on this term's signal for each of its caches: more than Node's
+    // default of 10 listeners, none of them leaked.
+    setMaxListeners(64, signal);
+    const client = (component: string) => this.clientFor(component);
+    // kube-controller-manager's shared informers list and watch as itself; each controller
+    // writes as its own identity. The scheduler is a process of its own in kube: own informers.
+    const factory = new SharedInformerFactory({
+      client: client('kube-controller-manager'),
+      logger,
+    });
+    const schedulerClient = client('kube-scheduler');
+    const schedulerFactory =
+      schedulerClient === this.options.client
+        ? factory
+        : new SharedInformerFactory({ client: schedulerClient, logger });
+    const replicaSets = new ReplicaSetController({
+      client: client('replicaset-controller'),
+      factory,
+      logger,
+    });
+    const scheduler = new Scheduler({ client: schedulerClient, factory: schedulerFactory, logger });
+    const deployments = new DeploymentController({
+      client: client('deployment-controller'),
+      factory,
+      logger,
+    });
+    const garbageCollector = new GarbageCollector({
+      client: client('generic-garbage-collector'),
+      logger,
+    });
+    const namespaces = new NamespaceController({
+      client: client('namespace-controller'),
+      factory,
+      logger,
+    });
+    const foos = new FooController({ client: client('sample-controller'), factory, logger });
     factory.start();
+    if (schedulerFactory !== factory) schedulerFactory.start();
     try {
       await Promise.all([
         replicaSets.run(signal),
@@ -145,9 +191,11 @@ export class DemoCluster {
         scheduler.run(signal),
         garbageCollector.run(signal),
         namespaces.run(signal),
+        foos.run(signal),
       ]);
     } finally {
       await factory.shutdown();
+      if (schedulerFactory !== factory) await schedulerFactory.shutdown();
     }
   }
 }

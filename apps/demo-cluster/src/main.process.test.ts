@@ -54,7 +54,9 @@ it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes 
       spec: { replicas: number };
     };
     expect(d.spec.replicas).toBe(3);
-    const rss = (await get('/apis/apps/v1/namespaces/demo/replicasets')) as {
+    const rss = (await get(
+      '/apis/apps/v1/namespaces/demo/replicasets?labelSelector=app%3Dweb',
+    )) as {
       items: { metadata: { name: string; ownerReferences: { kind: string; name: string }[] } }[];
     };
     expect(rss.items.map((rs) => rs.metadata.ownerReferences)).toEqual([
@@ -80,7 +82,7 @@ it.each([
     try {
       const args = flags[0] === '--data-dir' ? ['--data-dir', dir.path] : flags;
       const { code, out } = await runDemo([...args, '--duration', '60']);
-      expect(out).toMatch(/scenario: every step converged \(9 steps\)/);
+      expect(out).toMatch(/scenario: every step converged \(11 steps\)/);
       for (const step of [
         /ok\s+nodes Ready \(3\)/,
         /ok\s+create Deployments web \(3\) and api \(2\)/,

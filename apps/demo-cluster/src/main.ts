@@ -4,10 +4,12 @@ import { jsonLineLogger, RestClient } from '@listwatch/client';
 import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
-import { ensureDeployment, webDeployment } from './web-workload.js';
+import { ensureDeployment, ensureFoo, exampleFoo, webDeployment } from './web-workload.js';
 import { formatSummary, runScenario } from './scenario.js';
+import { createSecurePki, demoComponents, SecureClients } from './secure/secure-cluster.js';
 import { TerminalSummary } from './terminal-summary.js';
 import { Workload } from './workload.js';
+import { resolve } from 'node:path';
 
 // The demo cluster: a durable apiserver (SQLite in .data/ by default, or --server's) and, against
 // it, simulated kubelets, a scheduler, Deployment and ReplicaSet controllers, a garbage collector
@@ -41,6 +43,8 @@ async function main(): Promise<void> {
   const nodeCount = Number(takeFlag(args, 'nodes') ?? 3);
   if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 250)
     throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
+  const secureIndex = args.indexOf('--secure');
+  if (secureIndex >= 0) args.splice(secureIndex, 1);
   const eventsIndex = args.indexOf('--events');
   if (eventsIndex >= 0) args.splice(eventsIndex, 1);
   // On a terminal a live one-screen summary, elsewhere (or with --events) a line per event.
@@ -60,7 +64,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         'Usage: pnpm demo [--interval ms] [--nodes n] [--duration s] [--dashboard-port p]',
-        '                 [--events] [--server url] [apiserver flags]',
+        '                 [--events] [--secure] [--server url] [apiserver flags]',
         '',
         '  --interval ms        period of the ConfigMap writes of the workload (default 1000)',
         '  --nodes n            simulated nodes, one kubelet each (default 3)',
@@ -72,6 +76,11 @@ async function main(): Promise<void> {
         '                       + 1, or any free port if that is taken; 0: any free port)',
         '  --events             print a line per event in namespace demo instead of the live',
         '                       summary drawn on a terminal (without one, lines are printed)',
+        '  --secure             serve TLS only with a CA made at start in <data-dir>/secure,',
+        '                       RBAC, and a client certificate per component (kubelets as',
+        '                       system:node:<name>, system:kube-scheduler, each controller as',
+        '                       its kube-system service account) bound to least-privilege',
+        '                       roles; writes and prints an admin kubeconfig for kubectl',
         '  --server url         run against an apiserver already running (e.g. `pnpm',
         '                       apiserver`) instead of starting one; apiserver flags are ignored',
         '',
@@ -83,6 +92,16 @@ async function main(): Promise<void> {
   }
   const options = { dataDir: '.data', ...parsed.options, logger: jsonLogger('warn') };
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  if (secureIndex >= 0 && external)
+    throw ApiError.badRequest('--secure starts its own apiserver: it cannot be used with --server');
+  const pki =
+    secureIndex >= 0
+      ? await createSecurePki(
+          resolve(options.dataDir, 'secure'),
+          demoComponents(Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`)),
+        )
+      : undefined;
+  if (pki) Object.assign(options, pki.serverOptions);
   if (summaryScreen && !external) say('starting the apiserver…');
   const server = external
     ? { url: external.replace(/\/$/, ''), close: () => Promise.resolve() }
@@ -93,20 +112,31 @@ async function main(): Promise<void> {
       : `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
-  const client = new RestClient({ server: server.url, userAgent: 'listwatch-demo', logger });
+  const secure = pki ? new SecureClients(pki, server.url, logger) : undefined;
+  const client =
+    secure?.admin ?? new RestClient({ server: server.url, userAgent: 'listwatch-demo', logger });
+  // How kubectl reaches this cluster: as the admin over TLS, or plainly.
+  const target = secure ? `--kubeconfig ${secure.adminKubeconfig}` : `--server ${server.url}`;
+  if (secure) {
+    await secure.ensurePolicy();
+    say(`secure: TLS and RBAC; admin kubeconfig: ${secure.adminKubeconfig}`);
+    say(`try: kubectl ${target} get pods -A`);
+  }
+  const clientFor = secure ? { clientFor: secure.clientFor } : {};
   if (duration !== undefined) {
     const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
-    const cluster = new DemoCluster({ client, nodes, report: say, logger });
+    const cluster = new DemoCluster({ client, ...clientFor, nodes, report: say, logger });
     await cluster.start();
     say(`scenario: ${nodes.length} nodes, at most ${duration} s`);
     const summary = await runScenario({ client, nodes, durationMs: duration * 1000, report: say });
     for (const line of formatSummary(summary)) say(line);
     await cluster.stop();
     await client.close();
+    await secure?.close();
     await server.close();
     process.exit(summary.ok ? 0 : 1);
   }
-  const dashboard = new DashboardServer(server.url);
+  const dashboard = new DashboardServer(server.url, secure?.tls('dashboard'));
   const apiPort = Number(new URL(server.url).port || 80);
   const dashboardUrl = await dashboard.listen(
     '127.0.0.1',
@@ -114,16 +144,15 @@ async function main(): Promise<void> {
     dashboardPort === undefined,
   );
   say(`dashboard on ${dashboardUrl}`);
-  say(`try: kubectl --server ${server.url} get pods -n demo -o wide -w`);
-  say(`     kubectl --server ${server.url} get nodes,deploy,rs -A`);
-  say(`     kubectl --server ${server.url} scale deployment web -n demo --replicas=5`);
+  say(`try: kubectl ${target} get pods -n demo -o wide -w`);
+  say(`     kubectl ${target} get nodes,deploy,rs -A`);
+  say(`     kubectl ${target} scale deployment web -n demo --replicas=5`);
   say(
-    `     kubectl --server ${server.url} set image deployment/web -n demo nginx=nginx:1.28 && kubectl --server ${server.url} rollout status deployment/web -n demo`,
+    `     kubectl ${target} set image deployment/web -n demo nginx=nginx:1.28 && kubectl ${target} rollout status deployment/web -n demo`,
   );
-  say(
-    `     kubectl --server ${server.url} delete pod -n demo <name>   (its ReplicaSet replaces it)`,
-  );
-  say(`     kubectl --server ${server.url} logs -f -n demo <name>   (from its node's kubelet)`);
+  say(`     kubectl ${target} delete pod -n demo <name>   (its ReplicaSet replaces it)`);
+  say(`     kubectl ${target} logs -f -n demo <name>   (from its node's kubelet)`);
+  say(`     kubectl ${target} get foos -A   (sample-controller; try patching spec.replicas)`);
 
   const summary = summaryScreen
     ? new TerminalSummary(client, {
@@ -136,14 +165,15 @@ async function main(): Promise<void> {
     : undefined;
   const report = summary ? (line: string) => summary.note(line) : say;
 
-  const workload = new Workload(server.url);
+  const workload = new Workload(client);
   await workload.ensureNamespace();
   const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
   if (summary) say(`registering ${nodes.length} nodes…`);
-  const cluster = new DemoCluster({ client, nodes, report, logger });
+  const cluster = new DemoCluster({ client, ...clientFor, nodes, report, logger });
   await cluster.start();
   say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
   await ensureDeployment(client, webDeployment('demo'));
+  await ensureFoo(client, exampleFoo('demo'));
   const printer = summary ? undefined : new EventPrinter(client, 'demo', say, logger);
   printer?.start();
   summary?.start();
@@ -161,6 +191,7 @@ async function main(): Promise<void> {
       await dashboard.close();
       await cluster.stop();
       await client.close();
+      await secure?.close();
       await server.close();
     })().then(
       () => process.exit(0),

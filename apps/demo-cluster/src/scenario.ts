@@ -15,7 +15,8 @@ import {
   type Pod,
   type ReplicaSet,
 } from './controllers/objects.js';
-import { webDeployment } from './web-workload.js';
+import { foos, newDeployment, type Foo } from './controllers/samplecontroller/foo-controller.js';
+import { exampleFoo, webDeployment } from './web-workload.js';
 
 // `pnpm demo --duration N`: a scripted run through the API, as a user with kubectl would do it,
 // each step waited for until the cluster has converged (checked through the API, not the
@@ -146,6 +147,32 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
       }
       return true;
     };
+  const fooClient = client.resource<Foo>(foos).namespace(namespace);
+  /** sample-controller converged: the Foo's Deployment runs `replicas` pods and its status says so. */
+  const fooSynced =
+    (name: string, replicas: number): Check =>
+    async () => {
+      const foo = await fooClient.get(name);
+      const deploymentName = foo.spec?.deploymentName ?? '';
+      const d = await deployments.get(deploymentName).catch(() => undefined);
+      if (!d) return `Foo ${name}: no Deployment ${deploymentName}`;
+      const owner = d.metadata.ownerReferences?.find((r) => r.controller);
+      if (owner?.kind !== 'Foo' || owner.uid !== foo.metadata.uid)
+        return `Deployment ${deploymentName} not owned by Foo ${name}`;
+      if ((d.spec?.replicas ?? 1) !== replicas)
+        return `Deployment ${deploymentName}: replicas ${d.spec?.replicas ?? 1}, want ${replicas}`;
+      const selector = newDeployment(foo).spec?.selector?.matchLabels ?? {};
+      const labelSelector = Object.entries(selector)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      const running = (await pods.list({ labelSelector })).items.filter(
+        (p) => p.status?.phase === 'Running' && isPodReady(p) && !p.metadata.deletionTimestamp,
+      );
+      if (running.length !== replicas)
+        return `Foo ${name}: ${running.length} pods Running, want ${replicas}`;
+      const available = foo.status?.availableReplicas ?? 0;
+      return available === replicas || `Foo ${name}: status.availableReplicas ${available}`;
+    };
   const all =
     (...checks: Check[]): Check =>
     async () => {
@@ -249,6 +276,20 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
           const left = (await podsOf('api')).length;
           return (rss === 0 && left === 0) || `api: ${rss} ReplicaSets, ${left} pods left`;
         };
+      },
+    },
+    {
+      name: 'create Foo shop (2): sample-controller runs its Deployment',
+      act: async () => {
+        await fooClient.create(exampleFoo(namespace, 'shop', 2));
+        return fooSynced('shop', 2);
+      },
+    },
+    {
+      name: 'scale Foo shop to 3 (its Deployment follows)',
+      act: async () => {
+        await fooClient.patch('shop', { spec: { replicas: 3 } });
+        return fooSynced('shop', 3);
       },
     },
     {

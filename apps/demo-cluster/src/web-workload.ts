@@ -1,3 +1,4 @@
+import { FOO_API_VERSION, foos, type Foo } from './controllers/samplecontroller/foo-controller.js';
 import { isApiError } from '@listwatch/api';
 import type { RestClient } from '@listwatch/client';
 import { resources, type Deployment, type ReplicaSet } from './controllers/objects.js';
@@ -43,6 +44,28 @@ export async function ensureDeployment(client: RestClient, d: Deployment): Promi
       .resource<Deployment>(resources.deployments)
       .namespace(d.metadata.namespace ?? '')
       .create(d);
+  } catch (err) {
+    if (!isApiError(err) || err.code !== 409) throw err;
+  }
+}
+
+/** sample-controller's artifacts/examples/example-foo.yaml: a Foo owning Deployment `name`. */
+export function exampleFoo(namespace: string, name = 'example-foo', replicas = 1): Foo {
+  return {
+    apiVersion: FOO_API_VERSION,
+    kind: 'Foo',
+    metadata: { name, namespace },
+    spec: { deploymentName: name, replicas },
+  };
+}
+
+/** Creates the Foo unless an earlier run did. */
+export async function ensureFoo(client: RestClient, foo: Foo): Promise<void> {
+  try {
+    await client
+      .resource<Foo>(foos)
+      .namespace(foo.metadata.namespace ?? '')
+      .create(foo);
   } catch (err) {
     if (!isApiError(err) || err.code !== 409) throw err;
   }

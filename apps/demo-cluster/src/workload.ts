@@ -1,4 +1,5 @@
-import { MERGE_PATCH_TYPE, type KubeObject } from '@listwatch/api';
+import { isApiError, MERGE_PATCH_TYPE, type KubeObject } from '@listwatch/api';
+import type { RestClient } from '@listwatch/client';
 
 /**
  * A steady stream of writes through the HTTP API, as controllers and kubectl users make them:
@@ -9,29 +10,29 @@ export class Workload {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly url: string,
+    private readonly client: RestClient,
     private readonly namespace = 'demo',
   ) {}
 
   private async request(
-    method: string,
+    method: 'POST' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
     contentType = 'application/json',
-  ): Promise<Response> {
-    return fetch(`${this.url}${path}`, {
-      method,
-      headers: { 'Content-Type': contentType, Accept: 'application/json' },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+  ): Promise<void> {
+    await this.client.request({ method, path, body, contentType });
   }
 
   async ensureNamespace(): Promise<void> {
-    const res = await this.request('POST', '/api/v1/namespaces', {
-      metadata: { name: this.namespace },
-    });
-    if (res.status !== 201 && res.status !== 409)
-      throw new Error(`creating namespace: HTTP ${res.status}`);
+    try {
+      await this.request('POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: this.namespace },
+      });
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 409) throw err;
+    }
   }
 
   /** One write: create, then patch, then delete, cycling over five ConfigMaps. */

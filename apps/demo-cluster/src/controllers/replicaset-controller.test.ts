@@ -73,6 +73,15 @@ describe('the ReplicaSet controller with the scheduler and two kubelets', () => 
     const perNode = nodes.map((n) => running.filter((p) => p.spec?.nodeName === n).length).sort();
     expect(perNode).toEqual([1, 2]);
     await expectStatus(ns, 'web', 3);
+    // The status is written by server-side apply, owned by the controller's field manager.
+    const managers = (await replicaSets.namespace(ns).get('web')).metadata.managedFields ?? [];
+    expect(managers).toContainEqual(
+      expect.objectContaining({
+        manager: 'replicaset-controller',
+        operation: 'Apply',
+        subresource: 'status',
+      }),
+    );
   });
 
   it('scaling up and then down through a merge patch of spec.replicas converges to each new count', async () => {

@@ -31,6 +31,9 @@ import type { ControllerOptions } from './controller-options.js';
 // Follows kubernetes pkg/controller/replicaset/replica_set.go (and client-go's
 // sample-controller for the informer → work queue → worker loop).
 
+/** Who owns the status fields this controller applies. */
+const FIELD_MANAGER = 'replicaset-controller';
+
 /** At most this many pods created or deleted in one sync (replica_set.go BurstReplicas). */
 const BURST_REPLICAS = 500;
 /** Creations start with one pod and double while they succeed (SlowStartInitialBatchSize). */
@@ -234,25 +237,32 @@ export class ReplicaSetController {
   }
 
   /**
-   * Writes the status when it changed (replica_set_utils.go updateReplicaSetStatus): once with
-   * the cached object, once more with a fresh read after a conflict; a second failure requeues.
+   * Writes the status when it changed (replica_set_utils.go updateReplicaSetStatus), by
+   * server-side apply of the status alone as this controller's field manager, as kube's
+   * controllers move to: no resourceVersion to conflict on, the uid guards against a ReplicaSet
+   * recreated under the same name (409, left to the next sync of the new one).
    */
   private async updateStatus(
     rs: ReplicaSet,
     status: NonNullable<ReplicaSet['status']>,
   ): Promise<void> {
     if (sameStatus(rs.status ?? {}, status)) return;
-    const client = this.replicaSets.namespace(rs.metadata.namespace ?? '');
     try {
-      await client.updateStatus({ ...rs, status });
+      await this.replicaSets.namespace(rs.metadata.namespace ?? '').applyStatus(
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name: rs.metadata.name ?? '',
+            ...(rs.metadata.uid ? { uid: rs.metadata.uid } : {}),
+          },
+          status,
+        },
+        { fieldManager: FIELD_MANAGER, force: true },
+      );
     } catch (err) {
-      if (!isApiError(err) || err.code !== 409) throw err;
-      const fresh = await client.get(rs.metadata.name ?? '');
-      if (fresh.metadata.uid !== rs.metadata.uid) return;
-      await client.updateStatus({
-        ...fresh,
-        status: { ...status, observedGeneration: fresh.metadata.generation ?? 0 },
-      });
+      if (isApiError(err) && (err.code === 404 || err.code === 409)) return;
+      throw err;
     }
   }
 }

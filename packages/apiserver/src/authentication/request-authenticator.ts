@@ -107,4 +107,24 @@ export class RequestAuthenticator {
     if (this.options.anonymous === false) throw unauthorized();
     return ANONYMOUS;
   }
+
+  /**
+   * What a TokenReview answers (pkg/registry/authentication/tokenreview/storage.go): the token
+   * alone, as a bearer token would be, asked of the token authenticators for `audiences` (the
+   * review's, else --api-audiences). An audience-agnostic authenticator (the token file) is taken
+   * to serve all of them, as kube's audAgnosticTokenAuthenticator does.
+   */
+  async reviewToken(
+    token: string,
+    requested: readonly string[],
+  ): Promise<{ user: UserInfo; audiences: string[] } | undefined> {
+    const { tokens, serviceAccountTokens } = this.options;
+    const audiences = requested.length > 0 ? requested : (serviceAccountTokens?.apiAudiences ?? []);
+    const user = tokens?.authenticate(token);
+    if (user) return { user: authenticated(user), audiences: [...audiences] };
+    const account = await serviceAccountTokens?.authenticateFor(token, audiences);
+    return account
+      ? { user: authenticated(account.user), audiences: account.audiences }
+      : undefined;
+  }
 }

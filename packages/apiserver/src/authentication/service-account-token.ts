@@ -195,8 +195,24 @@ export class ServiceAccountTokenAuthenticator {
     return undefined;
   }
 
+  /** `--api-audiences`: what a token must be for unless a TokenReview names others. */
+  get apiAudiences(): readonly string[] {
+    return this.options.audiences;
+  }
+
   /** The service account's user, or undefined when the token does not authenticate. */
   async authenticate(token: string): Promise<UserInfo | undefined> {
+    return (await this.authenticateFor(token, this.options.audiences))?.user;
+  }
+
+  /**
+   * The user of a token that names one of `targetAudiences`, with the audiences it matched
+   * (jwtTokenAuthenticator.AuthenticateToken with authenticator.WithAudiences).
+   */
+  async authenticateFor(
+    token: string,
+    targetAudiences: readonly string[],
+  ): Promise<{ user: UserInfo; audiences: string[] } | undefined> {
     if (!this.hasCorrectIssuer(token)) return undefined;
     const payload = await this.verified(token);
     if (!payload || typeof payload.iss !== 'string' || !this.issuers.has(payload.iss))
@@ -210,7 +226,10 @@ export class ServiceAccountTokenAuthenticator {
         : Array.isArray(payload.aud)
           ? payload.aud
           : [];
-    if (!audiences.some((aud) => this.options.audiences.includes(aud))) return undefined;
+    const matched = audiences.filter(
+      (aud): aud is string => typeof aud === 'string' && targetAudiences.includes(aud),
+    );
+    if (matched.length === 0) return undefined;
     const claims = privateClaims(payload);
     if (!claims) return undefined;
     const { namespace, serviceAccount, bound } = claims;
@@ -251,11 +270,12 @@ export class ServiceAccountTokenAuthenticator {
     }
     if (typeof payload.jti === 'string' && payload.jti)
       extra[EXTRA.credentialId] = [`JTI=${payload.jti}`];
-    return {
+    const user: UserInfo = {
       name: serviceAccountUsername(namespace, serviceAccount.name),
       uid: serviceAccount.uid,
       groups: serviceAccountGroups(namespace),
       ...(Object.keys(extra).length ? { extra } : {}),
     };
+    return { user, audiences: matched };
   }
 }

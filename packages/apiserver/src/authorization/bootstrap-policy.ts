@@ -67,7 +67,7 @@ const CORE_WORKLOADS = [
 ];
 const APPS = ['deployments', 'replicasets', 'statefulsets', 'daemonsets'];
 
-/** The default ClusterRoles: cluster-admin, the aggregated admin/edit/view, discovery. */
+/** The default ClusterRoles: cluster-admin, the aggregated admin/edit/view, discovery, auth-delegator. */
 export const BOOTSTRAP_CLUSTER_ROLES: readonly KubeObject[] = [
   clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),
   clusterRole('admin', [], { aggregateTo: 'admin' }),
@@ -199,6 +199,11 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly KubeObject[] = [
         '/openid/v1/jwks/',
       ],
     ),
+  ]),
+  // Bound by delegating authenticators and authorizers (webhook token / authz clients).
+  clusterRole('system:auth-delegator', [
+    rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+    rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
   ]),
   clusterRole('system:public-info-viewer', [
     urls(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/']),

@@ -7,14 +7,46 @@ import { decodeBody, readBody } from './body.js';
 
 // The virtual, create-only review resources kubectl asks (`kubectl auth can-i`, `auth can-i
 // --list`, `auth whoami`): pkg/registry/authorization/*review/rest.go and
-// pkg/registry/authentication/selfsubjectreview/rest.go. Nothing is stored.
+// pkg/registry/authentication/selfsubjectreview/rest.go, and TokenReview for webhook token
+// authenticators (pkg/registry/authentication/tokenreview/storage.go). Nothing is stored.
 
 const PATHS: Record<string, string> = {
   '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews': 'SelfSubjectAccessReview',
   '/apis/authorization.k8s.io/v1/subjectaccessreviews': 'SubjectAccessReview',
   '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews': 'SelfSubjectRulesReview',
   '/apis/authentication.k8s.io/v1/selfsubjectreviews': 'SelfSubjectReview',
+  '/apis/authentication.k8s.io/v1/tokenreviews': 'TokenReview',
 };
+
+/** authenticationv1.UserInfo of a user. */
+function userInfo(user: UserInfo): Record<string, unknown> {
+  return {
+    username: user.name,
+    ...(user.uid ? { uid: user.uid } : {}),
+    groups: user.groups,
+    ...(user.extra ? { extra: user.extra } : {}),
+  };
+}
+
+/** TokenReview's status for its spec (tokenreview/storage.go Create). */
+async function tokenReview(
+  server: ServerContext,
+  spec: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const token = spec['token'];
+  if (typeof token !== 'string' || token === '')
+    throw ApiError.badRequest('token is required for TokenReview in authentication');
+  const audiences = Array.isArray(spec['audiences'])
+    ? spec['audiences'].filter((a): a is string => typeof a === 'string')
+    : [];
+  const review = await server.authenticator.reviewToken(token, audiences);
+  if (!review) return { user: {} };
+  return {
+    authenticated: true,
+    user: userInfo(review.user),
+    ...(review.audiences.length ? { audiences: review.audiences } : {}),
+  };
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -80,14 +112,10 @@ export function reviews(server: ServerContext): Koa.Middleware {
     let status: Record<string, unknown>;
     switch (kind) {
       case 'SelfSubjectReview':
-        status = {
-          userInfo: {
-            username: user.name,
-            ...(user.uid ? { uid: user.uid } : {}),
-            groups: user.groups,
-            ...(user.extra ? { extra: user.extra } : {}),
-          },
-        };
+        status = { userInfo: userInfo(user) };
+        break;
+      case 'TokenReview':
+        status = await tokenReview(server, spec);
         break;
       case 'SelfSubjectRulesReview':
         status = server.authorizer.rulesReview(user, text(spec['namespace']));

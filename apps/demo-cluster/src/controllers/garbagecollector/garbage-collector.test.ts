@@ -167,4 +167,69 @@ describe('the garbage collector', () => {
       .patch('blocking', { metadata: { finalizers: null } });
     await expect.poll(() => exists(configMaps(), ns, 'owner'), poll).toBe(false);
   });
+
+  it('a CRD created after start is rediscovered (Sync): its objects own and are owned like built-ins', async () => {
+    const ns = await api.namespace();
+    const group = `gc${process.pid}.example.com`;
+    await api.client.request({
+      method: 'POST',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      body: {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `widgets.${group}` },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+              },
+            },
+          ],
+        },
+      },
+    });
+    const widgets = api.client.resource({
+      group,
+      version: 'v1',
+      plural: 'widgets',
+      namespaced: true,
+    });
+    // Served once Established; the collector's monitors follow (garbagecollector.go Sync).
+    const widget = await expect
+      .poll(
+        () =>
+          widgets
+            .namespace(ns)
+            .create({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'owner' } })
+            .catch(() => undefined),
+        poll,
+      )
+      .toBeDefined();
+    void widget;
+    const owner = await widgets.namespace(ns).get('owner');
+    await configMap(ns, 'of-widget', [
+      { apiVersion: `${group}/v1`, kind: 'Widget', name: 'owner', uid: owner.metadata.uid ?? '' },
+    ]);
+    const cmOwner = await configMap(ns, 'cm-owner');
+    await widgets.namespace(ns).create({
+      apiVersion: `${group}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'dependent', ownerReferences: [ownerRef(cmOwner)] },
+    });
+    await expect.poll(() => cluster.isLeading(), poll).toBe(true);
+
+    // A Widget's dependent goes with it…
+    await widgets.namespace(ns).delete('owner', { propagationPolicy: 'Background' });
+    await expect.poll(() => exists(configMaps(), ns, 'of-widget'), poll).toBe(false);
+    // …and a Widget owned by a ConfigMap goes with the ConfigMap.
+    await configMaps().namespace(ns).delete('cm-owner', { propagationPolicy: 'Background' });
+    await expect.poll(() => exists(widgets, ns, 'dependent'), poll).toBe(false);
+  });
 });

@@ -27,7 +27,9 @@ import {
 // Follows kubernetes pkg/controller/garbagecollector/garbagecollector.go: the graph builder's
 // informers watch every deletable resource (metadata only); attemptToDelete deletes dependents
 // whose owners are all gone and finishes foreground deletions; attemptToOrphan removes an
-// owner's references from its dependents, then the owner's `orphan` finalizer.
+// owner's references from its dependents, then the owner's `orphan` finalizer. Sync
+// rediscovers the resources periodically and whenever a CustomResourceDefinition changes, and
+// starts or stops monitors to match (garbagecollector.go Sync, graph_builder.go syncMonitors).
 
 /** Resources the collector never watches (garbagecollector.go DefaultIgnoredResources). */
 const IGNORED_RESOURCES = new Set(['events', 'events.events.k8s.io']);
@@ -35,10 +37,31 @@ const IGNORED_RESOURCES = new Set(['events', 'events.events.k8s.io']);
 /** Requeue delay while a node the collector acted on is not yet seen by an informer. */
 const UNOBSERVED_REQUEUE_MS = 1000;
 
+/** How long after a CRD event discovery is asked again (its Established status comes later). */
+const CRD_SETTLE_MS = 200;
+
+/** apiextensions.k8s.io/v1 CustomResourceDefinitions: a change may change discovery. */
+const CRDS = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+} as const;
+
+/** One resource's monitor: its own informer, so it can stop when the resource goes. */
+interface Monitor {
+  factory: SharedInformerFactory;
+  registration: HandlerRegistration;
+}
+
+const monitorKey = (r: ApiResource) => `${apiVersionOf(r)}/${r.plural}`;
+
 export interface GarbageCollectorOptions {
   client: RestClient;
   /** Parallel attemptToDelete workers (--concurrent-gc-syncs; kube's default is 20). */
   workers?: number;
+  /** How often discovery is asked again (kube-controller-manager: 30 s). */
+  discoveryPeriodMs?: number;
   logger?: Logger;
 }
 
@@ -72,17 +95,22 @@ export class GarbageCollector {
   private readonly graph: DependencyGraph;
   private readonly deleteQueue: Controller<string>;
   private readonly orphanQueue: Controller<string>;
-  private readonly registrations: HandlerRegistration[] = [];
+  private readonly monitors = new Map<string, Monitor>();
+  private readonly discoveryPeriodMs: number;
   private mapper = new RestMapper([]);
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(options: GarbageCollectorOptions) {
     this.client = options.client;
+    this.discoveryPeriodMs = options.discoveryPeriodMs ?? 30_000;
     this.logger = options.logger ?? silentLogger;
     this.graph = new DependencyGraph({
       attemptToDelete: (node) => this.deleteQueue.enqueue(node.identity.uid),
       attemptToOrphan: (node) => this.orphanQueue.enqueue(node.identity.uid),
     });
-    const synced = { hasSynced: () => this.registrations.every((r) => r.hasSynced()) };
+    const synced = {
+      hasSynced: () => [...this.monitors.values()].every((m) => m.registration.hasSynced()),
+    };
     this.deleteQueue = new Controller<string>({
       name: 'garbagecollector-attempt-to-delete',
       workers: options.workers ?? 4,
@@ -101,28 +129,75 @@ export class GarbageCollector {
 
   /** Discovers the deletable resources, watches them, and collects until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
+    await this.resync();
+    const period = setInterval(() => void this.sync(), this.discoveryPeriodMs);
+    // A CRD created, established or deleted changes discovery: look again soon after.
+    const crds = new SharedInformerFactory({
+      client: this.client,
+      logger: this.logger,
+      transform: metadataOnly,
+    });
+    let settle: NodeJS.Timeout | undefined;
+    const soon = () => {
+      clearTimeout(settle);
+      settle = setTimeout(() => void this.sync(), CRD_SETTLE_MS);
+    };
+    crds.informerFor(CRDS).addEventHandler({ onAdd: soon, onUpdate: soon, onDelete: soon });
+    crds.start();
+    try {
+      await Promise.all([this.deleteQueue.run(signal), this.orphanQueue.run(signal)]);
+    } finally {
+      clearInterval(period);
+      clearTimeout(settle);
+      await this.syncing;
+      await crds.shutdown();
+      await Promise.all([...this.monitors.values()].map((m) => m.factory.shutdown()));
+      this.monitors.clear();
+    }
+  }
+
+  /** One Sync at a time; a failed discovery keeps the monitors as they are until the next. */
+  private sync(): Promise<void> {
+    this.syncing = this.syncing
+      .then(() => this.resync())
+      .catch((err: unknown) => {
+        this.logger.error('garbage collector: discovery failed', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      });
+    return this.syncing;
+  }
+
+  /**
+   * garbagecollector.go Sync: the deletable resources now served, a RESTMapper of them, and a
+   * monitor for each — new ones started, those of resources gone stopped (syncMonitors).
+   */
+  private async resync(): Promise<void> {
     const all = await serverPreferredResources(this.client);
     this.mapper = new RestMapper(all);
+    const wanted = new Map<string, ApiResource>();
+    for (const resource of withVerbs(all, ['list', 'watch', 'delete'])) {
+      const qualified = resource.group ? `${resource.plural}.${resource.group}` : resource.plural;
+      if (!IGNORED_RESOURCES.has(qualified)) wanted.set(monitorKey(resource), resource);
+    }
+    for (const [key, monitor] of this.monitors) {
+      if (wanted.has(key)) continue;
+      this.monitors.delete(key);
+      await monitor.factory.shutdown();
+    }
+    for (const [key, resource] of wanted) {
+      if (this.monitors.has(key)) continue;
+      this.monitors.set(key, this.monitor(resource));
+    }
+  }
+
+  /** The graph builder's monitor of one resource, started: its events change the graph. */
+  private monitor(resource: ApiResource): Monitor {
     const factory = new SharedInformerFactory({
       client: this.client,
       logger: this.logger,
       transform: metadataOnly,
     });
-    for (const resource of withVerbs(all, ['list', 'watch', 'delete'])) {
-      const qualified = resource.group ? `${resource.plural}.${resource.group}` : resource.plural;
-      if (IGNORED_RESOURCES.has(qualified)) continue;
-      this.monitor(factory, resource);
-    }
-    factory.start();
-    try {
-      await Promise.all([this.deleteQueue.run(signal), this.orphanQueue.run(signal)]);
-    } finally {
-      await factory.shutdown();
-    }
-  }
-
-  /** The graph builder's monitor of one resource: its events change the graph. */
-  private monitor(factory: SharedInformerFactory, resource: ApiResource): void {
     const apiVersion = apiVersionOf(resource);
     const identity = (obj: KubeObject): ObjectIdentity => ({
       apiVersion,
@@ -131,17 +206,21 @@ export class GarbageCollector {
       uid: obj.metadata.uid ?? '',
       namespace: obj.metadata.namespace ?? '',
     });
-    const informer = factory.informerFor(resource);
-    this.registrations.push(
-      informer.addEventHandler({
-        onAdd: (obj) => this.graph.observe(identity(obj), obj),
-        onUpdate: (oldObj, newObj) => this.graph.observe(identity(newObj), newObj, oldObj),
-        onDelete: (obj) => {
-          const object = deletedObject(obj);
-          if (object) this.graph.observeDeletion(identity(object));
-        },
-      }),
-    );
+    const registration = factory.informerFor(resource).addEventHandler({
+      onAdd: (obj) => this.graph.observe(identity(obj), obj),
+      onUpdate: (oldObj, newObj) => this.graph.observe(identity(newObj), newObj, oldObj),
+      onDelete: (obj) => {
+        const object = deletedObject(obj);
+        if (object) this.graph.observeDeletion(identity(object));
+      },
+    });
+    factory.start();
+    return { factory, registration };
+  }
+
+  /** The resources monitored now, as `<apiVersion>/<plural>` (tests watch Sync catch up). */
+  monitoredResources(): string[] {
+    return [...this.monitors.keys()];
   }
 
   /** Whether the graph holds `uid` (tests watch the collector catch up). */

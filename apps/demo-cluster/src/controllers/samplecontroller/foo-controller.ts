@@ -1,0 +1,262 @@
+import { isApiError, type KubeObject } from '@listwatch/api';
+import {
+  Controller,
+  deletedObject,
+  enqueueKeys,
+  silentLogger,
+  splitMetaNamespaceKey,
+  type DeletedFinalStateUnknown,
+  type Lister,
+  type ResourceClient,
+  type RestClient,
+} from '@listwatch/client';
+import type { ControllerOptions } from '../controller-options.js';
+import { controllerOf, resources, type Deployment } from '../objects.js';
+
+// kubernetes/sample-controller (controller.go): a Foo (samplecontroller.k8s.io/v1alpha1) owns a
+// Deployment named by spec.deploymentName with spec.replicas nginx pods; the controller creates
+// it, keeps its replicas, refuses a Deployment of that name it does not own, and reports the
+// Deployment's availableReplicas in the Foo's status. Written with informers and a work queue
+// over a resource reference, no generated client (the CRD is installed by ensureFooCrd).
+
+export const FOO_GROUP = 'samplecontroller.k8s.io';
+export const FOO_VERSION = 'v1alpha1';
+export const FOO_API_VERSION = `${FOO_GROUP}/${FOO_VERSION}`;
+
+/** The Foo resource as a client reaches it. */
+export const foos = {
+  group: FOO_GROUP,
+  version: FOO_VERSION,
+  plural: 'foos',
+  namespaced: true,
+  kind: 'Foo',
+} as const;
+
+export interface Foo extends KubeObject {
+  spec?: { deploymentName?: string; replicas?: number };
+  status?: { availableReplicas?: number };
+}
+
+/**
+ * sample-controller's artifacts/examples/crd-status-subresource.yaml, with the issue's CEL rule
+ * (`self.replicas <= 10`) beside the schema's maximum, and a printer column per field.
+ */
+export const FOO_CRD: KubeObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: {
+    name: `foos.${FOO_GROUP}`,
+    annotations: {
+      'api-approved.kubernetes.io':
+        "unapproved, experimental-only; please get an approval from Kubernetes API reviewers if you're trying to develop a CRD in the *.k8s.io or *.kubernetes.io groups",
+    },
+  },
+  spec: {
+    group: FOO_GROUP,
+    scope: 'Namespaced',
+    names: { kind: 'Foo', listKind: 'FooList', plural: 'foos', singular: 'foo' },
+    versions: [
+      {
+        name: FOO_VERSION,
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'Deployment', type: 'string', jsonPath: '.spec.deploymentName' },
+          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+          { name: 'Available', type: 'integer', jsonPath: '.status.availableReplicas' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  deploymentName: { type: 'string' },
+                  replicas: { type: 'integer', minimum: 1, maximum: 10 },
+                },
+                'x-kubernetes-validations': [
+                  {
+                    rule: '!has(self.replicas) || self.replicas <= 10',
+                    message: 'replicas must be at most 10',
+                  },
+                ],
+              },
+              status: {
+                type: 'object',
+                properties: { availableReplicas: { type: 'integer' } },
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+/** Creates the Foo CRD unless it exists, and waits (up to `timeoutMs`) until it is Established. */
+export async function ensureFooCrd(client: RestClient, timeoutMs = 10_000): Promise<void> {
+  try {
+    await client.request({ method: 'POST', path: CRDS, body: FOO_CRD });
+  } catch (err) {
+    if (!isApiError(err) || err.code !== 409) throw err;
+  }
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const crd = await client.request<KubeObject>({
+      method: 'GET',
+      path: `${CRDS}/${FOO_CRD.metadata.name ?? ''}`,
+    });
+    const conditions = (crd['status'] as { conditions?: { type: string; status: string }[] })
+      ?.conditions;
+    if (conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
+    if (Date.now() > until) return; // the controller's informer keeps trying
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** sample-controller's newDeployment: `spec.replicas` nginx pods labelled for this Foo. */
+export function newDeployment(foo: Foo): Deployment {
+  const labels = { app: 'nginx', controller: foo.metadata.name ?? '' };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: foo.spec?.deploymentName ?? '',
+      namespace: foo.metadata.namespace ?? '',
+      ownerReferences: [
+        {
+          apiVersion: FOO_API_VERSION,
+          kind: 'Foo',
+          name: foo.metadata.name ?? '',
+          uid: foo.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      ...(foo.spec?.replicas !== undefined ? { replicas: foo.spec.replicas } : {}),
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: { containers: [{ name: 'nginx', image: 'nginx:latest' }] },
+      },
+    },
+  };
+}
+
+/** sample-controller's MessageResourceExists. */
+export function resourceExistsMessage(name: string): string {
+  return `Resource "${name}" already exists and is not managed by Foo`;
+}
+
+export class FooController {
+  readonly controller: Controller<string>;
+  private readonly foos: ResourceClient<Foo>;
+  private readonly deployments: ResourceClient<Deployment>;
+  private readonly fooLister: Lister<Foo>;
+  private readonly deploymentLister: Lister<Deployment>;
+
+  constructor(options: ControllerOptions) {
+    this.foos = options.client.resource<Foo>(foos);
+    this.deployments = options.client.resource<Deployment>(resources.deployments);
+    const fooInformer = options.factory.informerFor<Foo>(foos);
+    const deploymentInformer = options.factory.informerFor<Deployment>(resources.deployments);
+    this.fooLister = fooInformer.lister();
+    this.deploymentLister = deploymentInformer.lister();
+    const enqueue = { add: (key: string) => this.controller.enqueue(key) };
+    const fooRegistration = fooInformer.addEventHandler(enqueueKeys(enqueue));
+    // handleObject: a Deployment owned by a Foo brings its Foo back to the queue.
+    const deploymentRegistration = deploymentInformer.addEventHandler({
+      onAdd: (d) => this.handleObject(d),
+      onUpdate: (oldD, newD) => {
+        if (oldD.metadata.resourceVersion !== newD.metadata.resourceVersion)
+          this.handleObject(newD);
+      },
+      onDelete: (obj: Deployment | DeletedFinalStateUnknown<Deployment>) => {
+        const d = deletedObject(obj);
+        if (d) this.handleObject(d);
+      },
+    });
+    this.controller = new Controller<string>({
+      name: 'foo',
+      workers: options.workers ?? 2,
+      logger: options.logger ?? silentLogger,
+      reconcile: (key) => this.syncHandler(key),
+      cacheSyncs: [fooRegistration, deploymentRegistration],
+    });
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    return this.controller.run(signal);
+  }
+
+  private handleObject(d: Deployment): void {
+    const ref = controllerOf(d);
+    if (ref?.kind !== 'Foo' || ref.apiVersion !== FOO_API_VERSION) return;
+    const namespace = d.metadata.namespace ?? '';
+    try {
+      const foo = this.fooLister.namespace(namespace).get(ref.name);
+      if (foo.metadata.uid === ref.uid) this.controller.enqueue(`${namespace}/${ref.name}`);
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 404) throw err;
+    }
+  }
+
+  /** controller.go syncHandler. */
+  private async syncHandler(key: string): Promise<void> {
+    const { namespace, name } = splitMetaNamespaceKey(key);
+    let foo: Foo;
+    try {
+      foo = this.fooLister.namespace(namespace).get(name);
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return; // gone: its Deployment is the GC's
+      throw err;
+    }
+    const deploymentName = foo.spec?.deploymentName ?? '';
+    if (!deploymentName) return; // "deployment name must be specified": nothing to retry
+    let deployment: Deployment;
+    try {
+      deployment = this.deploymentLister.namespace(namespace).get(deploymentName);
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 404) throw err;
+      deployment = await this.deployments.namespace(namespace).create(newDeployment(foo));
+    }
+    const owner = controllerOf(deployment);
+    if (owner?.uid !== foo.metadata.uid) throw new Error(resourceExistsMessage(deploymentName));
+    const want = foo.spec?.replicas;
+    if (want !== undefined && want !== (deployment.spec?.replicas ?? 1)) {
+      deployment = await this.deployments.namespace(namespace).update({
+        ...newDeployment(foo),
+        metadata: {
+          ...deployment.metadata,
+          ownerReferences: newDeployment(foo).metadata.ownerReferences!,
+        },
+      });
+    }
+    await this.updateFooStatus(foo, deployment);
+  }
+
+  /**
+   * controller.go updateFooStatus: the Deployment's availableReplicas, by server-side apply of
+   * the status subresource as `sample-controller` (the uid guards against a recreated Foo).
+   */
+  private async updateFooStatus(foo: Foo, deployment: Deployment): Promise<void> {
+    const available = deployment.status?.availableReplicas ?? 0;
+    if (foo.status?.availableReplicas === available) return;
+    await this.foos.namespace(foo.metadata.namespace ?? '').applyStatus(
+      {
+        apiVersion: FOO_API_VERSION,
+        kind: 'Foo',
+        metadata: { name: foo.metadata.name ?? '', uid: foo.metadata.uid ?? '' },
+        status: { availableReplicas: available },
+      },
+      { fieldManager: 'sample-controller', force: true },
+    );
+  }
+}
