@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoCluster } from '../../demo-cluster.js';
-import { Kubectl } from '../../testing/kubectl.js';
+import { KubectlSession } from '@listwatch/testing';
 import { startTestApiServer, type TestApiServer } from '../../testing/test-apiserver.js';
 import { exampleFoo, webDeployment } from '../../web-workload.js';
 import { isPodReady, resources, type Deployment, type Pod } from '../objects.js';
@@ -13,14 +13,14 @@ import { foos, resourceExistsMessage, type Foo } from './foo-controller.js';
 describe('the sample-controller Foo', () => {
   let api: TestApiServer;
   let cluster: DemoCluster;
-  let kubectl: Kubectl;
+  let kubectl: KubectlSession;
   const poll = { timeout: 30_000, interval: 100 };
 
   beforeAll(async () => {
     api = await startTestApiServer();
     cluster = new DemoCluster({ client: api.client, nodes: ['node-a', 'node-b'] });
     await cluster.start();
-    kubectl = new Kubectl(api.server.url);
+    kubectl = new KubectlSession(api.server.url);
   });
   afterAll(async () => {
     kubectl?.dispose();
