@@ -1,4 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
+import { atomForCustomResource, type OpenApiSchema } from '../fieldmanager/index.js';
 import { pruneObjectMeta } from '../registry/field-validation.js';
 import { scaleOf, type ScaleStrategy } from '../registry/scale.js';
 import type { ResourceStrategy } from '../registry/strategy.js';
@@ -68,7 +69,11 @@ export function customResourceStrategy(version: CustomResourceDefinitionVersion)
   const rules = hasRules(schema) ? compileRules(schema, '').rules : undefined;
   const statusEnabled = version.subresources?.status !== undefined;
   const scale = scaleStrategy(version.subresources?.scale);
+  // Server-side apply merges by the schema's list and map types (customresource_handler.go
+  // builds the version's TypeConverter from its structural schema).
+  const applySchema = atomForCustomResource(schema as OpenApiSchema);
   return {
+    applySchema,
     decode(object) {
       applyDefaults(object, schema);
     },
