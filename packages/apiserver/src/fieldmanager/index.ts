@@ -15,3 +15,9 @@ export {
   type Atom,
   type OpenApiSchema,
 } from './schema.js';
+export {
+  parentEntries,
+  replicasPath,
+  scaleEntries,
+  type ReplicasPathMappings,
+} from './scale-handler.js';
