@@ -34,6 +34,7 @@ const listsCrd: CustomResourceDefinition = {
               spec: {
                 type: 'object',
                 properties: {
+                  size: { type: 'integer' },
                   ports: {
                     type: 'array',
                     'x-kubernetes-list-type': 'map',
@@ -61,8 +62,13 @@ const listsCrd: CustomResourceDefinition = {
                   },
                 },
               },
+              status: { type: 'object', properties: { size: { type: 'integer' } } },
             },
           },
+        },
+        subresources: {
+          status: {},
+          scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size' },
         },
       },
     ],
@@ -220,6 +226,50 @@ describe('server-side apply of custom resources by their list types', () => {
         expect((results[0] as unknown[]).length).toBe(all.length);
       }),
       { numRuns: 15 },
+    );
+  });
+});
+
+describe('server-side apply of a custom resource’s Scale', () => {
+  it('an apply of the Scale owns the CRD’s specReplicasPath on the object, and the object’s applier then conflicts on it', async () => {
+    const path = await widgets();
+    await apply(`${path}/s1`, widget('s1', { size: 2, tags: ['x'] }), 'creator');
+    const scale = (replicas: number) => ({
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      metadata: { name: 's1' },
+      spec: { replicas },
+    });
+    const conflict = await apply<Status>(`${path}/s1/scale`, scale(5), 'hpa');
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.message).toBe(
+      'Apply failed with 1 conflict: conflict with "creator": .spec.replicas',
+    );
+    const forced = await apply(`${path}/s1/scale`, scale(5), 'hpa', true);
+    expect(forced.status).toBe(200);
+    expect(forced.body).toMatchObject({ kind: 'Scale', spec: { replicas: 5 } });
+    const got = (await f.api.get(`${path}/s1`)).body;
+    expect(got['spec']).toEqual({ size: 5, tags: ['x'] });
+    const hpa = (
+      got.metadata.managedFields as unknown as (Entry & { subresource?: string })[]
+    ).find((e) => e.manager === 'hpa');
+    expect(hpa).toMatchObject({
+      operation: 'Apply',
+      apiVersion: `${GROUP}/v1`,
+      subresource: 'scale',
+      fieldsV1: { 'f:spec': { 'f:size': {} } },
+    });
+    expect(entryOf(got, 'creator')?.fieldsV1).toEqual({
+      'f:spec': { 'f:tags': { 'v:"x"': {} } },
+    });
+    const back = await apply<Status>(
+      `${path}/s1`,
+      widget('s1', { size: 1, tags: ['x'] }),
+      'creator',
+    );
+    expect(back.status).toBe(409);
+    expect(back.body.message).toBe(
+      'Apply failed with 1 conflict: conflict with "hpa" with subresource "scale": .spec.size',
     );
   });
 });

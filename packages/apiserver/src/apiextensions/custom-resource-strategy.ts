@@ -2,7 +2,6 @@ import type { KubeObject } from '@listwatch/api';
 import {
   atomForCustomResource,
   replicasPath,
-  type OpenApiSchema,
   type ReplicasPathMappings,
 } from '../fieldmanager/index.js';
 import { pruneObjectMeta } from '../registry/field-validation.js';
@@ -99,7 +98,7 @@ export function customResourceStrategy(
   const scale = scaleStrategy(version.subresources?.scale, crd);
   // Server-side apply merges by the schema's list and map types (customresource_handler.go
   // builds the version's TypeConverter from its structural schema).
-  const applySchema = atomForCustomResource(schema as OpenApiSchema);
+  const applySchema = atomForCustomResource(schema);
   return {
     applySchema,
     decode(object) {

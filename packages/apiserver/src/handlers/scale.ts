@@ -220,7 +220,11 @@ async function applyScale(
   const definition = scaleDefinition(scope.definition);
   const config = fromInput(scope, () => {
     const parsed = parseApplyPatch(body);
-    const unknown = pruneUnknownFields(definition, parsed as unknown as KubeObject);
+    // Another kind is the field manager's 400 (versioncheck.go), before any typed conversion.
+    const isScale =
+      parsed['apiVersion'] === `${SCALE_GVK.group}/${SCALE_GVK.version}` &&
+      parsed['kind'] === SCALE_GVK.kind;
+    const unknown = isScale ? pruneUnknownFields(definition, parsed as unknown as KubeObject) : [];
     if (unknown.length) {
       throw ApiError.badRequest(
         `failed to create typed patch object (${scope.namespace ?? ''}/${name}; autoscaling/v1, Kind=Scale): .${unknown[0] ?? ''}: field not declared in schema`,
