@@ -9,6 +9,7 @@ import {
   meteredExpression,
   runMetered,
 } from './cel-cost.js';
+import { kubernetesLibraries } from './cel-libraries.js';
 import { parseSimplePath } from './jsonpath.js';
 import { isRecord, type JSONSchemaProps } from './types.js';
 
@@ -49,7 +50,7 @@ const REASONS = [
 
 const env = celEnv({
   variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
-  funcs: [...strings, costFunc],
+  funcs: [...strings, ...kubernetesLibraries, costFunc],
 });
 
 interface CompiledRule {
