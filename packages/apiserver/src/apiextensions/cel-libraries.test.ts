@@ -96,3 +96,52 @@ describe('the regex library (regex.go)', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 });
+
+describe('the quantity library (quantity.go)', () => {
+  it('quantity, isQuantity, sign, comparisons, asInteger, asApproximateFloat, isInteger, add and sub', () => {
+    holds("quantity(self.v).isGreaterThan(quantity('1Gi'))", '2Gi');
+    holds("quantity(self.v).isLessThan(quantity('1001m'))", '1');
+    holds("quantity(self.v) == quantity('1000m') && quantity('1Ki') == quantity('1024')", '1');
+    holds("quantity(self.v).compareTo(quantity('50k')) == -1", '5k');
+    holds("isQuantity(self.v) && !isQuantity('1.5.0')", '20M');
+    holds("sign(quantity(self.v)) == -1 && sign(quantity('0')) == 0", '-3m');
+    holds('quantity(self.v).asInteger() == 1536 && quantity(self.v).isInteger()', '1.5Ki');
+    holds('!quantity(self.v).isInteger() && quantity(self.v).asApproximateFloat() == 1.5', '1500m');
+    holds(
+      "quantity(self.v).add(quantity('500m')) == quantity('2') && quantity(self.v).sub(1) == quantity('500m')",
+      '1.5',
+    );
+    holds('quantity(self.v).add(2).asInteger() == 5', '3');
+  });
+
+  it('a string that is no quantity, and asInteger of a fraction, are evaluation errors in kube’s words', () => {
+    expect(check('quantity(self.v).sign() == 1', '1x')).toHaveLength(1);
+    expect(check("quantity(self.v) == quantity('1')", 'abc')).toEqual([
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' evaluating rule: quantity(self.v) == quantity('1')",
+    ]);
+    expect(check('quantity(self.v).asInteger() == 1', '1500m')).toEqual([
+      'cannot convert value to integer evaluating rule: quantity(self.v).asInteger() == 1',
+    ]);
+  });
+
+  it('comparisons agree with the quantities’ values, whatever their suffixes (property)', () => {
+    const suffixes = [
+      ['m', 1e-3],
+      ['', 1],
+      ['k', 1e3],
+      ['Ki', 1024],
+      ['M', 1e6],
+      ['Mi', 1048576],
+    ] as const;
+    const q = fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.constantFrom(...suffixes));
+    fc.assert(
+      fc.property(q, q, ([a, [sa, fa]], [b, [sb, fb]]) => {
+        const x = a * fa;
+        const y = b * fb;
+        const expected = Math.abs(x - y) < 1e-9 ? 0 : x < y ? -1 : 1;
+        holds(`quantity('${a}${sa}').compareTo(quantity(self.v)) == ${expected}`, `${b}${sb}`);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -10,6 +10,7 @@ import {
   runMetered,
 } from './cel-cost.js';
 import { kubernetesLibraries } from './cel-libraries.js';
+import { quantityLibrary, quantityRegistry } from './cel-quantity.js';
 import { parseSimplePath } from './jsonpath.js';
 import { isRecord, type JSONSchemaProps } from './types.js';
 
@@ -50,7 +51,8 @@ const REASONS = [
 
 const env = celEnv({
   variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
-  funcs: [...strings, ...kubernetesLibraries, costFunc],
+  funcs: [...strings, ...kubernetesLibraries, ...quantityLibrary, costFunc],
+  registry: quantityRegistry,
 });
 
 interface CompiledRule {
