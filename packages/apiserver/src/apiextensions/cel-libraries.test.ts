@@ -145,3 +145,43 @@ describe('the quantity library (quantity.go)', () => {
     );
   });
 });
+
+describe('the URL library (urls.go)', () => {
+  it('url, isURL and the getters as its doc comments show', () => {
+    holds(
+      "url(self.v).getScheme() == 'https' && url(self.v).getHost() == 'example.com:80' && url(self.v).getHostname() == 'example.com' && url(self.v).getPort() == '80'",
+      'https://user:pass@example.com:80/path?query=val#fragment',
+    );
+    holds(
+      "url(self.v).getHostname() == '::1' && url(self.v).getHost() == '[::1]:80'",
+      'https://[::1]:80/',
+    );
+    holds("url(self.v).getPort() == ''", 'https://example.com/');
+    holds(
+      "url(self.v).getEscapedPath() == '/path%20with%20spaces/'",
+      'https://example.com/path with spaces/',
+    );
+    holds("url(self.v).getEscapedPath() == '/a%2Fb'", 'https://example.com/a%2Fb');
+    holds(
+      "url(self.v).getQuery() == {'k1': ['a'], 'k2': ['b', 'c'], 'k 3': ['x y']}",
+      'https://example.com/path?k1=a&k2=b&k2=c&k+3=x%20y',
+    );
+    holds(
+      "isURL(self.v) && isURL('/absolute-path') && !isURL('example.com') && !isURL('')",
+      'https://example.com/path',
+    );
+    holds(
+      "url(self.v) == url('https://example.com/a') && url(self.v) != url('https://example.com/b')",
+      'https://example.com/a',
+    );
+  });
+
+  it('what Go’s url.ParseRequestURI refuses is an evaluation error in kube’s words', () => {
+    expect(check('url(self.v).getScheme() == ""', 'example.com')).toEqual([
+      'URL parse error during conversion from string: parse "example.com": invalid URI for request evaluating rule: url(self.v).getScheme() == ""',
+    ]);
+    expect(check('url(self.v).getScheme() == ""', 'https://host:port/')[0]).toContain(
+      'parse "https://host:port/": invalid port ":port" after host',
+    );
+  });
+});

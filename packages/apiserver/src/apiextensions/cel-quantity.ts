@@ -1,47 +1,14 @@
 import { CelScalar, celFunc, celMethod, objectType, type CelFunc } from '@bufbuild/cel';
-import { create, createFileRegistry, type DescMessage, type Message } from '@bufbuild/protobuf';
-import {
-  FieldDescriptorProto_Label,
-  FieldDescriptorProto_Type,
-  FileDescriptorProtoSchema,
-} from '@bufbuild/protobuf/wkt';
+import { create, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { quantityDecimal, quantityError } from '@listwatch/api';
+import { celTypesRegistry } from './cel-types.js';
 
 // Kubernetes' CEL quantity library (k8s.io/apiserver pkg/cel/library/quantity.go, the type of
-// pkg/cel/quantity.go). @bufbuild/cel has no opaque types, so kubernetes.Quantity is a message
-// made here holding the exact value as `value * 10^exp10` without trailing zeros: equal
-// quantities (`1`, `1000m`) are equal messages, as Quantity.Equal compares them.
+// pkg/cel/quantity.go). kubernetes.Quantity (cel-types.ts) holds the exact value as
+// `value * 10^exp10` without trailing zeros: equal quantities (`1`, `1000m`) are equal messages,
+// as Quantity.Equal compares them.
 
-const file = create(FileDescriptorProtoSchema, {
-  name: 'kubernetes/quantity.proto',
-  package: 'kubernetes',
-  syntax: 'proto3',
-  messageType: [
-    {
-      name: 'Quantity',
-      field: [
-        {
-          name: 'value',
-          number: 1,
-          type: FieldDescriptorProto_Type.STRING,
-          label: FieldDescriptorProto_Label.OPTIONAL,
-          jsonName: 'value',
-        },
-        {
-          name: 'exp10',
-          number: 2,
-          type: FieldDescriptorProto_Type.INT32,
-          label: FieldDescriptorProto_Label.OPTIONAL,
-          jsonName: 'exp10',
-        },
-      ],
-    },
-  ],
-});
-
-/** The registry holding kubernetes.Quantity, for the CEL environment. */
-export const quantityRegistry = createFileRegistry(file, () => undefined);
-const QuantityDesc = quantityRegistry.getMessage('kubernetes.Quantity') as DescMessage;
+const QuantityDesc = celTypesRegistry.getMessage('kubernetes.Quantity') as DescMessage;
 const QUANTITY = objectType(QuantityDesc);
 const { BOOL, DOUBLE, INT, STRING } = CelScalar;
 

@@ -10,7 +10,9 @@ import {
   runMetered,
 } from './cel-cost.js';
 import { kubernetesLibraries } from './cel-libraries.js';
-import { quantityLibrary, quantityRegistry } from './cel-quantity.js';
+import { quantityLibrary } from './cel-quantity.js';
+import { celTypesRegistry } from './cel-types.js';
+import { urlLibrary } from './cel-url.js';
 import { parseSimplePath } from './jsonpath.js';
 import { isRecord, type JSONSchemaProps } from './types.js';
 
@@ -51,8 +53,8 @@ const REASONS = [
 
 const env = celEnv({
   variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
-  funcs: [...strings, ...kubernetesLibraries, ...quantityLibrary, costFunc],
-  registry: quantityRegistry,
+  funcs: [...strings, ...kubernetesLibraries, ...quantityLibrary, ...urlLibrary, costFunc],
+  registry: celTypesRegistry,
 });
 
 interface CompiledRule {
