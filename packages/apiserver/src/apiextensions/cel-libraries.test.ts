@@ -185,3 +185,68 @@ describe('the URL library (urls.go)', () => {
     );
   });
 });
+
+describe('hostile library calls', () => {
+  const text = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom(
+      '1Gi',
+      '-0.5m',
+      '1e3',
+      '9223372036854775807',
+      '1.5.0',
+      'https://[::1',
+      '//x',
+      '*',
+      '(a+)+$',
+      '[',
+      'a*?',
+      '%zz',
+    ),
+  );
+  const call = fc.oneof(
+    text.map((s) => `url(${JSON.stringify(s)}).getQuery().size() >= 0`),
+    text.map((s) => `isURL(${JSON.stringify(s)}) || true`),
+    fc
+      .tuple(text, fc.integer({ min: -3, max: 3 }))
+      .map(([s, i]) => `quantity(${JSON.stringify(s)}).add(${i}).isInteger() || true`),
+    fc
+      .tuple(text, text)
+      .map(
+        ([a, b]) => `quantity(${JSON.stringify(a)}).compareTo(quantity(${JSON.stringify(b)})) <= 1`,
+      ),
+    fc
+      .tuple(text, text, fc.integer({ min: -2, max: 3 }))
+      .map(([s, p, n]) => `${JSON.stringify(s)}.findAll(${JSON.stringify(p)}, ${n}).size() >= 0`),
+    fc.constantFrom(
+      'self.v.sum() >= 0',
+      'self.v.min() <= self.v.max()',
+      'self.v.isSorted() || true',
+      'self.v.indexOf(self.v) == -1',
+    ),
+  );
+
+  it('any call of the libraries on any list is true, false or an evaluation error, never a throw or a hang (property)', () => {
+    fc.assert(
+      fc.property(
+        call,
+        fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 3 })), { maxLength: 5 }),
+        (rule, value) => {
+          const schema: JSONSchemaProps = {
+            type: 'object',
+            properties: {
+              v: { type: 'array', maxItems: 8, items: { 'x-kubernetes-int-or-string': true } },
+            },
+            'x-kubernetes-validations': [{ rule }],
+          };
+          const { rules } = compileRules(schema, '');
+          const started = Date.now();
+          const errors = rules.validate({ v: value });
+          expect(Date.now() - started).toBeLessThan(2000);
+          for (const e of errors) expect(typeof e.detail).toBe('string');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -185,7 +185,7 @@ function query(rawQuery: string): Map<string, string[]> {
 }
 
 function parts(u: unknown): Parts {
-  return ((u as { message?: URLMessage }).message ?? (u as URLMessage));
+  return (u as { message?: URLMessage }).message ?? (u as URLMessage);
 }
 
 function parseRequestURI(text: string): void {
