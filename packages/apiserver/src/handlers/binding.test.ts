@@ -102,6 +102,9 @@ describe('pods/binding', () => {
     expect(again.body.message).toBe(
       'Operation cannot be fulfilled on pods/binding "q": pod q is already assigned to node "node-1"',
     );
+    const misnamed = await env.api.post<Status>(`${base}/q/binding`, binding('other', 'node-1'));
+    expect(misnamed.status).toBe(400);
+    expect(misnamed.body.message).toBe('name in URL does not match name in Binding object');
     const gated = await pod('gated', { gates: true });
     const refused = await env.api.post<Status>(
       `${gated.base}/gated/binding`,

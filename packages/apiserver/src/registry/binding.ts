@@ -14,15 +14,15 @@ function targetNode(binding: KubeObject): string {
 export const podBinding: SubresourceStrategy = {
   gvk: { group: '', version: 'v1', kind: 'Binding' },
   validate(binding, name) {
+    // BindingREST.Create: the name first (400), then ValidatePodBinding (an aggregate there,
+    // which kube answers 500; here the 422 its field error is).
+    if (binding.metadata.name !== name) {
+      throw ApiError.badRequest('name in URL does not match name in Binding object');
+    }
     if (!targetNode(binding)) {
       throw ApiError.invalid({ kind: 'Binding' }, name, [
         { type: 'FieldValueRequired', field: 'target.name', detail: '' },
       ]);
-    }
-    if (binding.metadata.name !== undefined && binding.metadata.name !== name) {
-      throw ApiError.badRequest(
-        `the name of the object (${binding.metadata.name}) does not match the name on the URL (${name})`,
-      );
     }
   },
   apply(pod, binding, gr) {
