@@ -184,6 +184,16 @@ describe('apply on /scale: request rules', () => {
     );
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('.spec.replicaz: field not declared in schema');
+    const dry = await env.api.patch(
+      `${path}/scale?fieldManager=m&force=true&dryRun=All`,
+      scaleConfig('rules', 9),
+      APPLY,
+    );
+    expect(dry.status).toBe(200);
+    expect(dry.body['spec']).toEqual({ replicas: 9 });
+    const parent = (await env.api.get(path)).body;
+    expect(parent['spec']).toMatchObject({ replicas: 1 });
+    expect(JSON.stringify(parent.metadata.managedFields)).not.toContain('"manager":"m"');
     const negative = await env.api.patch<Status>(
       `${path}/scale?fieldManager=m&force=true`,
       scaleConfig('rules', -1),
