@@ -73,6 +73,26 @@ describe('the runtime CEL cost budget', () => {
     expect(rules.validate({ spec: { names: [] } })).toEqual([]);
   });
 
+  it('a messageExpression past the per-call limit ends the validation with kube’s messageExpression message', () => {
+    const message = "self.all(x, self.all(y, x == y || x != y)) ? 'a' : 'b'";
+    const schema = listSchema(800, 'false');
+    const names = (schema.properties as Record<string, JSONSchemaProps>)['spec']!;
+    const list = (names.properties as Record<string, JSONSchemaProps>)['names']!;
+    list['x-kubernetes-validations'] = [{ rule: 'false', messageExpression: message }];
+    const { rules, errors } = compileRules(schema, '');
+    expect(errors).toEqual([]);
+    expect(
+      rules.validate({ spec: { names: Array.from({ length: 800 }, (_, i) => `n${i}`) } }),
+    ).toEqual([
+      {
+        type: 'FieldValueInvalid',
+        field: 'spec.names',
+        badValue: 'array',
+        detail: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(message)}`,
+      },
+    ]);
+  });
+
   it('rules on many items, each under the per-call limit, share the object’s budget: past it the validation stops with kube’s message', () => {
     // Each item's spec.names has the quadratic rule: ~0.75M per call, 40 calls.
     const item = { spec: { names: names(250) } };
