@@ -536,6 +536,22 @@ function decimal(q: ParsedQuantity): [bigint, number] {
   return [q.digits * 2n ** BigInt(q.exp2), q.exp10];
 }
 
+/**
+ * The exact value of a valid quantity as `value * 10^exp10`, `value` signed and without trailing
+ * zeros (so equal quantities have equal forms: `1000m`, `1` and `0.001k`); undefined if invalid.
+ */
+export function quantityDecimal(text: string): { value: bigint; exp10: number } | undefined {
+  const q = parseQuantity(text);
+  if (!q) return undefined;
+  let [n, exp] = decimal(q);
+  if (n === 0n) return { value: 0n, exp10: 0 };
+  while (n % 10n === 0n) {
+    n /= 10n;
+    exp++;
+  }
+  return { value: q.negative ? -n : n, exp10: exp };
+}
+
 function ceilDiv(n: bigint, d: bigint): bigint {
   return n % d === 0n ? n / d : n / d + 1n;
 }

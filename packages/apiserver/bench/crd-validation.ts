@@ -5,7 +5,10 @@
 import type { KubeObject } from '@listwatch/api';
 import type { Scenario } from '../../../bench/lib.js';
 import { customResourceStrategy } from '../src/apiextensions/custom-resource-strategy.js';
-import type { CustomResourceDefinitionVersion } from '../src/apiextensions/types.js';
+import type {
+  CustomResourceDefinition,
+  CustomResourceDefinitionVersion,
+} from '../src/apiextensions/types.js';
 
 let WRITES = 20_000;
 
@@ -72,7 +75,18 @@ function fiveKbFoo(): KubeObject {
 
 const object = fiveKbFoo();
 const text = JSON.stringify(object);
-const strategy = customResourceStrategy(version);
+const crd: CustomResourceDefinition = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'foos.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'foos', singular: 'foo', kind: 'Foo', listKind: 'FooList' },
+    versions: [version],
+  },
+};
+const strategy = customResourceStrategy(crd, version);
 
 function run(name: string, write: (o: KubeObject) => void): { name: string; usPerWrite: number } {
   for (let i = 0; i < 500; i++) write(JSON.parse(text) as KubeObject); // warm up

@@ -1,6 +1,18 @@
 import { CelScalar, celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { fieldErrors, type FieldError } from '@listwatch/api';
+import {
+  COST_LIMIT_EXCEEDED,
+  PER_CALL_LIMIT,
+  RUNTIME_CEL_COST_BUDGET,
+  costFunc,
+  meteredExpression,
+  runMetered,
+} from './cel-cost.js';
+import { kubernetesLibraries } from './cel-libraries.js';
+import { quantityLibrary } from './cel-quantity.js';
+import { celTypesRegistry } from './cel-types.js';
+import { urlLibrary } from './cel-url.js';
 import { parseSimplePath } from './jsonpath.js';
 import { isRecord, type JSONSchemaProps } from './types.js';
 
@@ -16,8 +28,15 @@ type CelResult = ReturnType<ReturnType<typeof plan>>;
 /** A planned expression, called with `self` and, for transition rules, `oldSelf`. */
 type Program = (bindings: Record<string, CelInput>) => CelResult;
 
-function planned(expr: ReturnType<typeof parse>): Program {
-  return plan(env, expr) as unknown as Program;
+/** A rule's program, metered (cel-cost.ts), and its cost outside loops. */
+interface Planned {
+  program: Program;
+  base: number;
+}
+
+function planned(expr: ReturnType<typeof parse>): Planned {
+  const { parsed, base } = meteredExpression(expr);
+  return { program: plan(env, parsed) as unknown as Program, base };
 }
 
 /** kube's cel limits (apiextensions-apiserver pkg/apiserver/schema/cel/limits, apiserver/pkg/apis/cel/config.go). */
@@ -34,14 +53,16 @@ const REASONS = [
 
 const env = celEnv({
   variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
-  funcs: strings,
+  funcs: [...strings, ...kubernetesLibraries, ...quantityLibrary, ...urlLibrary, costFunc],
+  registry: celTypesRegistry,
 });
 
 interface CompiledRule {
   rule: string;
-  program: Program;
+  program: Planned;
   message?: string;
-  messageExpression?: Program;
+  messageExpression?: Planned;
+  messageExpressionSource?: string;
   reason: string;
   fieldPath?: string;
   transition: boolean;
@@ -286,7 +307,7 @@ function compileRule(
     ok = false;
   }
   let parsed: ReturnType<typeof parse>;
-  let program: Program;
+  let program: Planned;
   try {
     parsed = parse(rule);
     program = planned(parsed);
@@ -300,7 +321,7 @@ function compileRule(
     );
     return undefined;
   }
-  let messageProgram: Program | undefined;
+  let messageProgram: Planned | undefined;
   let messageCost = 0;
   if (typeof messageExpression === 'string' && messageExpression.trim() !== '') {
     try {
@@ -324,7 +345,12 @@ function compileRule(
       rule,
       program,
       ...(typeof message === 'string' ? { message } : {}),
-      ...(messageProgram ? { messageExpression: messageProgram } : {}),
+      ...(messageProgram
+        ? {
+            messageExpression: messageProgram,
+            messageExpressionSource: messageExpression as string,
+          }
+        : {}),
       reason: typeof reason === 'string' ? reason : 'FieldValueInvalid',
       ...(typeof fieldPath === 'string' ? { fieldPath } : {}),
       transition: usesOldSelf(parsed.expr),
@@ -389,17 +415,94 @@ function ruleError(
   }
 }
 
-/** A program's result; anything it throws is an evaluation error like those it returns. */
-function run(program: Program, bindings: Record<string, CelInput>): CelResult | Error {
-  try {
-    return program(bindings);
-  } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
-  }
+/** validation.go ruleErrorString: the rule's message, else the rule. */
+function ruleErrorString(rule: CompiledRule): string {
+  return (rule.message ?? rule.rule).trim();
 }
 
+const OUT_OF_BUDGET =
+  'validation failed due to running out of cost budget, no further validation rules will be run';
+
+/**
+ * validation.go Validate: the rules of every node, sharing RuntimeCELCostBudget; a call past
+ * PerCallLimit, or past what is left of the budget, ends the validation with its error.
+ */
 function evaluate(root: RuleNode, object: unknown, old: unknown): FieldError[] {
   const errors: FieldError[] = [];
+  let remaining = RUNTIME_CEL_COST_BUDGET;
+  let stopped = false;
+  const stop = (error: FieldError) => {
+    errors.push(error);
+    stopped = true;
+  };
+  const runRules = (node: RuleNode, value: unknown, oldValue: unknown, path: string) => {
+    if (remaining <= 0)
+      return stop(fieldErrors.invalid(path, typeName(node.schema), OUT_OF_BUDGET));
+    const self = toCel(value, node.schema);
+    const oldSelf = oldValue === undefined ? undefined : toCel(oldValue, node.schema);
+    for (const rule of node.rules) {
+      if (rule.transition && oldSelf === undefined) continue;
+      const bindings = oldSelf === undefined ? { self } : { self, oldSelf };
+      const run = runMetered(
+        () => rule.program.program(bindings),
+        rule.program.base,
+        PER_CALL_LIMIT,
+      );
+      const type = typeName(node.schema);
+      if (run.exceeded) {
+        return stop(
+          fieldErrors.invalid(
+            path,
+            type,
+            `'${COST_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`,
+          ),
+        );
+      }
+      if (run.cost > remaining) return stop(fieldErrors.invalid(path, type, OUT_OF_BUDGET));
+      remaining -= run.cost;
+      const result = run.result;
+      if (isCelError(result) || result instanceof Error) {
+        errors.push(
+          fieldErrors.invalid(
+            path,
+            type,
+            `${result.message} evaluating rule: ${ruleErrorString(rule)}`,
+          ),
+        );
+        continue;
+      }
+      if (result === true) continue;
+      let message = rule.message?.trim() ?? `failed rule: ${rule.rule.trim()}`;
+      if (rule.messageExpression) {
+        const source = rule.messageExpressionSource ?? '';
+        const planned = rule.messageExpression;
+        const text = runMetered(() => planned.program(bindings), planned.base, PER_CALL_LIMIT);
+        if (text.exceeded) {
+          return stop(
+            fieldErrors.invalid(
+              path,
+              type,
+              `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(source)}`,
+            ),
+          );
+        }
+        if (text.cost > remaining) {
+          return stop(
+            fieldErrors.invalid(
+              path,
+              type,
+              'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run',
+            ),
+          );
+        }
+        remaining -= text.cost;
+        const value = text.result;
+        if (typeof value === 'string' && value.trim() !== '' && !/[\n\r]/.test(value))
+          message = value.trim();
+      }
+      errors.push(ruleError(rule, path, node.schema, message));
+    }
+  };
   const walk = (
     node: RuleNode,
     value: unknown,
@@ -407,33 +510,8 @@ function evaluate(root: RuleNode, object: unknown, old: unknown): FieldError[] {
     path: string,
     depth: number,
   ): void => {
-    if (value === undefined || depth > 10_000) return;
-    if (node.rules.length) {
-      const self = toCel(value, node.schema);
-      const oldSelf = oldValue === undefined ? undefined : toCel(oldValue, node.schema);
-      for (const rule of node.rules) {
-        if (rule.transition && oldSelf === undefined) continue;
-        const bindings = oldSelf === undefined ? { self } : { self, oldSelf };
-        const result = run(rule.program, bindings);
-        if (isCelError(result) || result instanceof Error) {
-          errors.push(
-            fieldErrors.invalid(
-              path,
-              typeName(node.schema),
-              `${result.message} evaluating rule: ${rule.rule}`,
-            ),
-          );
-        } else if (result !== true) {
-          let message = rule.message ?? `failed rule: ${rule.rule}`;
-          if (rule.messageExpression) {
-            const text = run(rule.messageExpression, bindings);
-            if (typeof text === 'string' && text.trim() !== '' && !/[\n\r]/.test(text))
-              message = text;
-          }
-          errors.push(ruleError(rule, path, node.schema, message));
-        }
-      }
-    }
+    if (stopped || value === undefined || value === null || depth > 10_000) return;
+    if (node.rules.length) runRules(node, value, oldValue, path);
     if (Array.isArray(value) && node.items) {
       // Items correlate with the old list only by map keys (x-kubernetes-list-type: map).
       const keys = node.schema['x-kubernetes-list-map-keys'];

@@ -171,7 +171,7 @@ export class CustomResourceDefinitionHandler {
     for (const version of crd.spec.versions) {
       if (!version.served) continue;
       const definition = customResourceOf(crd, version);
-      const strategy = customResourceStrategy(version);
+      const strategy = customResourceStrategy(crd, version);
       setRuntimeStrategy(definition, strategy);
       definitions.push(definition);
       views.set(

@@ -1,4 +1,9 @@
 import type { KubeObject } from '@listwatch/api';
+import {
+  atomForCustomResource,
+  replicasPath,
+  type ReplicasPathMappings,
+} from '../fieldmanager/index.js';
 import { pruneObjectMeta } from '../registry/field-validation.js';
 import { scaleOf, type ScaleStrategy } from '../registry/scale.js';
 import type { ResourceStrategy } from '../registry/strategy.js';
@@ -6,7 +11,12 @@ import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
 import { compileRules, hasRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { applyDefaults, pruneObject } from './structural-pruning.js';
-import { isRecord, type CustomResourceDefinitionVersion, type JSONSchemaProps } from './types.js';
+import {
+  isRecord,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionVersion,
+  type JSONSchemaProps,
+} from './types.js';
 
 // The strategy of one served CRD version's objects (apiextensions-apiserver
 // pkg/registry/customresource/strategy.go, validator.go, status_strategy.go and the scale
@@ -35,6 +45,7 @@ function setAt(object: KubeObject, steps: readonly PathStep[], value: unknown): 
 /** The scale subresource by the CRD's paths (etcd.go scaleFromCustomResource). */
 function scaleStrategy(
   scale: NonNullable<CustomResourceDefinitionVersion['subresources']>['scale'],
+  crd: CustomResourceDefinition,
 ): ScaleStrategy | undefined {
   if (!scale) return undefined;
   const spec = parseSimplePath(scale.specReplicasPath) ?? [];
@@ -56,19 +67,40 @@ function scaleStrategy(
       const replicas = isRecord(scaleObject['spec']) ? scaleObject['spec']['replicas'] : undefined;
       return setAt(object, spec, typeof replicas === 'number' ? replicas : 0);
     },
+    replicasPaths: replicasPathMappings(crd),
   };
 }
 
+/**
+ * customresource_handler.go replicasPathInCustomResource: each version's specReplicasPath, none
+ * for a version without a scale subresource (its entries are kept as they are).
+ */
+function replicasPathMappings(crd: CustomResourceDefinition): ReplicasPathMappings {
+  return new Map(
+    crd.spec.versions.map((v) => {
+      const path = v.subresources?.scale?.specReplicasPath;
+      return [`${crd.spec.group}/${v.name}`, path ? replicasPath(path) : undefined];
+    }),
+  );
+}
+
 /** The strategy of `version`'s objects; its schema is compiled here, once. */
-export function customResourceStrategy(version: CustomResourceDefinitionVersion): ResourceStrategy {
+export function customResourceStrategy(
+  crd: CustomResourceDefinition,
+  version: CustomResourceDefinitionVersion,
+): ResourceStrategy {
   const schema: JSONSchemaProps = isRecord(version.schema?.openAPIV3Schema)
     ? version.schema.openAPIV3Schema
     : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const validator = compileSchema(schema);
   const rules = hasRules(schema) ? compileRules(schema, '').rules : undefined;
   const statusEnabled = version.subresources?.status !== undefined;
-  const scale = scaleStrategy(version.subresources?.scale);
+  const scale = scaleStrategy(version.subresources?.scale, crd);
+  // Server-side apply merges by the schema's list and map types (customresource_handler.go
+  // builds the version's TypeConverter from its structural schema).
+  const applySchema = atomForCustomResource(schema);
   return {
+    applySchema,
     decode(object) {
       applyDefaults(object, schema);
     },

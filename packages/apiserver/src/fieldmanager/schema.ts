@@ -193,3 +193,22 @@ export function atomFromOpenApi(schema: OpenApiSchema): Atom {
   if (schema['x-kubernetes-preserve-unknown-fields'] || schema.type === undefined) return DEDUCED;
   return SCALAR;
 }
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/**
+ * The apply schema of a custom resource: its structural schema as the CRD's published OpenAPI
+ * has it (apiextensions-apiserver pkg/controller/openapi/builder: apiVersion and kind strings,
+ * metadata the ObjectMeta of the schema source, so labels merge per key and finalizers as a set),
+ * converted by atomFromOpenApi (customresource_handler.go builds its TypeConverter from it).
+ */
+export function atomForCustomResource(schema: OpenApiSchema): Atom {
+  const converted = atomFromOpenApi({ ...schema, type: 'object' });
+  const root: Extract<Atom, { kind: 'map' }> =
+    converted.kind === 'map' ? converted : { kind: 'map', atomic: false, element: DEDUCED };
+  const fields = new Map(root.fields ?? []);
+  fields.set('apiVersion', SCALAR);
+  fields.set('kind', SCALAR);
+  fields.set('metadata', structAtom(OBJECT_META));
+  return { ...root, fields };
+}

@@ -14,7 +14,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../patch/json-value.js';
-import { hasStatusSubresource } from '../registry/strategy.js';
+import { hasStatusSubresource, strategyOf } from '../registry/strategy.js';
 import type { WriteOptionsKind } from '../registry/field-validation.js';
 import type { RequestScope } from './request-scope.js';
 
@@ -33,10 +33,12 @@ export function fieldManagerOf(
   if (!bySub) managers.set(definition, (bySub = new Map<string, FieldManager>()));
   let fm = bySub.get(subresource ?? '');
   if (!fm) {
+    const { applySchema } = strategyOf(definition);
     fm = new FieldManager({
       gvk: { group: definition.group, version: definition.version, kind: definition.kind },
       ...(subresource ? { subresource } : {}),
       hasStatusSubresource: hasStatusSubresource(definition),
+      ...(applySchema ? { atom: applySchema } : {}),
     });
     bySub.set(subresource ?? '', fm);
   }

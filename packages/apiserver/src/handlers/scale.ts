@@ -1,12 +1,20 @@
 import {
   ApiError,
+  APPLY_PATCH_TYPE,
+  apiVersionOf,
   parseGetOptions,
   type KubeObject,
   type ResourceDefinition,
   type Verb,
 } from '@listwatch/api';
+import {
+  FieldManager,
+  parentEntries,
+  scaleEntries,
+  type ReplicasPathMappings,
+} from '../fieldmanager/index.js';
 import { applyPatch, patchMediaType, supportedPatchTypes } from '../patch/apply-patch.js';
-import { cloneJson, type JsonObject } from '../patch/json-value.js';
+import { cloneJson, type JsonObject, type JsonValue } from '../patch/json-value.js';
 import { unsupportedPatchType } from '../patch/patch-error.js';
 import {
   fieldValidationOf,
@@ -23,6 +31,7 @@ import {
   type DecodeSource,
 } from '../registry/strategy.js';
 import { decodeBody, readBody } from './body.js';
+import { applyOptions, parseApplyPatch, updateManager } from './field-manager.js';
 import { readObject } from './read.js';
 import { noSuchResource, requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
@@ -33,7 +42,42 @@ import { dropUnknownBodyFields, fromInput, updateWith } from './write.js';
 // (pkg/registry/apps/deployment/storage/storage.go ScaleREST): GET reads the parent as an
 // autoscaling/v1 Scale; PUT and PATCH turn the new Scale into an update of the parent's
 // spec.replicas, which then takes the parent's own update path (resourceVersion precondition,
-// strategy, generation).
+// strategy, generation). Every write is tracked on the Scale by its own field manager and its
+// ownership of spec.replicas moved onto the parent's replicas path (the managedFieldsHandler of
+// scaleUpdatedObjectInfo, k8s.io/apimachinery/pkg/util/managedfields/scalehandler.go); PATCH
+// with application/apply-patch+yaml applies a Scale (`kubectl apply --server-side
+// --subresource=scale`).
+
+/** The field manager of every scale subresource: writes tracked on autoscaling/v1 Scale. */
+const scaleFieldManager = new FieldManager({
+  gvk: SCALE_GVK,
+  subresource: 'scale',
+  hasStatusSubresource: false,
+});
+
+const SPEC_REPLICAS = [{ field: 'spec' }, { field: 'replicas' }];
+
+function replicasPaths(definition: ResourceDefinition, scale: ScaleStrategy): ReplicasPathMappings {
+  return scale.replicasPaths ?? new Map([[apiVersionOf(definition), SPEC_REPLICAS]]);
+}
+
+/** The parent as a Scale, owned as the parent's replicas are (ScaleHandler.ToSubresource). */
+function currentScale(
+  definition: ResourceDefinition,
+  scale: ScaleStrategy,
+  current: KubeObject,
+): KubeObject {
+  const old = scale.toScale(current);
+  let entries: unknown[] | undefined;
+  try {
+    entries = scaleEntries(current.metadata.managedFields, replicasPaths(definition, scale));
+  } catch {
+    // Entries that do not decode are the parent's to keep; the Scale starts untracked.
+    entries = undefined;
+  }
+  if (entries) old.metadata.managedFields = entries as unknown as JsonValue[];
+  return old;
+}
 
 /** The Scale kind where the main resource's definition is expected (type meta, schema). */
 function scaleDefinition(definition: ResourceDefinition): ResourceDefinition {
@@ -84,12 +128,27 @@ function scaledParent(
   const precondition = next.metadata.resourceVersion;
   if (precondition) updated.metadata.resourceVersion = precondition;
   else delete updated.metadata.resourceVersion;
+  // ScaleHandler.ToParent: who wrote the Scale's spec.replicas owns the parent's replicas.
+  let entries: unknown[] | undefined;
+  try {
+    entries = parentEntries(
+      current.metadata.managedFields,
+      next.metadata.managedFields,
+      apiVersionOf(definition),
+      replicasPaths(definition, scale),
+    );
+  } catch {
+    entries = current.metadata.managedFields;
+  }
+  if (entries) updated.metadata.managedFields = entries as unknown as JsonValue[];
+  else delete updated.metadata.managedFields;
   return updated;
 }
 
 /** PUT {resource}/{name}/scale: a whole Scale; its resourceVersion, if any, must be current. */
 async function updateScale(scope: RequestScope, name: string, scale: ScaleStrategy) {
   const validation = fieldValidationOf(scope.query, 'UpdateOptions');
+  const manager = updateManager(scope, 'UpdateOptions');
   const raw = await readBody(scope.ctx.req, scope.server.maxRequestBodyBytes);
   const definition = scaleDefinition(scope.definition);
   const incoming = fromInput(scope, () => {
@@ -102,7 +161,11 @@ async function updateScale(scope: RequestScope, name: string, scale: ScaleStrate
         scope,
         scale,
         current,
-        cloneJson(incoming as unknown as JsonObject) as unknown as KubeObject,
+        scaleFieldManager.update(
+          currentScale(scope.definition, scale, current),
+          cloneJson(incoming as unknown as JsonObject) as unknown as KubeObject,
+          manager,
+        ),
       ),
     ),
   );
@@ -118,12 +181,16 @@ async function patchScale(scope: RequestScope, name: string, scale: ScaleStrateg
   const contentType = scope.ctx.get('content-type');
   const schemaKind = { group: SCALE_GVK.group, kind: SCALE_GVK.kind };
   const accepted = supportedPatchTypes(schemaKind);
-  if (!accepted.includes(patchMediaType(contentType))) throw unsupportedPatchType(accepted);
+  if (patchMediaType(contentType) === APPLY_PATCH_TYPE)
+    return applyScale(scope, name, scale, patch);
+  if (!accepted.includes(patchMediaType(contentType)))
+    throw unsupportedPatchType([...accepted, APPLY_PATCH_TYPE]);
+  const manager = updateManager(scope, 'PatchOptions');
   const definition = scaleDefinition(scope.definition);
   let unknown: string[] = [];
   const updated = await updateWith(scope, name, (current) =>
     fromInput(scope, () => {
-      const old = scale.toScale(current);
+      const old = currentScale(scope.definition, scale, current);
       const result = applyPatch(contentType, old as unknown as JsonObject, patch, schemaKind);
       const patched = decodeScale(scope, result, 'patch');
       unknown = pruneUnknownFields(definition, patched);
@@ -131,11 +198,50 @@ async function patchScale(scope: RequestScope, name: string, scale: ScaleStrateg
         throw ApiError.badRequest(strictDecodingMessage(unknown));
       if (patched.metadata.resourceVersion === old.metadata.resourceVersion)
         delete patched.metadata.resourceVersion;
-      return scaledParent(scope, scale, current, patched);
+      return scaledParent(scope, scale, current, scaleFieldManager.update(old, patched, manager));
     }),
   );
   if (validation === 'Warn') addWarnings(scope.ctx, unknownFieldMessages(unknown));
   return updated;
+}
+
+/**
+ * PATCH {resource}/{name}/scale with an apply patch: the configuration, an autoscaling/v1 Scale,
+ * is applied to the current Scale by the Scale's field manager (patch.go applyPatcher); a
+ * conflict on spec.replicas names the manager of the parent's replicas.
+ */
+async function applyScale(
+  scope: RequestScope,
+  name: string,
+  scale: ScaleStrategy,
+  body: Buffer,
+): Promise<KubeObject> {
+  const { manager, force } = applyOptions(scope);
+  const definition = scaleDefinition(scope.definition);
+  const config = fromInput(scope, () => {
+    const parsed = parseApplyPatch(body);
+    // Another kind is the field manager's 400 (versioncheck.go), before any typed conversion.
+    const isScale =
+      parsed['apiVersion'] === `${SCALE_GVK.group}/${SCALE_GVK.version}` &&
+      parsed['kind'] === SCALE_GVK.kind;
+    const unknown = isScale ? pruneUnknownFields(definition, parsed as unknown as KubeObject) : [];
+    if (unknown.length) {
+      throw ApiError.badRequest(
+        `failed to create typed patch object (${scope.namespace ?? ''}/${name}; autoscaling/v1, Kind=Scale): .${unknown[0] ?? ''}: field not declared in schema`,
+      );
+    }
+    return parsed;
+  });
+  return updateWith(scope, name, (current) =>
+    fromInput(scope, () => {
+      const old = currentScale(scope.definition, scale, current);
+      const applied = scaleFieldManager.apply(old, config, manager, force);
+      const next = decodeScale(scope, applied, 'patch');
+      if (next.metadata.resourceVersion === old.metadata.resourceVersion)
+        delete next.metadata.resourceVersion;
+      return scaledParent(scope, scale, current, next);
+    }),
+  );
 }
 
 /**

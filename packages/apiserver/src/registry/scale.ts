@@ -9,6 +9,8 @@ import {
   type MetaLabelSelector,
 } from '@listwatch/api';
 
+import type { ReplicasPathMappings } from '../fieldmanager/index.js';
+
 // The autoscaling/v1 Scale subresource: pkg/registry/apps/deployment/storage/storage.go and
 // replicaset/storage/storage.go (ScaleREST, scaleFromDeployment, scaleUpdatedObjectInfo) and
 // pkg/apis/autoscaling/validation (ValidateScale).
@@ -22,6 +24,12 @@ export interface ScaleStrategy {
   toScale(object: KubeObject): KubeObject;
   /** The object with what a Scale sets (spec.replicas); `object` is not changed. */
   withScale(object: KubeObject, scale: KubeObject): KubeObject;
+  /**
+   * The replicas path of each apiVersion of the parent, for the managedFields of a Scale write
+   * (scalehandler.go ResourcePathMappings); without it, spec.replicas in the resource's own
+   * apiVersion, as every built-in ScaleREST has it.
+   */
+  replicasPaths?: ReplicasPathMappings;
 }
 
 function record(value: unknown): Record<string, unknown> {

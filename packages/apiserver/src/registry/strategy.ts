@@ -45,6 +45,7 @@ import {
   replicationControllerStrategy,
 } from './replication-controller-strategy.js';
 import type { ScaleStrategy } from './scale.js';
+import type { Atom } from '../fieldmanager/index.js';
 import { secretStrategy } from './secret-strategy.js';
 import { serviceAccountStrategy } from './service-account-strategy.js';
 import { customResourceDefinitionStrategy } from '../apiextensions/customresourcedefinition-strategy.js';
@@ -107,6 +108,11 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * CRD's structural schema), returning their paths; replaces the schema source's pruning.
    */
   pruneUnknownFields?(object: KubeObject): string[];
+  /**
+   * The server-side apply schema of a kind the schema source lacks (custom resources: their
+   * structural schema's list and map types); replaces the schema source's.
+   */
+  applySchema?: Atom;
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
   returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
