@@ -20,6 +20,11 @@ function apiserverMain(): string {
   return join(dirname(index), index.endsWith('.ts') ? 'main.ts' : 'main.js');
 }
 
+/** Sources run through tsx with the workspace's source condition, as `pnpm apiserver` does. */
+function sourceArgs(main: string): string[] {
+  return main.endsWith('.ts') ? ['--conditions=@listwatch/source', '--import', 'tsx'] : [];
+}
+
 const children = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
@@ -31,32 +36,57 @@ process.once('exit', () => {
  * resourceVersion from one is valid on another.
  */
 export async function startReplicas(count: number, flags: readonly string[]): Promise<Replica[]> {
-  const main = apiserverMain();
   const replicas = [];
-  for (let index = 1; index <= count; index++) {
-    const child = spawn(
-      process.execPath,
-      [...process.execArgv, main, ...flags, '--port', '0', '--log-level', 'error'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    children.add(child);
-    const exited = once(child, 'exit').then(([code, signal]) => {
-      children.delete(child);
-      return String(signal ?? code);
-    });
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const m = /serving on (\S+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      void exited.then((how) => reject(new Error(`apiserver replica ${index} exited (${how})`)));
-    });
-    child.stdout.resume();
-    replicas.push({ index, pid: child.pid!, url, port: Number(new URL(url).port), exited });
-  }
+  for (let index = 1; index <= count; index++) replicas.push(await startReplica(index, flags));
   return replicas;
+}
+
+/** One replica; on `port` (0: a free one). */
+export async function startReplica(
+  index: number,
+  flags: readonly string[],
+  port = 0,
+): Promise<Replica> {
+  const main = apiserverMain();
+  const child = spawn(
+    process.execPath,
+    [...sourceArgs(main), main, ...flags, '--port', String(port), '--log-level', 'error'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  children.add(child);
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    children.delete(child);
+    return String(signal ?? code);
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /serving on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((how) => reject(new Error(`apiserver replica ${index} exited (${how})`)));
+  });
+  child.stdout.resume();
+  return { index, pid: child.pid!, url, port: Number(new URL(url).port), exited };
+}
+
+/**
+ * A rolling restart's step: SIGTERM the replica at `position` (it stops accepting, ends its
+ * watches cleanly and finishes in-flight requests), wait for it to exit, start it again on the
+ * same port and put it back in `replicas` (the balancer reads that array).
+ */
+export async function restartReplica(
+  replicas: Replica[],
+  position: number,
+  flags: readonly string[],
+): Promise<Replica> {
+  const old = replicas[position]!;
+  process.kill(old.pid, 'SIGTERM');
+  await old.exited;
+  const fresh = await startReplica(old.index, flags, old.port);
+  replicas[position] = fresh;
+  return fresh;
 }
 
 /** SIGTERM (graceful: watches end cleanly, in-flight writes finish) and wait for each. */
