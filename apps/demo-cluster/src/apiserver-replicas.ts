@@ -175,6 +175,11 @@ export class ReplicaBalancer {
     });
   }
 
+  /** Cuts every client connection, as a network blip would; new ones are routed as usual. */
+  dropConnections(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
   async close(): Promise<void> {
     const closed = new Promise((resolve) => this.server.close(resolve));
     for (const socket of this.sockets) socket.destroy();
