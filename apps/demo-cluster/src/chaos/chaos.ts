@@ -133,10 +133,39 @@ async function writer(
   }
 }
 
-interface Seen {
+export interface Seen {
   type: string;
   name: string;
   rv: number;
+}
+
+/**
+ * Reliable, Resumable, Atomic: each run of a watcher between relists must be exactly etcd's
+ * history from its LIST's revision to its last event — no gap, no duplicate, nothing reordered
+ * or split. Returns one line per run that is not.
+ */
+export function checkSegments(
+  id: string,
+  segments: readonly { start: number; events: readonly Seen[] }[],
+  history: readonly Seen[],
+): string[] {
+  const violations: string[] = [];
+  for (const segment of segments) {
+    const end = segment.events.at(-1)?.rv ?? segment.start;
+    const expected = history.filter((e) => e.rv > segment.start && e.rv <= end);
+    const got = segment.events;
+    const differs = (e: Seen | undefined, x: Seen | undefined) =>
+      e?.rv !== x?.rv || e?.name !== x?.name || e?.type !== x?.type;
+    const at = Array.from({ length: Math.max(got.length, expected.length) }, (_, j) => j).find(
+      (j) => differs(got[j], expected[j]),
+    );
+    if (at !== undefined)
+      violations.push(
+        `${id}: events from ${segment.start} differ from etcd's history at #${at} ` +
+          `(got ${JSON.stringify(got[at])}, etcd ${JSON.stringify(expected[at])})`,
+      );
+  }
+  return violations;
 }
 
 /** A watcher as a controller's reflector runs one: LIST, WATCH, resume on breaks, relist on 410. */
@@ -236,54 +265,107 @@ class RawWatcher {
 }
 
 /**
- * etcd's own history of the namespace's ConfigMaps after `from`: a raw etcd watch read until etcd
- * says, with a periodic progress notification (sent only once the watcher is synced), that it is
- * at or past `to`.
+ * etcd's own history of the namespace's ConfigMaps, recorded live from the start by a raw etcd
+ * watch (so compaction during the run cannot take it away), resumed after its last revision
+ * when a member dies. `progress` is etcd's periodic notification: everything up to it is here.
  */
-async function etcdHistory(endpoints: string[], from: number, to: number): Promise<Seen[]> {
-  const client = new Etcd3({ hosts: endpoints });
-  const prefix = `/registry/configmaps/${NAMESPACE}/`;
-  const seen: Seen[] = [];
-  try {
-    const stream = await client.watchClient.watch();
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('etcd history not read in time')), 30_000);
-        stream.on('error', reject);
-        stream.on('data', (res) => {
-          for (const e of res.events) {
-            seen.push({
-              type:
-                e.type === 'Delete'
-                  ? 'DELETED'
-                  : e.kv.create_revision === e.kv.mod_revision
-                    ? 'ADDED'
-                    : 'MODIFIED',
-              name: e.kv.key.toString().slice(prefix.length),
-              rv: Number(e.kv.mod_revision),
-            });
-          }
-          if (!res.created && res.events.length === 0 && Number(res.header.revision) >= to) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        stream.write({
-          create_request: {
-            key: Buffer.from(prefix),
-            range_end: Buffer.from(prefix.slice(0, -1) + '0'),
-            start_revision: from + 1,
-            progress_notify: true,
-          },
-        });
-      });
-    } finally {
-      stream.cancel();
-    }
-  } finally {
-    client.close();
+class HistoryRecorder {
+  readonly events: Seen[] = [];
+  progress = 0;
+  failure: string | undefined;
+  private last: number;
+  private readonly client: Etcd3;
+  private stream: { cancel(): void } | undefined;
+  private stopped = false;
+  private readonly prefix = `/registry/configmaps/${NAMESPACE}/`;
+
+  constructor(endpoints: string[], from: number) {
+    this.last = from;
+    this.client = new Etcd3({
+      hosts: endpoints,
+      grpcOptions: {
+        'grpc.initial_reconnect_backoff_ms': 100,
+        'grpc.max_reconnect_backoff_ms': 1000,
+      },
+    });
+    void this.connect();
   }
-  return seen;
+
+  /** Everything recorded is at least this far along. */
+  get revision(): number {
+    return Math.max(this.last, this.progress);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    let stream;
+    try {
+      stream = await this.client.watchClient.watch();
+    } catch {
+      setTimeout(() => void this.connect(), 200);
+      return;
+    }
+    this.stream = stream;
+    let broken = false;
+    const reconnect = () => {
+      if (broken || this.stopped) return;
+      broken = true;
+      try {
+        stream.cancel();
+      } catch {
+        // gone
+      }
+      setTimeout(() => void this.connect(), 200);
+    };
+    stream.on('error', reconnect);
+    stream.on('end', reconnect);
+    stream.on('data', (res) => {
+      if (res.canceled) {
+        if (Number(res.compact_revision) > 0)
+          this.failure = `the history recorder fell behind a compaction at ${res.compact_revision}`;
+        reconnect();
+        return;
+      }
+      for (const e of res.events) {
+        const rv = Number(e.kv.mod_revision);
+        if (rv <= this.last) continue;
+        this.last = rv;
+        this.events.push({
+          type:
+            e.type === 'Delete'
+              ? 'DELETED'
+              : e.kv.create_revision === e.kv.mod_revision
+                ? 'ADDED'
+                : 'MODIFIED',
+          name: e.kv.key.toString().slice(this.prefix.length),
+          rv,
+        });
+      }
+      if (!res.created && res.events.length === 0 && res.watch_id !== '-1')
+        this.progress = Math.max(this.progress, Number(res.header.revision));
+    });
+    stream.write({
+      create_request: {
+        key: Buffer.from(this.prefix),
+        range_end: Buffer.from(this.prefix.slice(0, -1) + '0'),
+        start_revision: this.last + 1,
+        progress_notify: true,
+      },
+    });
+  }
+
+  /** Compacts etcd, never past what this recorder has: its history stays whole. */
+  async compact(revision: number): Promise<number> {
+    const at = Math.min(revision, this.last);
+    await this.client.kv.compact({ revision: at });
+    return at;
+  }
+
+  close(): void {
+    this.stopped = true;
+    this.stream?.cancel();
+    this.client.close();
+  }
 }
 
 async function leaderOf(members: readonly EtcdMember[]): Promise<EtcdMember | undefined> {
@@ -309,6 +391,7 @@ const FAULTS = [
   'stop-apiserver',
   'restart-apiserver',
   'cut-client-connections',
+  'compact-etcd',
 ] as const;
 type Fault = (typeof FAULTS)[number];
 
@@ -324,7 +407,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     'etcd3',
     '--etcd-servers',
     etcd.endpoints.join(','),
-    // History stays whole, so every watcher can be compared with it.
+    // Compaction is one of the faults instead, at a time the schedule chooses.
     '--etcd-compaction-interval',
     '0',
   ];
@@ -347,6 +430,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       .resourceVersion,
   );
 
+  const recorder = new HistoryRecorder(etcd.endpoints, begin);
   // Watchers first, so they see every write.
   const watchers = Array.from({ length: RAW_WATCHERS }, (_, i) => {
     const lw = newClient().resource<KubeObject>(resources.configmaps).namespace(NAMESPACE);
@@ -438,6 +522,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         log(`fault: SIGTERM apiserver ${replicas[position]!.index} (graceful restart)`);
         await restartReplica(replicas, position, flags);
         break;
+      case 'compact-etcd': {
+        // Somewhere in the recent past: watchers behind it resume with 410 and relist.
+        const current = recorder.revision;
+        const at = await recorder.compact(current - rand.int(Math.max(1, (current - begin) / 4)));
+        log(`fault: etcd compacted at ${at} (current ${current})`);
+        break;
+      }
       case 'cut-client-connections':
         log(`fault: cut every client connection`);
         balancer.dropConnections();
@@ -480,7 +571,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         `${name}: last acknowledged ${state.last.type} ${state.last.rv} but etcd has ${stored ?? 'nothing'}`,
       );
   }
-  const history = await etcdHistory(etcd.endpoints, begin, final.rv);
+  const historyDeadline = Date.now() + 30_000;
+  while (recorder.revision < final.rv && Date.now() < historyDeadline) await sleep(100);
+  if (recorder.revision < final.rv)
+    violations.push(`etcd's history was not read up to ${final.rv} (at ${recorder.revision})`);
+  if (recorder.failure) violations.push(recorder.failure);
+  const history = recorder.events;
   const historyEnd = history.at(-1)?.rv ?? begin;
   const deadline = Date.now() + 30_000;
   for (const w of watchers) {
@@ -503,35 +599,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (stateOf(state) !== stateOf(final.state))
       violations.push(`informer ${i} differs from a fresh LIST`);
   }
-  // Reliable, Resumable, Atomic: each run of a watcher between relists is exactly etcd's history
-  // from its LIST's revision to its last event — no gap, no duplicate, nothing reordered.
   for (const w of watchers) {
     await w.stop();
     violations.push(...w.violations);
-    for (const segment of w.segments) {
-      const end = segment.events.at(-1)?.rv ?? segment.start;
-      const expected = history.filter((e) => e.rv > segment.start && e.rv <= end);
-      const got = segment.events;
-      const same =
-        got.length === expected.length &&
-        got.every(
-          (e, j) =>
-            e.rv === expected[j]!.rv &&
-            e.name === expected[j]!.name &&
-            e.type === expected[j]!.type,
-        );
-      if (!same) {
-        const j = got.findIndex((e, k) => e.rv !== expected[k]?.rv || e.type !== expected[k]?.type);
-        violations.push(
-          `${w.id}: events from ${segment.start} differ from etcd's history at #${j} ` +
-            `(got ${JSON.stringify(got[j])}, etcd ${JSON.stringify(expected[j])})`,
-        );
-      }
-    }
+    violations.push(...checkSegments(w.id, w.segments, history));
   }
 
   for (const { factory } of informers) await factory.shutdown();
   for (const c of clients) await c.close();
+  recorder.close();
   await balancer.close();
   await stopReplicas(replicas);
   await etcd.destroy();
