@@ -1,6 +1,7 @@
 import { ApiError } from '@listwatch/api';
 import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
 import { jsonLineLogger, RestClient } from '@listwatch/client';
+import { DEFAULT_ETCD_ENDPOINTS } from '@listwatch/storage';
 import { ReplicaBalancer, startReplicas, stopReplicas } from './apiserver-replicas.js';
 import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
     external
       ? `listwatch demo cluster: apiserver on ${server.url} (external)`
       : apiservers !== undefined
-        ? `listwatch demo cluster: apiserver on ${server.url} (storage: etcd3 ${(options.etcdServers ?? ['http://127.0.0.1:2379']).join(',')}; a balancer over ${apiservers} replicas)`
+        ? `listwatch demo cluster: apiserver on ${server.url} (storage: etcd3 ${(options.etcdServers ?? DEFAULT_ETCD_ENDPOINTS).join(',')}; a balancer over ${apiservers} replicas)`
         : `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
