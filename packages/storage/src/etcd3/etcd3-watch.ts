@@ -242,9 +242,10 @@ export class Etcd3Watch {
   /** kube's RequestWatchProgress: answered with a PROGRESS at etcd's current revision. */
   private wantProgress(): void {
     if (this.ended || !this.options.progressRequests()) return;
-    const outstanding = this.progressWanted;
+    // Sent each time it is asked for: etcd does not answer while the watcher is unsynced
+    // (RequestProgressAll), so a caller that still waits asks again (kube's progress requester).
     this.progressWanted = true;
-    if (!outstanding) this.sendProgressRequest();
+    this.sendProgressRequest();
   }
 
   private sendProgressRequest(): void {
