@@ -1,5 +1,6 @@
 import { isApiError, type KubeObject } from '@listwatch/api';
 import {
+  ConnectionError,
   DeletedFinalStateUnknown,
   RestClient,
   SharedInformerFactory,
@@ -81,6 +82,7 @@ it('restarting each of 2 apiservers in turn under writes loses no acknowledged w
   });
   const acked: Ack[][] = Array.from({ length: WRITERS }, () => []);
   const failures: string[] = [];
+  let cutOff = 0;
   let running = true;
   try {
     await client
@@ -89,25 +91,66 @@ it('restarting each of 2 apiservers in turn under writes loses no acknowledged w
     factory.start();
     await factory.waitForCacheSync();
     const ns = configmaps.namespace(NAMESPACE);
-    // Each writer owns its keys, so the order of its acknowledgements is each key's history.
+    // Each writer owns its keys, so the order of its writes is each key's history. A write cut
+    // off by a closing connection (HTTP/1.1's keep-alive race: a request sent just as the server
+    // closes the idle connection; client-go does not retry a write then either) is resolved
+    // the way a controller resolves it: by reading the key back.
+    const resolve = async (name: string): Promise<KubeObject | undefined> => {
+      for (;;) {
+        try {
+          return await ns.get(name);
+        } catch (err) {
+          if (isApiError(err) && err.code === 404) return undefined;
+          if (!(err instanceof ConnectionError)) throw err;
+        }
+      }
+    };
+    const write = async <T>(op: () => Promise<T>, landed: () => Promise<T | undefined>) => {
+      for (;;) {
+        try {
+          return await op();
+        } catch (err) {
+          if (!(err instanceof ConnectionError)) throw err;
+          cutOff++;
+          const outcome = await landed();
+          if (outcome !== undefined) return outcome;
+        }
+      }
+    };
     const writers = acked.map(async (log, w) => {
       for (let i = 0; running; i++) {
         const name = `w${w}-${i}`;
         try {
-          const created = await ns.create({
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name },
-            data: { v: '0' },
-          });
+          const created = await write(
+            () =>
+              ns.create({
+                apiVersion: 'v1',
+                kind: 'ConfigMap',
+                metadata: { name },
+                data: { v: '0' },
+              }),
+            () => resolve(name),
+          );
           log.push({ type: 'ADDED', name, rv: created.metadata.resourceVersion! });
-          const updated = await ns.update({ ...created, data: { v: '1' } });
+          const updated = await write(
+            () => ns.update({ ...created, data: { v: '1' } }),
+            async () => {
+              const now = await resolve(name);
+              return now?.metadata.resourceVersion !== created.metadata.resourceVersion
+                ? now
+                : undefined;
+            },
+          );
           log.push({ type: 'MODIFIED', name, rv: updated.metadata.resourceVersion! });
           if (i % 2 === 0) {
-            await ns.delete(name);
+            await write<unknown>(
+              () => ns.delete(name),
+              async () => ((await resolve(name)) === undefined ? 'gone' : undefined),
+            );
             log.push({ type: 'DELETED', name, rv: '' });
           }
         } catch (err) {
+          // Anything else — a 5xx above all — fails the test.
           failures.push(
             isApiError(err) ? `${err.code} ${err.message}` : `${(err as Error).message}`,
           );
@@ -123,6 +166,8 @@ it('restarting each of 2 apiservers in turn under writes loses no acknowledged w
     running = false;
     await Promise.all(writers);
     expect(failures).toEqual([]);
+    // Most runs see none; each one was resolved by a read, and the history below includes it.
+    expect(cutOff).toBeLessThan(10);
     const all = acked.flat();
     expect(all.length).toBeGreaterThan(30);
 
