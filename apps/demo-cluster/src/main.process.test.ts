@@ -169,6 +169,7 @@ it('pnpm demo --help documents every flag the demo takes, then the apiserver fla
     '--dashboard-port',
     '--events',
     '--server',
+    '--apiservers',
   ])
     expect(out).toMatch(new RegExp(`^ {2}${flag} `, 'm'));
   expect(out).toMatch(/--storage-backend/);

@@ -1,6 +1,8 @@
 import { ApiError } from '@listwatch/api';
 import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
 import { jsonLineLogger, RestClient } from '@listwatch/client';
+import { DEFAULT_ETCD_ENDPOINTS } from '@listwatch/storage';
+import { ReplicaBalancer, startReplicas, stopReplicas } from './apiserver-replicas.js';
 import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
@@ -31,6 +33,43 @@ function takeFlag(args: string[], name: string): string | undefined {
   return value;
 }
 
+/**
+ * --apiservers N: N apiserver processes on one etcd behind a balancer on --port (see
+ * apiserver-replicas.ts). A replica that dies is reported, not restarted: the others serve.
+ */
+async function startReplicated(
+  count: number,
+  apiserverFlags: string[],
+  bindAddress: string,
+  say: (line: string) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const flags = [...apiserverFlags];
+  const port = Number(takeFlag(flags, 'port') ?? 8080);
+  takeFlag(flags, 'bind-address');
+  const replicas = await startReplicas(count, flags);
+  let closing = false;
+  for (const r of replicas) {
+    say(`apiserver replica ${r.index} on ${r.url} (pid ${r.pid})`);
+    void r.exited.then((how) => {
+      if (closing) return;
+      say(
+        `apiserver replica ${r.index} (pid ${r.pid}) exited (${how}); its clients reconnect to another`,
+      );
+    });
+  }
+  const balancer = await ReplicaBalancer.listen(replicas, bindAddress, port);
+  const scheme = new URL(replicas[0]!.url).protocol;
+  const host = bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress;
+  return {
+    url: `${scheme}//${host.includes(':') ? `[${host}]` : host}:${balancer.port}`,
+    close: async () => {
+      closing = true;
+      await balancer.close();
+      await stopReplicas(replicas);
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const args = commandArgs(process.argv.slice(2));
   const interval = Number(takeFlag(args, 'interval') ?? 1000);
@@ -59,12 +98,25 @@ async function main(): Promise<void> {
     (!Number.isInteger(dashboardPort) || dashboardPort < 0 || dashboardPort > 65535)
   )
     throw ApiError.badRequest('--dashboard-port must be a port number (0: any free port)');
+  const apiserversFlag = takeFlag(args, 'apiservers');
+  const apiservers = apiserversFlag === undefined ? undefined : Number(apiserversFlag);
+  if (
+    apiservers !== undefined &&
+    (!Number.isInteger(apiservers) || apiservers < 1 || apiservers > 9)
+  )
+    throw ApiError.badRequest('--apiservers must be a whole number from 1 to 9');
   const parsed = parseArgs(args);
+  if (apiservers !== undefined && !parsed.help && parsed.options.storageBackend !== 'etcd3')
+    throw ApiError.badRequest(
+      '--apiservers needs --storage-backend etcd3 (the replicas share etcd)',
+    );
+  if (apiservers !== undefined && external)
+    throw ApiError.badRequest('--apiservers and --server do not go together');
   if (parsed.help) {
     process.stdout.write(
       [
         'Usage: pnpm demo [--interval ms] [--nodes n] [--duration s] [--dashboard-port p]',
-        '                 [--events] [--secure] [--server url] [apiserver flags]',
+        '                 [--events] [--secure] [--server url] [--apiservers n] [apiserver flags]',
         '',
         '  --interval ms        period of the ConfigMap writes of the workload (default 1000)',
         '  --nodes n            simulated nodes, one kubelet each (default 3)',
@@ -83,6 +135,11 @@ async function main(): Promise<void> {
         '                       roles; writes and prints an admin kubeconfig for kubectl',
         '  --server url         run against an apiserver already running (e.g. `pnpm',
         '                       apiserver`) instead of starting one; apiserver flags are ignored',
+        '  --apiservers n       with --storage-backend etcd3: run n apiserver processes on the',
+        '                       same etcd (--etcd-servers) behind a TCP balancer on --port, which',
+        '                       hands each connection to the next live replica, so controllers,',
+        '                       kubelets and the dashboard spread across them; when a replica',
+        '                       dies its clients reconnect to another and resume their watches',
         '',
         usage(),
         '',
@@ -94,6 +151,8 @@ async function main(): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   if (secureIndex >= 0 && external)
     throw ApiError.badRequest('--secure starts its own apiserver: it cannot be used with --server');
+  if (secureIndex >= 0 && apiservers !== undefined)
+    throw ApiError.badRequest('--secure and --apiservers do not go together yet');
   const pki =
     secureIndex >= 0
       ? await createSecurePki(
@@ -105,11 +164,15 @@ async function main(): Promise<void> {
   if (summaryScreen && !external) say('starting the apiserver…');
   const server = external
     ? { url: external.replace(/\/$/, ''), close: () => Promise.resolve() }
-    : await startApiServer(options);
+    : apiservers !== undefined
+      ? await startReplicated(apiservers, args, options.bindAddress ?? '127.0.0.1', say)
+      : await startApiServer(options);
   say(
     external
       ? `listwatch demo cluster: apiserver on ${server.url} (external)`
-      : `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
+      : apiservers !== undefined
+        ? `listwatch demo cluster: apiserver on ${server.url} (storage: etcd3 ${(options.etcdServers ?? DEFAULT_ETCD_ENDPOINTS).join(',')}; a balancer over ${apiservers} replicas)`
+        : `listwatch demo cluster: apiserver on ${server.url} (storage: ${options.storageBackend ?? 'sqlite'} ${options.dataDir})`,
   );
   const logger = jsonLineLogger({ level: 'error', name: 'demo' });
   const secure = pki ? new SecureClients(pki, server.url, logger) : undefined;

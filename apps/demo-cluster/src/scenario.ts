@@ -1,5 +1,6 @@
 import { isApiError, type KubeObject } from '@listwatch/api';
 import {
+  ConnectionError,
   SharedInformerFactory,
   type ListerWatcher,
   type Logger,
@@ -69,6 +70,22 @@ async function notFound(get: () => Promise<unknown>): Promise<boolean> {
   } catch (err) {
     if (isApiError(err) && err.code === 404) return true;
     throw err;
+  }
+}
+
+/**
+ * Runs a step's action; one cut off by a broken connection (its apiserver died mid-request, as
+ * with `--apiservers N`) is sent again — every action is idempotent in its effect, and its check
+ * judges the outcome.
+ */
+async function actOnce(act: () => Promise<Check> | Check, deadline: number): Promise<Check> {
+  for (;;) {
+    try {
+      return await act();
+    } catch (err) {
+      if (!(err instanceof ConnectionError) || Date.now() >= deadline) throw err;
+      await sleep(POLL_MS);
+    }
   }
 }
 
@@ -310,7 +327,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
       let reason = 'not started';
       let converged = false;
       try {
-        const check = await step.act();
+        const check = await actOnce(step.act, deadline);
         for (;;) {
           const result = await check();
           if (result === true) {

@@ -201,6 +201,10 @@ const H2_SESSION_WINDOW = 16 * 1024 * 1024;
 /** How long shutdown waits for in-flight requests before closing connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** How long idle keep-alive connections may still bring a request once shutdown has begun. */
+const SHUTDOWN_LINGER_MS = 2_000;
+const SHUTDOWN_QUIET_MS = 250;
+
 /**
  * Closes an HTTP/2 session that has had no stream open for `idleMs`: a connection that never asks
  * for anything holds no socket for long, while one carrying a quiet watch stays.
@@ -408,12 +412,17 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const callback = app.callback();
   // Requests being served: shutdown waits for them (writes acknowledged are never cut off).
   let active = 0;
+  let lastRequestAt = 0;
   let drained: (() => void) | undefined;
   const handler = (
     req: Parameters<typeof callback>[0],
     res: Parameters<typeof callback>[1],
   ): void => {
     active++;
+    lastRequestAt = Date.now();
+    // While shutting down, an HTTP/1.1 connection closes after its response, so its client's
+    // next request opens a new one, which a load balancer sends to another replica.
+    if (context.shuttingDown && req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
     res.once('close', () => {
       if (--active === 0) drained?.();
     });
@@ -530,6 +539,23 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       serviceAccountsController?.stop();
       crdHandler?.stop();
       await registry.stop();
+      if (active > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => (drained = resolve)),
+          new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+        ]);
+      }
+      // Keep-alive connections linger a moment: a request already on its way over one is served
+      // (its connection closing after the response) instead of meeting a reset, which a client
+      // may not retry for a write (client-go retries only reads after a broken connection).
+      // It ends once no request came for SHUTDOWN_QUIET_MS: the clients have moved on.
+      const lingerUntil = Date.now() + SHUTDOWN_LINGER_MS;
+      while (
+        sockets.size > 0 &&
+        Date.now() < lingerUntil &&
+        Date.now() - lastRequestAt < SHUTDOWN_QUIET_MS
+      )
+        await new Promise((resolve) => setTimeout(resolve, 25));
       http1.close(); // stops its connection checks and closes idle keep-alive connections
       if (active > 0) {
         await Promise.race([

@@ -113,6 +113,12 @@ export interface Storage {
   /** The latest revision of the whole store (for consistent reads). */
   currentRevision(): Promise<Revision>;
   /**
+   * Whether `requestProgress` is answered, in order with the watch's events (kube's
+   * RequestWatchProgress feature). Absent: it is (the in-process backends). The watch cache
+   * serves consistent reads only when it is.
+   */
+  supportsProgressRequests?(): Promise<boolean>;
+  /**
    * Drops history before `revision`: reads below it become 410 Expired (see fromRevision for
    * watches). Compacting to an already compacted revision is a no-op; past the current revision
    * it is ResourceVersionTooLarge.

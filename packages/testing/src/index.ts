@@ -20,6 +20,7 @@ export {
   type StorageBackendName,
   type StorageFactories,
 } from './storage-backends.js';
+export { seededRandom, testSeed, type SeededRandom } from './seeded-random.js';
 export { tempDir } from './temp-dir.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { TestCa, type IssueOptions, type IssuedCertificate } from './pki.js';

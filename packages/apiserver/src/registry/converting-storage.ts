@@ -99,6 +99,10 @@ export class ConvertingStorage implements Storage {
     };
   }
 
+  supportsProgressRequests(): Promise<boolean> {
+    return this.storage.supportsProgressRequests?.() ?? Promise.resolve(true);
+  }
+
   currentRevision(): ReturnType<Storage['currentRevision']> {
     return this.storage.currentRevision();
   }

@@ -2,12 +2,14 @@ import type { WatcherEndReason } from './cache-watcher.js';
 
 /**
  * Why a LIST went to storage rather than the watch cache: the cache was (re)initializing, a
- * consistent read could not be proven fresh in time, or an exact read or continuation named a
+ * consistent read could not be proven fresh in time (or not at all: storage cannot answer
+ * progress requests reliably), or an exact read or continuation named a
  * revision storage compacted, the cache has not seen yet, or the window no longer covers.
  */
 export type ListDelegationReason =
   | 'not_ready'
   | 'consistent_read_timeout'
+  | 'consistent_read_unsupported'
   | 'revision_compacted'
   | 'revision_ahead_of_cache'
   | 'revision_not_in_cache';

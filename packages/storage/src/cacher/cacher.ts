@@ -304,6 +304,10 @@ export class Cacher implements ListWatchSource {
     }
   }
 
+  private progressRequestsSupported(): Promise<boolean> {
+    return this.storage.supportsProgressRequests?.() ?? Promise.resolve(true);
+  }
+
   private startProgress(): void {
     if (this.progressTimer) return;
     this.storageWatch?.requestProgress();
@@ -364,6 +368,10 @@ export class Cacher implements ListWatchSource {
       const snapshot = this.cache.snapshotAt(at)!;
       return fromCache(this.page(snapshot, at, scopePrefix, predicate, limit, startKey));
     }
+    // delegator.go: a consistent read is served from the cache only when storage answers
+    // progress requests reliably (ConsistentListFromCache + RequestWatchProgress).
+    if (semantics.mode === 'consistent' && !(await this.progressRequestsSupported()))
+      return fromStorage('consistent_read_unsupported');
     if (!(await this.freshFor(semantics))) {
       this.logger.info('consistent read fell back to storage', { resource: this.resource });
       return fromStorage('consistent_read_timeout');

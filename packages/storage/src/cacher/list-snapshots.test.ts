@@ -18,6 +18,10 @@ import { UncachedSource } from './uncached-source.js';
 // the same 410 where storage has compacted.
 
 const configmaps = findBuiltinResource('configmaps')!;
+
+/** Whether the watch cache serves consistent reads on this storage (see Storage.supportsProgressRequests). */
+const cachesConsistentReads = async (storage: Storage): Promise<boolean> =>
+  (await storage.supportsProgressRequests?.()) ?? true;
 const NAMES = ['a', 'b', 'c', 'd', 'e'];
 const NAMESPACES = ['n1', 'n2'];
 const COLORS = ['red', 'blue'];
@@ -233,7 +237,10 @@ describe.each(backends)('LISTs from watch-cache snapshots on $name storage', (ba
       expect(got.map((o) => (o.data as Record<string, string>)['v'])).toEqual(
         Array.from({ length: 10 }, () => '1'),
       );
-      expect(delegated).toEqual([]);
+      // On an etcd that cannot answer progress requests reliably (before 3.4.31/3.5.13) a
+      // consistent LIST reads etcd, as kube's delegator does; its pages stay at one revision.
+      if (await cachesConsistentReads(storage)) expect(delegated).toEqual([]);
+      else expect(delegated[0]).toBe('consistent_read_unsupported');
     } finally {
       await cacher.stop();
       await storage.close();
@@ -272,7 +279,10 @@ describe.each(backends)('LISTs from watch-cache snapshots on $name storage', (ba
       expect(err).toBeInstanceOf(ApiError);
       const status = (err as ApiError).status;
       expect(status).toMatchObject({ code: 410, reason: 'Expired' });
-      expect(delegated).toEqual(['revision_compacted']);
+      const consistentFirst = (await cachesConsistentReads(storage))
+        ? []
+        : ['consistent_read_unsupported'];
+      expect(delegated).toEqual([...consistentFirst, 'revision_compacted']);
       served = 0;
       const rest = await cacher.list({
         namespace: 'n1',
@@ -281,8 +291,9 @@ describe.each(backends)('LISTs from watch-cache snapshots on $name storage', (ba
       });
       expect(rest.items.map((o) => o.metadata.name)).toEqual(['c', 'd', 'e']);
       expect(rest.resourceVersion).toBe(String(await storage.currentRevision()));
-      expect(served).toBe(1);
-      expect(delegated).toEqual(['revision_compacted']);
+      // The fresh token's first page is a consistent read: from etcd where that cannot be cached.
+      expect(served).toBe(consistentFirst.length ? 0 : 1);
+      expect(delegated).toEqual([...consistentFirst, 'revision_compacted', ...consistentFirst]);
     } finally {
       await cacher.stop();
       await storage.close();

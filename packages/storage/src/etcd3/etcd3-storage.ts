@@ -33,9 +33,11 @@ import type {
 import { StorageError, isStorageError } from '../storage-error.js';
 import { StoredObjectCodec } from '../stored-object.js';
 import { WatchChannel } from '../watch-channel.js';
+import { WATCH_QUEUE_BOUND } from '../watch-hub.js';
 import { isFutureRevisionError, isTransient, neverSent, toStorageError } from './etcd3-errors.js';
 import { Etcd3Watch } from './etcd3-watch.js';
 import { HostHealth } from './host-health.js';
+import { ProgressSupport } from './progress-support.js';
 
 /** grpc call options (a deadline), typed off the client so grpc-js need not be a dependency. */
 type CallOptions = NonNullable<Parameters<KVClient['range']>[1]>;
@@ -54,6 +56,8 @@ export interface Etcd3StorageOptions extends BackendOptions {
   onCompacted?: (revision: Revision) => void;
   /** A watch without a working stream this long fails with Unreachable (default 30 s). */
   watchReconnectTimeout?: number;
+  /** Events queued per watch at most before it catches up from etcd's history (default 1,000). */
+  watchQueueBound?: number;
 }
 
 function revisionOf(kv: { mod_revision: string }): Revision {
@@ -79,6 +83,8 @@ export class Etcd3Storage implements Storage {
   private readonly requestTimeout: number;
   private readonly watchReconnectTimeout: number;
   private readonly progressNotifyInterval: number;
+  private readonly watchQueueBound: number;
+  private readonly progressSupport: ProgressSupport;
   private closed = false;
 
   constructor(options: Etcd3StorageOptions = {}) {
@@ -87,8 +93,11 @@ export class Etcd3Storage implements Storage {
     this.requestTimeout = options.requestTimeout ?? 5_000;
     this.objects = new StoredObjectCodec(options.transformerFor);
     this.watchReconnectTimeout = options.watchReconnectTimeout ?? 30_000;
+    this.watchQueueBound = options.watchQueueBound ?? WATCH_QUEUE_BOUND;
     this.progressNotifyInterval =
       options.progressNotifyInterval ?? DEFAULT_PROGRESS_NOTIFY_INTERVAL;
+    this.progressSupport = new ProgressSupport(this.endpoints, this.requestTimeout);
+    void this.progressSupport.check();
     this.client = new Etcd3({
       hosts: [...this.endpoints],
       faultHandling: new HostHealth(this.endpoints).options(),
@@ -329,10 +338,21 @@ export class Etcd3Storage implements Storage {
       reconnectTimeout: this.watchReconnectTimeout,
       createTimeout: this.requestTimeout,
       objects: this.objects,
+      queueBound: this.watchQueueBound,
+      progressRequests: () => this.progressSupport.reliable,
       onEnd: () => this.watches.delete(watch),
     });
     this.watches.add(watch);
     return watch.channel;
+  }
+
+  /**
+   * Whether every etcd member answers watch progress requests in order with events (etcd
+   * 3.4.31+, 3.5.13+; progress-support.ts), as kube's feature support checker decides
+   * RequestWatchProgress. Without it the watch cache serves no consistent read.
+   */
+  supportsProgressRequests(): Promise<boolean> {
+    return this.progressSupport.check();
   }
 
   async currentRevision(): Promise<Revision> {
@@ -408,6 +428,7 @@ export class Etcd3Storage implements Storage {
     if (!this.closed) {
       this.closed = true;
       this.compactor.stop();
+      this.progressSupport.stop();
       for (const watch of [...this.watches]) watch.close();
       this.client.close();
     }

@@ -8,13 +8,6 @@ import { WatchChannel } from '../watch-channel.js';
 
 type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 
-/**
- * etcd 3.4 before 3.4.25 answers a progress request with the store's revision at once, even while
- * this watcher still has events in flight (etcd#15220; a watcher replaying history is synced by a
- * loop that runs every 100 ms). A progress answer is therefore trusted only after the watch has
- * stayed quiet this long after it and a second request came back with no event in between.
- */
-const PROGRESS_QUIET_PERIOD = 250;
 const RECONNECT_BACKOFF_MIN = 100;
 const RECONNECT_BACKOFF_MAX = 1_000;
 
@@ -26,12 +19,21 @@ export interface Etcd3WatchOptions {
   after: Revision | (() => Promise<Revision>);
   progressNotify: boolean;
   progressNotifyInterval: number;
+  /**
+   * Whether etcd answers progress requests in order with events (progress-support.ts). When it
+   * does not, requests are not sent: PROGRESS comes only from etcd's own periodic notifications
+   * (`progress_notify`, every --experimental-watch-progress-notify-interval), which etcd sends
+   * through the watcher's event queue once it is synced, so they never overtake an event.
+   */
+  progressRequests: () => boolean;
   /** How long a watch may stay without a working stream before it fails with Unreachable. */
   reconnectTimeout: number;
   /** How long etcd may take to confirm a watch it was asked to create. */
   createTimeout: number;
   /** How stored values become objects (the storage's transformers). */
   objects: StoredObjectCodec;
+  /** Events queued for the consumer at most (past one etcd response); see `lagging`. */
+  queueBound: number;
   onEnd: () => void;
 }
 
@@ -55,18 +57,22 @@ export class Etcd3Watch {
   private idleTimer: NodeJS.Timeout | undefined;
   /** Events delivered since the last idle tick. */
   private active = false;
-  // Progress requests: see PROGRESS_QUIET_PERIOD.
+  /** A progress request is outstanding (sent again on a new stream until answered). */
   private progressWanted = false;
-  private candidate: Revision | undefined;
-  private confirming = false;
-  private eventSinceCandidate = false;
-  private probeTimer: NodeJS.Timeout | undefined;
   private lastProgress: Revision = 0;
+  /**
+   * The consumer fell `queueBound` events behind: the etcd watch is canceled and re-created from
+   * the last queued revision once the queue drains, so a slow consumer costs a bounded queue here
+   * and etcd serves the rest from its history (an unsynced watcher, mvcc/watchable_store.go), or
+   * 410 if it was compacted meanwhile — the policy of the in-process backends (watch-hub.ts).
+   */
+  private lagging = false;
 
   constructor(private readonly options: Etcd3WatchOptions) {
     this.channel = new WatchChannel({
       onClose: () => this.stop(),
       onProgressRequest: () => this.wantProgress(),
+      onDrain: () => this.catchUp(),
     });
     void this.start();
   }
@@ -82,7 +88,7 @@ export class Etcd3Watch {
     this.lastProgress = this.after;
     if (this.options.progressNotify && this.options.progressNotifyInterval > 0) {
       this.idleTimer = setInterval(() => {
-        if (!this.active) this.wantProgress();
+        if (!this.active && this.options.progressRequests()) this.wantProgress();
         this.active = false;
       }, this.options.progressNotifyInterval);
       this.idleTimer.unref();
@@ -91,7 +97,7 @@ export class Etcd3Watch {
   }
 
   private async connect(): Promise<void> {
-    if (this.ended) return;
+    if (this.ended || this.lagging) return;
     let stream: WatchStream;
     try {
       stream = await this.options.client.watchClient.watch();
@@ -136,15 +142,15 @@ export class Etcd3Watch {
       this.clearTimer();
       this.disconnectedSince = undefined;
       this.backoff = RECONNECT_BACKOFF_MIN;
-      if (this.progressWanted) this.probe();
+      if (this.progressWanted) this.sendProgressRequest();
       return;
     }
     if (res.events.length === 0) {
       const revision = Number(res.header.revision);
-      // watch_id -1 answers our progress request; otherwise it is etcd's own periodic notification,
-      // which etcd sends through the watcher's event queue and only once it is synced.
-      if (res.watch_id === '-1') this.onProgressAnswer(revision);
-      else this.emitProgress(revision);
+      // watch_id -1 answers our progress request (on a fixed etcd: sent through the watchers'
+      // queue once all are synced, server/etcdserver/api/v3rpc/watch.go RequestProgressAll);
+      // otherwise it is etcd's own periodic notification, sent the same way.
+      if (res.watch_id !== '-1' || this.progressWanted) this.emitProgress(revision);
       return;
     }
     const floor = this.after;
@@ -173,11 +179,27 @@ export class Etcd3Watch {
     if (last === floor) return;
     this.after = last;
     this.active = true;
-    this.eventSinceCandidate = true;
-    // Events arrive in revision order, so one at or past the candidate answers the request.
-    if (this.progressWanted && this.candidate !== undefined && last >= this.candidate) {
-      this.emitProgress(last);
+    if (this.channel.queued >= this.options.queueBound) this.pause(stream);
+  }
+
+  /** Stops reading from etcd until the consumer has drained the queue (see `lagging`). */
+  private pause(stream: WatchStream): void {
+    this.lagging = true;
+    this.stream = undefined;
+    this.created = false;
+    this.clearTimer();
+    this.disconnectedSince = undefined;
+    try {
+      stream.cancel();
+    } catch {
+      // already gone
     }
+  }
+
+  private catchUp(): void {
+    if (!this.lagging || this.ended) return;
+    this.lagging = false;
+    void this.connect();
   }
 
   private onCanceled(stream: WatchStream, res: IWatchResponse): void {
@@ -196,7 +218,6 @@ export class Etcd3Watch {
     if (stream !== this.stream || this.ended) return;
     this.stream = undefined;
     this.created = false;
-    this.resetProbe();
     try {
       stream.cancel();
     } catch {
@@ -218,64 +239,25 @@ export class Etcd3Watch {
     this.setTimer(() => void this.connect(), delay);
   }
 
+  /** kube's RequestWatchProgress: answered with a PROGRESS at etcd's current revision. */
   private wantProgress(): void {
-    if (this.ended) return;
+    if (this.ended || !this.options.progressRequests()) return;
+    // Sent each time it is asked for: etcd does not answer while the watcher is unsynced
+    // (RequestProgressAll), so a caller that still waits asks again (kube's progress requester).
     this.progressWanted = true;
-    if (this.created && this.candidate === undefined && !this.confirming) this.probe();
+    this.sendProgressRequest();
   }
 
-  /** Step 1: ask etcd for its revision. */
-  private probe(): void {
-    const stream = this.stream;
-    if (!stream || !this.created) return;
-    this.candidate = undefined;
-    this.confirming = false;
-    this.eventSinceCandidate = false;
-    stream.write({ progress_request: {} });
-  }
-
-  private onProgressAnswer(revision: Revision): void {
-    if (!this.progressWanted) return;
-    if (this.candidate === undefined) {
-      // Step 2: hold the answer until the watch has been quiet for a while.
-      this.candidate = revision;
-      this.eventSinceCandidate = false;
-      if (this.probeTimer) clearTimeout(this.probeTimer);
-      this.probeTimer = setTimeout(() => {
-        this.probeTimer = undefined;
-        if (this.eventSinceCandidate || !this.stream) {
-          this.probe();
-          return;
-        }
-        // Step 3: a second request; its answer must also come back with no event before it.
-        this.confirming = true;
-        this.stream.write({ progress_request: {} });
-      }, PROGRESS_QUIET_PERIOD);
-      this.probeTimer.unref();
-      return;
-    }
-    if (!this.confirming) return;
-    if (this.eventSinceCandidate) {
-      this.probe();
-      return;
-    }
-    this.emitProgress(this.candidate);
+  private sendProgressRequest(): void {
+    if (this.stream && this.created) this.stream.write({ progress_request: {} });
   }
 
   private emitProgress(revision: Revision): void {
     const at = Math.max(revision, this.after);
-    this.resetProbe();
     this.progressWanted = false;
     if (at < this.lastProgress) return;
     this.lastProgress = at;
     this.channel.push({ type: 'PROGRESS', revision: at });
-  }
-
-  private resetProbe(): void {
-    this.candidate = undefined;
-    this.confirming = false;
-    if (this.probeTimer) clearTimeout(this.probeTimer);
-    this.probeTimer = undefined;
   }
 
   private fail(error: StorageError): void {
@@ -293,7 +275,6 @@ export class Etcd3Watch {
     if (this.ended) return;
     this.ended = true;
     this.clearTimer();
-    this.resetProbe();
     if (this.idleTimer) clearInterval(this.idleTimer);
     const stream = this.stream;
     this.stream = undefined;

@@ -510,7 +510,15 @@ export function storageContract(name: string, backend: ContractBackend): void {
 
       it('requestProgress yields a PROGRESS at or past the last write, after every change up to it', async () => {
         const s = await open();
-        const w = new Reader(s.watch(prefix(s), { fromRevision: await s.currentRevision() }));
+        // A storage that cannot answer progress requests in order with events (etcd before
+        // 3.4.31/3.5.13) ignores them; its periodic notifications must keep the same order.
+        const requests = (await s.supportsProgressRequests?.()) ?? true;
+        const w = new Reader(
+          s.watch(prefix(s), {
+            fromRevision: await s.currentRevision(),
+            progressNotify: !requests,
+          }),
+        );
         const written: Revision[] = [];
         for (const n of ['a', 'b', 'c']) written.push(rv(await s.create(key(s, n), configMap(n))));
         await s.create(key(s, 'elsewhere', 'ns-2'), configMap('elsewhere', {}, 'ns-2'));
@@ -520,8 +528,11 @@ export function storageContract(name: string, backend: ContractBackend): void {
         for (;;) {
           const event = await w.next();
           if (event.type === 'PROGRESS') {
-            expect(event.revision).toBeGreaterThanOrEqual(last);
-            break;
+            // Never ahead of an event still to come; an answer to the request is at `last`.
+            expect(event.revision).toBeGreaterThanOrEqual(before.at(-1) ?? 0);
+            if (requests) expect(event.revision).toBeGreaterThanOrEqual(last);
+            if (event.revision >= last) break;
+            continue;
           }
           before.push(event.revision);
         }

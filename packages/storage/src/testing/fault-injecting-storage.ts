@@ -82,6 +82,10 @@ export class FaultInjectingStorage implements Storage {
   delete(key: string, options?: StorageDeleteOptions): Promise<KubeObject> {
     return this.inner.delete(key, options);
   }
+  supportsProgressRequests(): Promise<boolean> {
+    return this.inner.supportsProgressRequests?.() ?? Promise.resolve(true);
+  }
+
   currentRevision(): Promise<Revision> {
     this.revisionChecks++;
     return this.inner.currentRevision();
