@@ -61,7 +61,7 @@ it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the c
       /ok\s+delete namespace scenario-\w+/,
     ])
       expect(out).toMatch(step);
-    expect(out).toMatch(/scenario: every step converged \(9 steps\)/);
+    expect(out).toMatch(/scenario: every step converged \(11 steps\)/);
     // The scenario's informers lost their watches with the replica and resumed from their last
     // resourceVersion on the survivor, whose watch cache still held it: no relist.
     const [, restarts, relists] = /watch restarts: (\d+)\s+relists: (\d+)/.exec(out) ?? [];
