@@ -133,9 +133,29 @@ async function main(): Promise<void> {
     }
     for (const [name, { dir, manifest, files }] of extracted) {
       const has = new Set(files);
+      const targets = [
+        ...exportTargets(manifest.exports),
+        [['main'], manifest.main as string] as [string[], string],
+        [['types'], manifest.types as string] as [string[], string],
+        ...Object.entries((manifest.bin as Record<string, string> | undefined) ?? {}).map(
+          ([bin, path]) => [[`bin ${bin}`], path] as [string[], string],
+        ),
+      ];
+      // Exported on purpose (@listwatch/storage/testing, the contract suite), with its map and source.
+      const onPurpose = new Set<string>();
+      for (const [, target] of exportTargets(manifest.exports)) {
+        const file = target.replace(/^\.\//, '');
+        onPurpose.add(file);
+        if (!has.has(`${file}.map`)) continue;
+        onPurpose.add(`${file}.map`);
+        const { sources } = JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8')) as {
+          sources: string[];
+        };
+        for (const s of sources) onPurpose.add(relative(dir, resolve(dir, dirname(file), s)));
+      }
       check(
-        `${name}: no test, test helper, fixture or build-info file is published`,
-        files.filter((f) => TEST_ONLY.some((p) => p.test(f))),
+        `${name}: no test, test helper, fixture or build-info file is published, but what it exports`,
+        files.filter((f) => !onPurpose.has(f) && TEST_ONLY.some((p) => p.test(f))),
       );
       check(
         `${name}: LICENSE is the repository's Apache-2.0 text`,
@@ -170,14 +190,6 @@ async function main(): Promise<void> {
           )
           .map(([dep, range]) => `${dep}@${range}`),
       );
-      const targets = [
-        ...exportTargets(manifest.exports),
-        [['main'], manifest.main as string] as [string[], string],
-        [['types'], manifest.types as string] as [string[], string],
-        ...Object.entries((manifest.bin as Record<string, string> | undefined) ?? {}).map(
-          ([bin, path]) => [[`bin ${bin}`], path] as [string[], string],
-        ),
-      ];
       check(
         `${name}: every export condition, main, types and bin points at a published file, and no workspace-only condition is published`,
         targets.flatMap(([conditions, target]) => [
