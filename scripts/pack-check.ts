@@ -20,7 +20,7 @@ import { builtinModules } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import ts from 'typescript';
 import { readManifest, release, root, type Manifest } from './release.js';
 
@@ -313,6 +313,7 @@ async function main(): Promise<void> {
         ...tarballs.values(),
         `typescript@${devDeps.typescript}`,
         `@types/node@${devDeps['@types/node']}`,
+        `vitest@${devDeps.vitest}`,
       ],
       { cwd: project, timeout: 300_000 },
     );
@@ -363,8 +364,8 @@ async function main(): Promise<void> {
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { ...compilerOptions, module: 'nodenext', outDir: 'out' },
-        include: ['examples'],
+        compilerOptions: { ...compilerOptions, module: 'nodenext', rootDir: '.', outDir: 'out' },
+        include: ['examples', 'contract.test.ts'],
       }),
     );
     writeFileSync(
@@ -376,17 +377,41 @@ async function main(): Promise<void> {
           moduleResolution: 'bundler',
           noEmit: true,
         },
-        include: ['examples'],
+        include: ['examples', 'contract.test.ts'],
       }),
     );
     const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
     for (const config of ['tsconfig.json', 'tsconfig.bundler.json']) {
       const compiled = await attempt(process.execPath, [tsc, '-p', config], { cwd: project });
       check(
-        `the README examples compile with strict TypeScript, skipLibCheck off (${config === 'tsconfig.json' ? 'nodenext' : 'bundler'} resolution)`,
+        `the README examples and a contract test compile with strict TypeScript, skipLibCheck off (${config === 'tsconfig.json' ? 'nodenext' : 'bundler'} resolution)`,
         compiled.ok ? [] : compiled.output.trim().split('\n'),
       );
     }
+
+    // The storage contract suite, as someone writing a backend runs it (vitest, the optional peer).
+    writeFileSync(
+      join(project, 'contract.test.ts'),
+      [
+        "import { MemoryStorage } from '@listwatch/storage';",
+        "import { storageContract } from '@listwatch/storage/testing';",
+        "storageContract('memory, from the tarball', {",
+        '  open: (options) => Promise.resolve(new MemoryStorage({ compactionInterval: 0, ...options })),',
+        '});',
+        '',
+      ].join('\n'),
+    );
+    const contract = await attempt(
+      process.execPath,
+      [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'contract.test.ts'],
+      { cwd: project, env: { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' } },
+    );
+    check(
+      '@listwatch/storage/testing: the contract suite runs under vitest and the memory backend passes it',
+      contract.ok && /Tests\s+\d+ passed/.test(stripVTControlCharacters(contract.output))
+        ? []
+        : contract.output.trim().split('\n').slice(-30),
+    );
 
     // The apiserver from the installed tarball's bin.
     const apiserver = join(project, 'node_modules', '.bin', 'listwatch-apiserver');
@@ -442,7 +467,7 @@ async function main(): Promise<void> {
     );
     const env = { ...process.env, KUBECONFIG: kubeconfig, NODE_OPTIONS: '' };
     for (const [name, file] of exampleFiles) {
-      const js = join(project, 'out', file.replace(/\.ts$/, '.js'));
+      const js = join(project, 'out', 'examples', file.replace(/\.ts$/, '.js'));
       if (name === '@listwatch/client') {
         check(
           `${name}: the README example, run against the installed apiserver, sees a ConfigMap created and stops on SIGINT`,
