@@ -415,17 +415,23 @@ async function main(): Promise<void> {
 
     // The apiserver from the installed tarball's bin.
     const apiserver = join(project, 'node_modules', '.bin', 'listwatch-apiserver');
-    const help = await attempt(apiserver, ['--help'], { cwd: project });
-    check(
-      '`listwatch-apiserver --help` (npx @listwatch/apiserver) prints the usage',
-      help.ok && help.output.includes('--port') ? [] : [help.output],
-    );
-    const sqlite = await attempt(apiserver, ['--port', String(await freePort())], {
+    const help = await attempt('npx', ['--no', '--', '@listwatch/apiserver', '--help'], {
       cwd: project,
-      timeout: 30_000,
     });
     check(
-      'the apiserver without better-sqlite3 installed refuses the sqlite default, naming `npm i better-sqlite3`',
+      '`npx @listwatch/apiserver -- --help` runs the installed bin and prints the usage',
+      help.ok && help.output.includes('--port') ? [] : [help.output],
+    );
+    const sqlite = await attempt(
+      'npx',
+      ['--no', '--', '@listwatch/apiserver', '--port', String(await freePort())],
+      {
+        cwd: project,
+        timeout: 30_000,
+      },
+    );
+    check(
+      '`npx @listwatch/apiserver --port N` without better-sqlite3 installed refuses the sqlite default, naming `npm i better-sqlite3`',
       !sqlite.ok && sqlite.output.includes('npm i better-sqlite3') ? [] : [sqlite.output],
     );
     const port = await freePort();
