@@ -3,7 +3,7 @@
 // `pnpm bench --scenario apply`.
 import type { KubeObject } from '@listwatch/api';
 import type { Scenario } from '../../../bench/lib.js';
-import { samplePod } from '@listwatch/codec';
+import { samplePod } from '@listwatch/testing';
 import { FieldManager } from '../src/fieldmanager/index.js';
 import type { JsonObject } from '../src/patch/json-value.js';
 

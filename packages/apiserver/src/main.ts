@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs, usage } from './cli.js';
 import { jsonLogger, type LogLevel } from './logger.js';

@@ -13,9 +13,9 @@ import {
   JSON_CONCATENATED,
   JSON_LENGTH_PREFIXED,
   JSON_NEWLINE,
-  samplePods,
   type StreamFormat,
 } from '../src/index.js';
+import { samplePods } from '@listwatch/testing';
 
 const CHUNK = 64 * 1024;
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeCbor, encodeCbor, encodeCborItem, encodeCborWatchEvent } from './cbor.js';
 import { CodecError } from './codec-error.js';
 import { jsonValue } from './testing/arbitraries.js';
-import { samplePod } from './sample-pods.js';
+import { samplePod } from '@listwatch/testing';
 
 /** Builds CBOR by hand, the way a Go (fxamacker/cbor) encoder in Kubernetes writes it. */
 function bytes(...parts: (number | string | Uint8Array)[]): Uint8Array {

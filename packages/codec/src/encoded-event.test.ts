@@ -11,7 +11,7 @@ import {
   STREAM_FORMATS,
 } from './framing/format.js';
 import { podDefinition } from './testing/pod-definition.js';
-import { samplePod } from './sample-pods.js';
+import { samplePod } from '@listwatch/testing';
 
 const modified: WatchEvent = { type: 'MODIFIED', object: samplePod(7) };
 const bookmark: WatchEvent = {

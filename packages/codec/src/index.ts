@@ -43,4 +43,3 @@ export {
 export * from './framing/decoder.js';
 export * from './framing/encoder.js';
 export * from './framing/websocket.js';
-export { samplePod, samplePods } from './sample-pods.js';

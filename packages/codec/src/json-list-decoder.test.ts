@@ -2,7 +2,7 @@ import { isApiError } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonListDecoder } from './json-list-decoder.js';
-import { samplePod } from './sample-pods.js';
+import { samplePod } from '@listwatch/testing';
 
 /**
  * Feeds `bytes` cut at `cuts` (positions, any order) and returns the decoded list. Batches are

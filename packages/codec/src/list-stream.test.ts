@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeCbor, encodeCbor } from './cbor.js';
 import { encodeListStream, encodeListStreamAsync } from './list-stream.js';
 import { jsonKey, kubeObject } from './testing/arbitraries.js';
-import { samplePods } from './sample-pods.js';
+import { samplePods } from '@listwatch/testing';
 
 const listArbitrary = fc.record({
   kind: fc.constantFrom('PodList', 'ConfigMapList'),

@@ -10,7 +10,7 @@ import {
   tableWatchEvent,
 } from './table.js';
 import { podDefinition } from './testing/pod-definition.js';
-import { samplePod } from './sample-pods.js';
+import { samplePod } from '@listwatch/testing';
 
 const now = Date.parse('2025-01-01T00:10:00Z');
 const pod = samplePod(0); // created 2025-01-01T00:00:00Z

@@ -11,8 +11,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findBuiltinResource, type KubeObject } from '@listwatch/api';
-import { samplePod } from '@listwatch/codec';
-import { EtcdCluster, tempDir } from '@listwatch/testing';
+import { EtcdCluster, samplePod, tempDir } from '@listwatch/testing';
 import {
   Cacher,
   Etcd3Storage,

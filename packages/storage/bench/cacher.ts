@@ -3,7 +3,8 @@
 // for every watcher — the ratio in one run.
 import { findBuiltinResource, type KubeObject } from '@listwatch/api';
 import type { Scenario } from '../../../bench/lib.js';
-import { encodeWatchEvent, samplePod } from '@listwatch/codec';
+import { encodeWatchEvent } from '@listwatch/codec';
+import { samplePod } from '@listwatch/testing';
 import { Cacher, MemoryStorage, type CacheWatcher } from '../src/index.js';
 
 const WATCHERS = 1000;

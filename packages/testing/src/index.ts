@@ -34,3 +34,4 @@ export {
   type TierName,
 } from './tiers.js';
 export { goldenDir } from './golden.js';
+export { samplePod, samplePods } from './sample-pods.js';

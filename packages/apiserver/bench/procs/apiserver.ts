@@ -1,7 +1,6 @@
 // Child process: our apiserver on one storage backend (memory, sqlite or etcd3), alone in its
 // process, for the scenarios that drive it from other processes over HTTP.
-import { samplePod } from '@listwatch/codec';
-import { silentLogger } from '@listwatch/testing';
+import { samplePod, silentLogger } from '@listwatch/testing';
 import { memoryMB, serveParent } from '../../../../bench/proc.js';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../src/index.js';
 

@@ -2,7 +2,7 @@
 // (managedFields, labels, ownerReferences), each stamped with its send time so a receiver in
 // another process can measure write→receive latency.
 import type { KubeObject } from '@listwatch/api';
-import { samplePod } from '@listwatch/codec';
+import { samplePod } from '@listwatch/testing';
 import { wallMs } from '../../../../bench/proc.js';
 
 export const SENT_ANNOTATION = 'bench.listwatch.io/sent';

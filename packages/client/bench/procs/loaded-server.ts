@@ -3,9 +3,8 @@
 // server's own memory (RSS) can be read.
 import type { KubeObject } from '@listwatch/api';
 import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { samplePod } from '@listwatch/codec';
 import { MemoryStorage } from '@listwatch/storage';
-import { silentLogger } from '@listwatch/testing';
+import { samplePod, silentLogger } from '@listwatch/testing';
 import { memoryMB, serveParent } from '../../../../bench/proc.js';
 
 let server: RunningApiServer | undefined;

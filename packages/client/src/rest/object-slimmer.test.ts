@@ -1,4 +1,4 @@
-import { samplePod } from '@listwatch/codec';
+import { samplePod } from '@listwatch/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ObjectSlimmer } from './object-slimmer.js';

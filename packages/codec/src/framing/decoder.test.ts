@@ -10,7 +10,7 @@ import {
   jsonValue,
   watchEvent,
 } from '../testing/arbitraries.js';
-import { samplePod } from '../sample-pods.js';
+import { samplePod } from '@listwatch/testing';
 import {
   createStreamDecoder,
   createWatchDecoder,

@@ -1,7 +1,7 @@
 import type { WatchEvent } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
 import { CodecError } from '../codec-error.js';
-import { samplePod } from '../sample-pods.js';
+import { samplePod } from '@listwatch/testing';
 import { encodeWatchEvent } from './encoder.js';
 import { CBOR_SEQUENCE, JSON_NEWLINE } from './format.js';
 import { decodeWebSocketMessage, encodeWebSocketMessage } from './websocket.js';

@@ -1,5 +1,10 @@
-import { isRecoverableError } from 'etcd3';
+import type * as Etcd3Module from 'etcd3';
+import { loadOptionalPeer } from '../optional-peer.js';
 import { StorageError, isStorageError } from '../storage-error.js';
+
+/** etcd3's own test for errors worth retrying on another member; etcd3 is loaded by now. */
+const isRecoverableError: typeof Etcd3Module.isRecoverableError = (err) =>
+  loadOptionalPeer<typeof Etcd3Module>('etcd3', 'etcd3').isRecoverableError(err);
 
 /** What etcd says when a revision has been compacted away. */
 export function isCompactedError(err: unknown): boolean {

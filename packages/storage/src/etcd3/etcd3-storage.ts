@@ -1,12 +1,6 @@
 import type { KubeObject } from '@listwatch/api';
-import {
-  Etcd3,
-  type ICompare,
-  type IKeyValue,
-  type IRequestOp,
-  type ITxnResponse,
-  type KVClient,
-} from 'etcd3';
+import type { Etcd3, ICompare, IKeyValue, IRequestOp, ITxnResponse, KVClient } from 'etcd3';
+import type * as Etcd3Module from 'etcd3';
 import { Compactor, DEFAULT_COMPACTION_INTERVAL, type CompactionClaim } from '../compactor.js';
 import { guaranteedUpdate } from '../guaranteed-update.js';
 import {
@@ -38,6 +32,7 @@ import { isFutureRevisionError, isTransient, neverSent, toStorageError } from '.
 import { Etcd3Watch } from './etcd3-watch.js';
 import { HostHealth } from './host-health.js';
 import { ProgressSupport } from './progress-support.js';
+import { loadOptionalPeer } from '../optional-peer.js';
 
 /** grpc call options (a deadline), typed off the client so grpc-js need not be a dependency. */
 type CallOptions = NonNullable<Parameters<KVClient['range']>[1]>;
@@ -98,6 +93,7 @@ export class Etcd3Storage implements Storage {
       options.progressNotifyInterval ?? DEFAULT_PROGRESS_NOTIFY_INTERVAL;
     this.progressSupport = new ProgressSupport(this.endpoints, this.requestTimeout);
     void this.progressSupport.check();
+    const { Etcd3 } = loadOptionalPeer<typeof Etcd3Module>('etcd3', 'etcd3');
     this.client = new Etcd3({
       hosts: [...this.endpoints],
       faultHandling: new HostHealth(this.endpoints).options(),

@@ -1,4 +1,5 @@
-import { Etcd3 } from 'etcd3';
+import type * as Etcd3Module from 'etcd3';
+import { loadOptionalPeer } from '../optional-peer.js';
 
 /**
  * Whether an etcd version answers a watch progress request in order with the watch's events.
@@ -53,6 +54,7 @@ export class ProgressSupport {
       this.endpoints
         .filter((endpoint) => !this.versions.has(endpoint))
         .map(async (endpoint) => {
+          const { Etcd3 } = loadOptionalPeer<typeof Etcd3Module>('etcd3', 'etcd3');
           const client = new Etcd3({ hosts: [endpoint] });
           try {
             const status = await client.maintenance.status({

@@ -1,5 +1,6 @@
 import { chmodSync, closeSync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { loadOptionalPeer } from '../optional-peer.js';
 import type { LogRecord } from '../log-record.js';
 import { prefixEnd } from '../keys.js';
 import type { RangeResult, RevisionLog, StoredRow } from '../revision-log.js';
@@ -157,10 +158,11 @@ export class SqliteLog implements RevisionLog {
   private readonly stmt: ReturnType<typeof prepareStatements>;
 
   constructor(file: string, synchronous: SqliteSynchronous = 'FULL') {
+    const BetterSqlite = loadOptionalPeer<typeof Database>('better-sqlite3', 'sqlite');
     try {
       createPrivate(file);
       // Nobody else may hold the file, so waiting on its lock only delays the error.
-      this.db = new Database(file, { timeout: 100 });
+      this.db = new BetterSqlite(file, { timeout: 100 });
     } catch (err) {
       throw StorageError.unreachable(file, err);
     }
