@@ -254,6 +254,14 @@ describe('types that unmarshal themselves', () => {
       ports: [{ containerPort: 0 }],
     });
   });
+
+  it('every field whose Go json tag lacks omitempty is written, from the Go facts of the source (StatefulSetStatus.replicas and availableReplicas, not collisionCount)', () => {
+    const object = { status: { observedGeneration: 2 } };
+    expect(
+      decodeTypedObject(object, 'StatefulSet', 'io.k8s.api.apps.v1.StatefulSet'),
+    ).toBeUndefined();
+    expect(object.status).toEqual({ observedGeneration: 2, replicas: 0, availableReplicas: 0 });
+  });
 });
 
 describe('canonicalQuantity (resource.Quantity CanonicalizeBytes, as kube writes quantities)', () => {

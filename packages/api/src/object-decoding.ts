@@ -208,86 +208,21 @@ function decodeStruct(
       path: [...at.path, name],
     });
   }
-  // A field without omitempty is written as its zero value when it is missing.
+  // A field whose Go json tag lacks omitempty (the source's `keepEmpty`, from the Go types) is
+  // written by encoding/json as its zero value when missing: kube's OpenAPI lists it as required
+  // and typed clients (the Python client's models) refuse an object without it. A +required
+  // pointer (DeploymentSpec.selector) is written as null: left out.
   for (const field of fields.values()) {
     if (object[field.name] !== undefined) continue;
     const shape = jsonShape(field.type);
-    // A +required struct may be a pointer (DeploymentSpec.selector), written as null: left out.
-    if (NOT_OMITTED[typeName]?.includes(field.name)) {
+    if (field.keepEmpty) {
       if (shape.kind === 'scalar' || shape.kind === 'struct') object[field.name] = zero(shape);
-    } else if (field.required && shape.kind === 'scalar') object[field.name] = zero(shape);
+    } else if (field.required && shape.kind === 'scalar') {
+      object[field.name] = zero(shape);
+    }
   }
   return object;
 }
-
-const CORE = 'io.k8s.api.core.v1';
-const META_V1 = 'io.k8s.apimachinery.pkg.apis.meta.v1';
-
-/**
- * Scalar and struct-valued fields whose Go json tag has no omitempty (k8s.io/api and
- * apimachinery types.go), which the .proto does not show: encoding/json writes them even when
- * unset, kube's OpenAPI lists them as required, and typed clients (the Python client's models)
- * refuse an object without them. Fields marked +required in the source are such fields too.
- */
-const NOT_OMITTED: Readonly<Record<string, readonly string[]>> = {
-  [`${META_V1}.OwnerReference`]: ['apiVersion', 'kind', 'name', 'uid'],
-  [`${META_V1}.LabelSelectorRequirement`]: ['key', 'operator'],
-  [`${META_V1}.Condition`]: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
-  [`${CORE}.Container`]: ['name'],
-  [`${CORE}.ContainerPort`]: ['containerPort'],
-  [`${CORE}.EnvVar`]: ['name'],
-  [`${CORE}.Volume`]: ['name'],
-  [`${CORE}.VolumeMount`]: ['name', 'mountPath'],
-  [`${CORE}.KeyToPath`]: ['key', 'path'],
-  [`${CORE}.ServicePort`]: ['port'],
-  [`${CORE}.ContainerStatus`]: ['name', 'ready', 'restartCount', 'image', 'imageID'],
-  [`${CORE}.ContainerStateTerminated`]: ['exitCode'],
-  [`${CORE}.PodCondition`]: ['type', 'status'],
-  [`${CORE}.NodeCondition`]: ['type', 'status'],
-  [`${CORE}.NodeAddress`]: ['type', 'address'],
-  [`${CORE}.NodeSystemInfo`]: [
-    'machineID',
-    'systemUUID',
-    'bootID',
-    'kernelVersion',
-    'osImage',
-    'containerRuntimeVersion',
-    'kubeletVersion',
-    'kubeProxyVersion',
-    'operatingSystem',
-    'architecture',
-  ],
-  [`${CORE}.DaemonEndpoint`]: ['Port'],
-  [`${CORE}.AttachedVolume`]: ['name', 'devicePath'],
-  [`${CORE}.Taint`]: ['key', 'effect'],
-  [`${CORE}.PodReadinessGate`]: ['conditionType'],
-  [`${CORE}.PortStatus`]: ['port', 'protocol'],
-  [`${CORE}.ObjectFieldSelector`]: ['fieldPath'],
-  [`${CORE}.ConfigMapKeySelector`]: ['key'],
-  [`${CORE}.SecretKeySelector`]: ['key'],
-  [`${CORE}.ResourceFieldSelector`]: ['resource'],
-  [`${CORE}.HTTPGetAction`]: ['port'],
-  [`${CORE}.HTTPHeader`]: ['name', 'value'],
-  [`${CORE}.TCPSocketAction`]: ['port'],
-  [`${CORE}.NodeSelectorRequirement`]: ['key', 'operator'],
-  [`${CORE}.PodAffinityTerm`]: ['topologyKey'],
-  [`${CORE}.WeightedPodAffinityTerm`]: ['weight', 'podAffinityTerm'],
-  [`${CORE}.PreferredSchedulingTerm`]: ['weight', 'preference'],
-  [`${CORE}.TopologySpreadConstraint`]: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
-  [`${CORE}.Sysctl`]: ['name', 'value'],
-  [`${CORE}.PersistentVolumeClaimVolumeSource`]: ['claimName'],
-  [`${CORE}.DownwardAPIVolumeFile`]: ['path'],
-  [`${CORE}.ServiceAccountTokenProjection`]: ['path'],
-  [`${CORE}.HostPathVolumeSource`]: ['path'],
-  [`${CORE}.Event`]: ['involvedObject'],
-  ['io.k8s.api.apps.v1.ReplicaSetStatus']: ['replicas'],
-  ['io.k8s.api.apps.v1.DeploymentCondition']: ['type', 'status'],
-  ['io.k8s.api.apps.v1.ReplicaSetCondition']: ['type', 'status'],
-  ['io.k8s.api.rbac.v1.RoleRef']: ['apiGroup', 'kind', 'name'],
-  ['io.k8s.api.rbac.v1.Subject']: ['kind', 'name'],
-  ['io.k8s.api.autoscaling.v1.ScaleStatus']: ['replicas'],
-  ['io.k8s.api.authentication.v1.TokenRequestStatus']: ['token'],
-};
 
 /** Why an object cannot be decoded, in the words of Go's decoder. */
 export interface DecodeFailure {
