@@ -5,7 +5,9 @@
 //
 //   pnpm --filter @listwatch/api generate:schemas -- <proto dir> [--golden <dir>] [--revision <text>]
 //
-// <proto dir> holds k8s.io/...; --golden checks the result against kubernetes/api's
+// <proto dir> holds k8s.io/...; the .proto files vendored in this package (proto/k8s.io/..., the
+// groups the reference set lacks: autoscaling/v2, apiextensions.k8s.io/v1) are read with it.
+// --golden checks the result against kubernetes/api's
 // testdata/HEAD/<group>.<version>.<Kind>.json fixtures (every field set): each of their fields
 // must be one the source declares. --revision names the upstream commits in the output.
 
@@ -24,6 +26,8 @@ import {
 } from '../src/schema-types.js';
 
 const OUT = fileURLToPath(new URL('../src/generated/schemas.ts', import.meta.url));
+/** Upstream .proto files kept in the package, unchanged (proto/README.md names their commits). */
+const VENDORED = fileURLToPath(new URL('../proto', import.meta.url));
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
 // --- what the .proto files do not say ---------------------------------------------------------
@@ -161,10 +165,12 @@ function protoFiles(dir: string): string[] {
   });
 }
 
-function loadRoot(dir: string): protobuf.Root {
+function loadRoot(dirs: readonly string[]): protobuf.Root {
   const root = new protobuf.Root();
-  const files = protoFiles(dir);
-  if (files.length === 0) throw new Error(`no .proto files under ${dir}`);
+  for (const dir of dirs) {
+    if (protoFiles(dir).length === 0) throw new Error(`no .proto files under ${dir}`);
+  }
+  const files = dirs.flatMap(protoFiles);
   for (const file of files) {
     // alternateCommentMode keeps `//` comments, where the Go docs and markers are.
     protobuf.parse(readFileSync(file, 'utf8'), root, {
@@ -444,7 +450,7 @@ function main(argv: string[]): void {
   if (!protoDir || args.length !== 1) {
     throw new Error('usage: generate-schemas <proto dir> [--golden <dir>] [--revision <text>]');
   }
-  const root = loadRoot(resolve(protoDir));
+  const root = loadRoot([resolve(protoDir), VENDORED]);
 
   const types: Record<string, SourceType> = {};
   const pending: string[] = [];

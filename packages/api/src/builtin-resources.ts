@@ -1270,23 +1270,9 @@ const eventsV1 = define({
   ],
 });
 
-/** printHorizontalPodAutoscaler for autoscaling/v1: the CPU target as its only metric. */
-function hpaTargets(o: KubeObject): string {
-  const target = at(o, 'spec.targetCPUUtilizationPercentage');
-  if (typeof target !== 'number') return '<none>';
-  const current = at(o, 'status.currentCPUUtilizationPercentage');
-  return `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${target}%`;
-}
-
-const horizontalpodautoscalers = define({
-  group: 'autoscaling',
-  kind: 'HorizontalPodAutoscaler',
-  plural: 'horizontalpodautoscalers',
-  shortNames: ['hpa'],
-  categories: ['all'],
-  namespaced: true,
-  subresources: ['status'],
-  columns: [
+/** printHorizontalPodAutoscaler's columns, `targets` printing the metrics of the version. */
+function hpaColumns(targets: (o: KubeObject) => string): TableColumn[] {
+  return [
     NAME_COLUMN,
     column(
       'Reference',
@@ -1297,7 +1283,7 @@ const horizontalpodautoscalers = define({
     column(
       'Targets',
       'metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond.',
-      hpaTargets,
+      targets,
     ),
     column(
       'MinPods',
@@ -1318,7 +1304,90 @@ const horizontalpodautoscalers = define({
       (o) => String(int(o, 'status.currentReplicas')),
     ),
     AGE,
-  ],
+  ];
+}
+
+/** printHorizontalPodAutoscaler for autoscaling/v1: the CPU target as its only metric. */
+function hpaTargets(o: KubeObject): string {
+  const target = at(o, 'spec.targetCPUUtilizationPercentage');
+  if (typeof target !== 'number') return '<none>';
+  const current = at(o, 'status.currentCPUUtilizationPercentage');
+  return `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${target}%`;
+}
+
+const horizontalpodautoscalers = define({
+  group: 'autoscaling',
+  kind: 'HorizontalPodAutoscaler',
+  plural: 'horizontalpodautoscalers',
+  shortNames: ['hpa'],
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: hpaColumns(hpaTargets),
+});
+
+/**
+ * formatHPAMetrics (kubernetes pkg/printers/internalversion/printers.go): each metric as
+ * `current/target`, resource metrics named, at most two and how many more.
+ */
+function hpaMetrics(o: KubeObject): string {
+  const specs = array(o, 'spec.metrics') as Record<string, unknown>[];
+  if (specs.length === 0) return '<none>';
+  const statuses = array(o, 'status.currentMetrics') as Record<string, unknown>[];
+  const str = (value: unknown) => (typeof value === 'string' ? value : String(value ?? '0'));
+  const list = specs.map((spec, i) => {
+    const status = statuses[i];
+    const source = (key: string) =>
+      at(spec, `${key}.target`) as Record<string, unknown> | undefined;
+    const current = (key: string, field: string): unknown =>
+      status ? at(status, `${key}.current.${field}`) : undefined;
+    const has = (key: string) => status !== undefined && typeof status[key] === 'object';
+    switch (spec['type']) {
+      case 'External':
+      case 'Object': {
+        const key = spec['type'] === 'External' ? 'external' : 'object';
+        const target = source(key) ?? {};
+        if (target['averageValue'] != null) {
+          const now = current(key, 'averageValue');
+          return `${now != null ? str(now) : '<unknown>'}/${str(target['averageValue'])} (avg)`;
+        }
+        return `${has(key) ? str(current(key, 'value')) : '<unknown>'}/${str(target['value'])}`;
+      }
+      case 'Pods':
+        return `${has('pods') ? str(current('pods', 'averageValue')) : '<unknown>'}/${str(source('pods')?.['averageValue'])}`;
+      case 'Resource':
+      case 'ContainerResource': {
+        const key = spec['type'] === 'Resource' ? 'resource' : 'containerResource';
+        const name = text(spec, `${key}.name`, '');
+        const target = source(key) ?? {};
+        if (target['averageValue'] != null)
+          return `${name}: ${has(key) ? str(current(key, 'averageValue')) : '<unknown>'}/${str(target['averageValue'])}`;
+        const now = current(key, 'averageUtilization');
+        const utilization = target['averageUtilization'];
+        return `${name}: ${typeof now === 'number' ? `${now}%` : '<unknown>'}/${typeof utilization === 'number' ? `${utilization}%` : '<auto>'}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  const shown = list.slice(0, 2).join(', ');
+  return list.length > 2 ? `${shown} + ${list.length - 2} more...` : shown;
+}
+
+/**
+ * autoscaling/v2 HorizontalPodAutoscalers, kube's storage version (autoscaling/v1 is a view of
+ * the same objects), printed by printHorizontalPodAutoscaler.
+ */
+const horizontalpodautoscalersV2 = define({
+  group: 'autoscaling',
+  version: 'v2',
+  kind: 'HorizontalPodAutoscaler',
+  plural: 'horizontalpodautoscalers',
+  shortNames: ['hpa'],
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status'],
+  columns: hpaColumns(hpaMetrics),
 });
 
 /**
@@ -1348,6 +1417,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
   daemonsets,
   controllerrevisions,
   eventsV1,
+  horizontalpodautoscalersV2,
   horizontalpodautoscalers,
   jobs,
   cronjobs,

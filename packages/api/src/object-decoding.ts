@@ -526,3 +526,31 @@ export function canonicalQuantity(text: string, roundToMilli = false): string {
   const suffix = Object.entries(DECIMAL_SUFFIXES).find(([, e]) => e === exp)?.[0] ?? '';
   return `${sign}${n}${suffix}`;
 }
+
+/** The exact value of a parsed quantity as `n / 10^scale` (n signed). */
+function rational(q: ParsedQuantity): [bigint, number] {
+  const [n, exp] = decimal(q);
+  const signed = q.negative ? -n : n;
+  return exp >= 0 ? [signed * 10n ** BigInt(exp), 0] : [signed, -exp];
+}
+
+/**
+ * resource.Quantity Cmp: -1, 0 or 1 as `a` is less than, equal to or greater than `b`, exactly;
+ * undefined when either is not a quantity.
+ */
+export function compareQuantities(a: string, b: string): -1 | 0 | 1 | undefined {
+  const qa = parseQuantity(a);
+  const qb = parseQuantity(b);
+  if (!qa || !qb) return undefined;
+  const [na, sa] = rational(qa);
+  const [nb, sb] = rational(qb);
+  const scale = Math.max(sa, sb);
+  const x = na * 10n ** BigInt(scale - sa);
+  const y = nb * 10n ** BigInt(scale - sb);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** resource.Quantity Sign: -1, 0 or 1; undefined when `text` is not a quantity. */
+export function quantitySign(text: string): -1 | 0 | 1 | undefined {
+  return compareQuantities(text, '0');
+}
