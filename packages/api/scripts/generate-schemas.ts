@@ -153,6 +153,9 @@ const EXTRA_MESSAGES = [
   `${META}.Patch`,
   `${META}.WatchEvent`,
   'k8s.io.apimachinery.pkg.runtime.Unknown',
+  // autoscaling/v1's round-trip annotations hold these (apiserver registry/hpa-strategy.ts).
+  'k8s.io.api.autoscaling.v1.MetricSpec',
+  'k8s.io.api.autoscaling.v1.MetricStatus',
 ];
 
 // --- reading the .proto files ------------------------------------------------------------------

@@ -274,6 +274,21 @@ export function decodeTypedObject(
   return undefined;
 }
 
+/**
+ * Decodes a value of a type of the schema source that is not a kind (a struct embedded in an
+ * annotation, as autoscaling/v1's round-trip annotations), in place as decodeTypedObject does.
+ */
+export function decodeTypedValue(value: unknown, typeName: string): string | undefined {
+  const struct = typeName.slice(typeName.lastIndexOf('.') + 1);
+  try {
+    decodeValue(value, jsonShape(typeName), { struct, path: [] });
+  } catch (err) {
+    if (err instanceof TypeMismatch) return err.message;
+    throw err;
+  }
+  return undefined;
+}
+
 // time.Parse for the two layouts metav1 uses, with Go's error wording.
 
 const RFC3339 = '2006-01-02T15:04:05Z07:00';

@@ -123,7 +123,7 @@ describe('the new kinds with kubectl', () => {
     expect(find('horizontalpodautoscalers')).toEqual([
       'horizontalpodautoscalers',
       'hpa',
-      'autoscaling/v1',
+      'autoscaling/v2',
       'true',
       'HorizontalPodAutoscaler',
     ]);
@@ -160,10 +160,12 @@ describe('the new kinds with kubectl', () => {
     expect((await cells('ingresses')).slice(0, 4)).toEqual(['web', '<none>', '*', '80']);
     expect((await cells('netpol')).slice(0, 2)).toEqual(['web', 'app=web']);
     expect((await cells('pdb')).slice(0, 4)).toEqual(['web', '1', 'N/A', '0']);
+    // kubectl reads autoscaling/v2, the preferred version: the v1 HPA without a CPU target is
+    // stored with the default 80% CPU metric.
     expect((await cells('hpa')).slice(0, 6)).toEqual([
       'web',
       'Deployment/web',
-      '<none>',
+      'cpu: <unknown>/80%',
       '1',
       '3',
       '0',

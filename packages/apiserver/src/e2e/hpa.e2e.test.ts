@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { e2eForFile } from './e2e.test-helper.js';
+
+// HorizontalPodAutoscalers through kubectl 1.32: `kubectl autoscale` creates an autoscaling/v2
+// HPA, `kubectl get hpa` prints printHorizontalPodAutoscaler's columns, and the same object
+// reads through autoscaling/v1 (registry/hpa-strategy.ts).
+
+const e2e = e2eForFile();
+
+describe('HorizontalPodAutoscalers with kubectl', () => {
+  it('kubectl autoscale deployment creates an HPA that kubectl get hpa prints as kube does, and autoscaling/v1 reads it with its CPU target', async () => {
+    const ns = await e2e.api.namespace('hpa');
+    const deploy = await e2e.kubectl.run([
+      'create',
+      'deployment',
+      'web',
+      '--image=nginx',
+      '-n',
+      ns,
+    ]);
+    expect(deploy.stderr).toBe('');
+    const autoscale = await e2e.kubectl.run([
+      'autoscale',
+      'deployment',
+      'web',
+      '--min=2',
+      '--max=5',
+      '--cpu-percent=60',
+      '-n',
+      ns,
+    ]);
+    expect(autoscale.stderr).toBe('');
+    expect(autoscale.stdout.trim()).toBe('horizontalpodautoscaler.autoscaling/web autoscaled');
+
+    const get = await e2e.kubectl.run(['get', 'hpa', '-n', ns]);
+    expect(get.stderr).toBe('');
+    const [header = '', first = ''] = get.stdout.trimEnd().split('\n');
+    const split = (line: string) => line.trim().split(/\s{2,}/);
+    expect(split(header)).toEqual([
+      'NAME',
+      'REFERENCE',
+      'TARGETS',
+      'MINPODS',
+      'MAXPODS',
+      'REPLICAS',
+      'AGE',
+    ]);
+    expect(split(first).slice(0, 6)).toEqual([
+      'web',
+      'Deployment/web',
+      'cpu: <unknown>/60%',
+      '2',
+      '5',
+      '0',
+    ]);
+
+    const v1 = await e2e.kubectl.run([
+      'get',
+      'horizontalpodautoscalers.v1.autoscaling',
+      'web',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.apiVersion} {.spec.targetCPUUtilizationPercentage} {.spec.minReplicas}',
+    ]);
+    expect(v1.stderr).toBe('');
+    expect(v1.stdout).toBe('autoscaling/v1 60 2');
+  });
+
+  it("an HPA with maxReplicas below minReplicas is refused by kubectl apply with kube's message", async () => {
+    const ns = await e2e.api.namespace('hpa-invalid');
+    const manifest = JSON.stringify({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'web', namespace: ns },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        minReplicas: 3,
+        maxReplicas: 2,
+      },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'hpa-'));
+    const file = join(dir, 'hpa.json');
+    writeFileSync(file, manifest);
+    const result = await e2e.kubectl.run(['apply', '-f', file]);
+    rmSync(dir, { recursive: true });
+    expect(result.stderr).toContain(
+      'spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`',
+    );
+  });
+});
