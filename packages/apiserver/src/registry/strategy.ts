@@ -23,7 +23,7 @@ import { setObjectDefaults } from './defaulting.js';
 import { controllerRevisionStrategy } from './controller-revision-strategy.js';
 import type { StorageConversion } from './converting-storage.js';
 import { daemonSetStrategy } from './daemonset-strategy.js';
-import { eventsV1Strategy } from './event-strategy.js';
+import { eventStrategy, eventsV1Strategy } from './event-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
 import { cronJobStrategy, jobStrategy } from './job-strategy.js';
@@ -205,6 +205,7 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   secrets: secretStrategy,
   serviceaccounts: serviceAccountStrategy,
   services: serviceStrategy,
+  events: eventStrategy,
   'deployments.apps': deploymentStrategy,
   'replicasets.apps': replicaSetStrategy,
   ...roleStrategies,
