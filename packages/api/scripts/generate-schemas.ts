@@ -29,6 +29,7 @@ const OUT = fileURLToPath(new URL('../src/generated/schemas.ts', import.meta.url
 /** Upstream .proto files kept in the package, unchanged (proto/README.md names their commits). */
 const VENDORED = fileURLToPath(new URL('../proto', import.meta.url));
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+const APIEXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
 
 // --- what the .proto files do not say ---------------------------------------------------------
 
@@ -45,6 +46,11 @@ const JSON_FORMS: Readonly<Record<string, JsonForm>> = {
   'k8s.io.apimachinery.pkg.runtime.RawExtension': 'object',
   'k8s.io.apimachinery.pkg.api.resource.Quantity': 'quantity',
   'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'int-or-string',
+  // apiextensions.k8s.io/v1 (marshal.go): any JSON, and a schema or something else.
+  [`${APIEXTENSIONS}.JSON`]: 'object',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrArray`]: 'schema-or-array',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrBool`]: 'schema-or-bool',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrStringArray`]: 'schema-or-string-array',
 };
 
 /**
@@ -67,6 +73,25 @@ const EMBEDDED: readonly (readonly [string, string])[] = [
 const JSON_NAMES: Readonly<Record<string, string>> = {
   'k8s.io.api.authentication.v1.BoundObjectReference.uID': 'uid',
   'k8s.io.api.networking.v1.IngressClassParametersReference.aPIGroup': 'apiGroup',
+  // JSONSchemaProps names JSON Schema's keywords in its json tags.
+  [`${APIEXTENSIONS}.JSONSchemaProps.schema`]: '$schema',
+  [`${APIEXTENSIONS}.JSONSchemaProps.ref`]: '$ref',
+  ...Object.fromEntries(
+    [
+      'PreserveUnknownFields',
+      'EmbeddedResource',
+      'IntOrString',
+      'ListMapKeys',
+      'ListType',
+      'MapType',
+      'Validations',
+    ].map((name) => [
+      `${APIEXTENSIONS}.JSONSchemaProps.xKubernetes${name}`,
+      `x-kubernetes-${name.replace(/[A-Z]/g, (c, i: number) => `${i ? '-' : ''}${c.toLowerCase()}`)}`,
+    ]),
+  ),
+  // A field of a self-marshalling type, never a JSON name (the form writes it).
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrArray.jSONSchemas`]: 'JSONSchemas',
 };
 
 /**
@@ -99,6 +124,18 @@ function messageOf(gvk: Gvk): string {
   return `k8s.io.api.${pkg}.${gvk.version}.${gvk.kind}`;
 }
 
+/**
+ * Kinds the apiserver defines outside builtin-resources.ts, with their messages:
+ * apiextensions.k8s.io's CustomResourceDefinition (apiextensions-apiserver's generated.proto).
+ */
+const OTHER_KINDS: readonly { gvk: Gvk; message: string }[] = [
+  'CustomResourceDefinition',
+  'CustomResourceDefinitionList',
+].map((kind) => ({
+  gvk: { group: 'apiextensions.k8s.io', version: 'v1', kind },
+  message: `${APIEXTENSIONS}.${kind}`,
+}));
+
 /** Kinds not served yet whose golden fixtures (kubernetes/api testdata) the protobuf codec will be tested against. */
 const FIXTURE_KINDS: readonly Gvk[] = [
   'Role',
@@ -117,6 +154,7 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
     add(def);
     add({ ...def, kind: `${def.kind}List` });
   }
+  for (const { gvk, message } of OTHER_KINDS) add(gvk, message);
   // Subresource bodies (apiserver discovery/subresources.ts).
   add({ group: '', version: 'v1', kind: 'Binding' });
   add({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
@@ -187,7 +225,10 @@ function loadRoot(dirs: readonly string[]): protobuf.Root {
 
 /** `k8s.io.api.core.v1.Pod` → `io.k8s.api.core.v1.Pod`, the OpenAPI definition name. */
 function definitionName(message: string): string {
-  const name = message.replace(/^\./, '');
+  // go-to-protobuf spells a dash of the Go package as an underscore; OpenAPI keeps the dash.
+  const name = message
+    .replace(/^\./, '')
+    .replace('apiextensions_apiserver', 'apiextensions-apiserver');
   return name.startsWith('k8s.io.') ? `io.k8s.${name.slice('k8s.io.'.length)}` : name;
 }
 
@@ -261,11 +302,10 @@ function sourceField(
   const messageName = message.fullName.replace(/^\./, '');
   const where = `${messageName}.${field.name}`;
   let name = field.name;
-  if (/^[a-z][A-Z]/.test(name)) {
-    const json = JSON_NAMES[where];
-    if (!json) throw new Error(`${where}: no JSON name known for this go-to-protobuf name`);
-    name = json;
-  }
+  const json = JSON_NAMES[where];
+  if (json) name = json;
+  else if (/^[a-z][A-Z]/.test(name))
+    throw new Error(`${where}: no JSON name known for this go-to-protobuf name`);
   const type = typeOf(field, queue);
   const fieldType = field.resolvedType?.fullName.replace(/^\./, '');
   const inline = EMBEDDED.some(

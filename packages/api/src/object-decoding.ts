@@ -185,7 +185,35 @@ function decodeSpecial(
       return checkInteger(value, 32, 'int32', at);
     case 'object':
       return value;
+    case 'schema-or-bool':
+    case 'schema-or-array':
+    case 'schema-or-string-array':
+      return decodeSchemaOr(value, shape.form, shape.name.replace(/Or\w+$/, ''), at);
   }
+}
+
+/** JSONSchemaPropsOrBool, OrArray and OrStringArray's UnmarshalJSON (apiextensions marshal.go). */
+function decodeSchemaOr(
+  value: unknown,
+  form: 'schema-or-bool' | 'schema-or-array' | 'schema-or-string-array',
+  schemaType: string,
+  at: Context,
+): unknown {
+  const schema = (v: Record<string, unknown>, path: readonly string[]) =>
+    decodeStruct(v, schemaType, { struct: structName(schemaType), path });
+  if (isRecord(value)) return schema(value, at.path);
+  if (form === 'schema-or-bool') {
+    if (typeof value !== 'boolean') throw new TypeMismatch('boolean or JSON schema expected');
+    return value;
+  }
+  if (!Array.isArray(value)) return value;
+  value.forEach((item) => {
+    if (form === 'schema-or-array') {
+      if (!isRecord(item)) throw mismatch(jsonKind(item), structName(schemaType), at);
+      schema(item, at.path);
+    } else if (typeof item !== 'string') throw mismatch(jsonKind(item), 'string', at);
+  });
+  return value;
 }
 
 function decodeStruct(

@@ -84,6 +84,10 @@ const SEEDS: readonly { path: string; object: KubeObject }[] = [
       count: 1,
       firstTimestamp: '2024-01-01T00:00:00Z',
       eventTime: '2024-01-01T00:00:00.000000Z',
+      // A new-style event (with an eventTime) names its reporter (legacyValidateEvent).
+      reportingComponent: 'kubelet',
+      reportingInstance: 'node-1',
+      action: 'Started',
       source: { component: 'kubelet' },
     },
   },
