@@ -1334,7 +1334,9 @@ function hpaMetrics(o: KubeObject): string {
   const specs = array(o, 'spec.metrics') as Record<string, unknown>[];
   if (specs.length === 0) return '<none>';
   const statuses = array(o, 'status.currentMetrics') as Record<string, unknown>[];
-  const str = (value: unknown) => (typeof value === 'string' ? value : String(value ?? '0'));
+  // A Quantity's String(): the canonical text the decode stored, `0` when unset.
+  const str = (value: unknown) =>
+    typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '0';
   const list = specs.map((spec, i) => {
     const status = statuses[i];
     const source = (key: string) =>

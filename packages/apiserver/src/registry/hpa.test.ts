@@ -27,7 +27,7 @@ const v2 = (name: string, spec: Body = {}): KubeObject => ({
 const base = (ns: string, version: 'v1' | 'v2') =>
   `/apis/autoscaling/${version}/namespaces/${ns}/horizontalpodautoscalers`;
 
-function causes(res: { status: number; body: unknown }): [string?, string?, string?][] {
+function causes(res: { status: number; body: unknown }): (string | undefined)[][] {
   const status = res.body as Status;
   expect(res.status, JSON.stringify(status)).toBe(422);
   return (status.details?.causes ?? []).map((c) => [c.field, c.reason, c.message]);
@@ -141,7 +141,7 @@ describe('autoscaling/v1 is a view of the stored autoscaling/v2 object', () => {
       spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 3 },
     });
     expect(res.status).toBe(201);
-    expect((res.body as { spec: Body }).spec['targetCPUUtilizationPercentage']).toBe(80);
+    expect((res.body as unknown as { spec: Body }).spec['targetCPUUtilizationPercentage']).toBe(80);
     const list = await env.api.get<{ items: (KubeObject & { spec: Body })[] }>(base(ns, 'v2'));
     expect(list.body.items.map((i) => [i.apiVersion, i.spec['metrics']])).toEqual([
       [

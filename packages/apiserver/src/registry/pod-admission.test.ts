@@ -26,7 +26,7 @@ const create = async (spec: Body = {}, container: Body = {}) => {
   return env.api.post<Pod>(`/api/v1/namespaces/${ns}/pods`, pod('web', spec, container));
 };
 
-function causes(res: { status: number; body: unknown }): [string?, string?, string?][] {
+function causes(res: { status: number; body: unknown }): (string | undefined)[][] {
   const status = res.body as Status;
   expect(res.status, JSON.stringify(status)).toBe(422);
   return (status.details?.causes ?? []).map((c) => [c.field, c.reason, c.message]);

@@ -1,14 +1,5 @@
 import { ApiError, fieldErrors, labelSelectorFromMetaV1, type FieldError } from '@listwatch/api';
-import {
-  child,
-  defaultTo,
-  intOrPercent,
-  isRecord,
-  kindStrategy,
-  nonNegative,
-  oneOf,
-  recordAt,
-} from './kind-helpers.js';
+import { intOrPercent, isRecord, kindStrategy, oneOf, recordAt } from './kind-helpers.js';
 
 // PodDisruptionBudgets: pkg/registry/policy/poddisruptionbudget/strategy.go (status cleared,
 // generation) and ValidatePodDisruptionBudget (HorizontalPodAutoscalers: hpa-strategy.ts).
