@@ -231,6 +231,31 @@ describe('autoscaling/v1 is a view of the stored autoscaling/v2 object', () => {
   });
 });
 
+describe('autoscaling/v1 round-trip annotations of any content', () => {
+  it('convert to the stored form without throwing, whatever JSON (or not JSON) they hold', () => {
+    const keys = fc.constantFrom(
+      'autoscaling.alpha.kubernetes.io/metrics',
+      'autoscaling.alpha.kubernetes.io/current-metrics',
+      'autoscaling.alpha.kubernetes.io/conditions',
+      'autoscaling.alpha.kubernetes.io/behavior',
+    );
+    fc.assert(
+      fc.property(fc.dictionary(keys, fc.oneof(fc.json(), fc.string())), (annotations) => {
+        const stored = hpaFromV1({
+          apiVersion: 'autoscaling/v1',
+          kind: 'HorizontalPodAutoscaler',
+          metadata: { name: 'x', annotations },
+          spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 2 },
+          status: { currentReplicas: 0, desiredReplicas: 0 },
+        });
+        expect(stored.metadata.annotations).toBeUndefined();
+        expect(Array.isArray((stored['spec'] as Body)['metrics'])).toBe(true);
+        hpaToV1(stored);
+      }),
+    );
+  });
+});
+
 describe('ValidateHorizontalPodAutoscaler', () => {
   const invalid = async (spec: Body) => {
     const ns = await env.namespace();
