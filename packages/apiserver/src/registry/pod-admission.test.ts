@@ -107,6 +107,32 @@ describe('ServiceAccount admission', () => {
   });
 });
 
+describe('ServiceAccount admission of mirror pods', () => {
+  const mirror = async (spec: Body) => {
+    const ns = await env.namespace();
+    return env.api.post(`/api/v1/namespaces/${ns}/pods`, {
+      ...pod('static-web', spec),
+      metadata: { name: 'static-web', annotations: { 'kubernetes.io/config.mirror': 'hash' } },
+    });
+  };
+
+  it('TestRejectsMirrorPodWithServiceAccount / WithSecretVolumes: a mirror pod naming an account or a secret is forbidden, and gets no account', async () => {
+    const account = await mirror({ serviceAccountName: 'robot' });
+    expect(account.status).toBe(403);
+    expect((account.body as unknown as Status).message).toBe(
+      'pods "static-web" is forbidden: a mirror pod may not reference service accounts',
+    );
+    const secret = await mirror({ volumes: [{ name: 's', secret: { secretName: 'x' } }] });
+    expect(secret.status).toBe(403);
+    expect((secret.body as unknown as Status).message).toBe(
+      'pods "static-web" is forbidden: a mirror pod may not reference secrets',
+    );
+    const plain = await mirror({});
+    expect(plain.status).toBe(201);
+    expect((plain.body as Pod).spec['serviceAccountName']).toBeUndefined();
+  });
+});
+
 describe('DefaultTolerationSeconds admission', () => {
   it('a pod without tolerations tolerates not-ready and unreachable NoExecute taints for 300 s', async () => {
     const res = await create();

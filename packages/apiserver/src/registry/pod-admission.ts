@@ -96,11 +96,46 @@ function mountServiceAccountToken(spec: Record<string, unknown>): void {
   if (!existing && needsVolume) spec['volumes'] = [...volumes, tokenVolume(volumeName)];
 }
 
+/** Whether the pod names a Secret (podutil.VisitPodSecretNames, the common places). */
+function referencesSecrets(spec: Record<string, unknown>): boolean {
+  if (records(spec['imagePullSecrets']).length > 0) return true;
+  if (records(spec['volumes']).some((v) => isRecord(v['secret']))) return true;
+  for (const field of ['initContainers', 'containers', 'ephemeralContainers'])
+    for (const container of records(spec[field])) {
+      if (records(container['envFrom']).some((e) => isRecord(e['secretRef']))) return true;
+      if (
+        records(container['env']).some(
+          (e) => isRecord(e['valueFrom']) && isRecord(e['valueFrom']['secretKeyRef']),
+        )
+      )
+        return true;
+    }
+  return false;
+}
+
+/** The plugin's Validate for a mirror pod: a static pod's mirror references no credentials. */
+function validateMirrorPod(pod: KubeObject, spec: Record<string, unknown>): void {
+  const forbidden = (why: string) =>
+    ApiError.forbidden({ group: '', resource: 'pods' }, pod.metadata.name ?? '', why);
+  if (typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'] !== '')
+    throw forbidden('a mirror pod may not reference service accounts');
+  if (referencesSecrets(spec)) throw forbidden('a mirror pod may not reference secrets');
+  for (const volume of records(spec['volumes']))
+    if (
+      isRecord(volume['projected']) &&
+      records(volume['projected']['sources']).some((s) => isRecord(s['serviceAccountToken']))
+    )
+      throw forbidden('a mirror pod may not use ServiceAccountToken volume projections');
+}
+
 /** ServiceAccount admission (create only). */
 async function admitServiceAccount(request: AdmissionRequest): Promise<void> {
   const { object: pod } = request;
   if (request.operation !== 'CREATE') return;
-  if (pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return;
+  if (pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) {
+    validateMirrorPod(pod, isRecord(pod['spec']) ? pod['spec'] : {});
+    return;
+  }
   if (!isRecord(pod['spec'])) pod['spec'] = {};
   const spec = pod['spec'] as Record<string, unknown>;
   if (typeof spec['serviceAccountName'] !== 'string' || spec['serviceAccountName'] === '')
