@@ -68,6 +68,15 @@ describe('HorizontalPodAutoscalers with kubectl', () => {
     ]);
     expect(v1.stderr).toBe('');
     expect(v1.stdout).toBe('autoscaling/v1 60 2');
+
+    const described = await e2e.kubectl.run(['describe', 'hpa', 'web', '-n', ns]);
+    expect(described.stderr).toBe('');
+    expect(described.stdout).toMatch(/Reference:\s+Deployment\/web/);
+    expect(described.stdout).toMatch(
+      /resource cpu on pods\s+\(as a percentage of request\):\s+<unknown> \/ 60%/,
+    );
+    expect(described.stdout).toMatch(/Min replicas:\s+2/);
+    expect(described.stdout).toMatch(/Max replicas:\s+5/);
   });
 
   it("an HPA with maxReplicas below minReplicas is refused by kubectl apply with kube's message", async () => {
