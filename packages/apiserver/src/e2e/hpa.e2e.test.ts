@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { e2eForFile } from './e2e.test-helper.js';
+import { e2eForFile, tableRow } from './e2e.test-helper.js';
 
 // HorizontalPodAutoscalers through kubectl 1.32: `kubectl autoscale` creates an autoscaling/v2
 // HPA, `kubectl get hpa` prints printHorizontalPodAutoscaler's columns, and the same object
@@ -37,9 +37,8 @@ describe('HorizontalPodAutoscalers with kubectl', () => {
 
     const get = await e2e.kubectl.run(['get', 'hpa', '-n', ns]);
     expect(get.stderr).toBe('');
-    const [header = '', first = ''] = get.stdout.trimEnd().split('\n');
-    const split = (line: string) => line.trim().split(/\s{2,}/);
-    expect(split(header)).toEqual([
+    const { header, cells } = tableRow(get.stdout);
+    expect(header).toEqual([
       'NAME',
       'REFERENCE',
       'TARGETS',
@@ -48,7 +47,7 @@ describe('HorizontalPodAutoscalers with kubectl', () => {
       'REPLICAS',
       'AGE',
     ]);
-    expect(split(first).slice(0, 6)).toEqual([
+    expect(cells.slice(0, 6)).toEqual([
       'web',
       'Deployment/web',
       'cpu: <unknown>/60%',

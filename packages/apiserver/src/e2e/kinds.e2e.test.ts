@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectionOf, KIND_CASES } from '../registry/kinds.test-helper.js';
-import { e2eForFile } from './e2e.test-helper.js';
+import { e2eForFile, tableRow } from './e2e.test-helper.js';
 
 // The kinds added with their strategies, as kubectl 1.32 sees them: discovery (api-resources),
 // server-side Table columns as kube's printers (pkg/printers/internalversion/printers.go),
@@ -67,11 +67,7 @@ const HEADERS: Readonly<Record<string, string[]>> = {
 };
 
 /** The first row's cells, without AGE (which moves). */
-function row(stdout: string): { header: string[]; cells: string[] } {
-  const [head = '', first = ''] = stdout.trimEnd().split('\n');
-  const split = (line: string) => line.trim().split(/\s{2,}/);
-  return { header: split(head), cells: split(first) };
-}
+const row = tableRow;
 
 async function createAll(ns: string): Promise<void> {
   for (const c of KIND_CASES) {

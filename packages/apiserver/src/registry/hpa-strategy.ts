@@ -64,175 +64,112 @@ function reference(ref: unknown): Json {
   });
 }
 
-/** Convert_autoscaling_MetricSpec_To_v1_MetricSpec. */
-function metricSpecToV1(metric: Json): Json {
+/** Which half of a metric: the spec's target or the status's current value. */
+type Side = 'target' | 'current';
+
+/**
+ * Convert_autoscaling_MetricSpec_To_v1_MetricSpec (`target`) and
+ * Convert_autoscaling_MetricStatus_To_v1_MetricStatus (`current`): autoscaling/v1 names the
+ * value's fields after the side (`targetAverageValue`, `currentAverageValue`); a quantity that
+ * is not a pointer in the v1 struct is written `0` when unset, as Go does.
+ */
+function metricToV1(metric: Json, side: Side): Json {
   const out: Json = { type: metric['type'] ?? '' };
+  const status = side === 'current';
   const source = (key: string) => recordAt(metric, key);
-  const target = (key: string) => recordAt(source(key), 'target');
+  const value = (key: string) => recordAt(source(key), side);
   const id = (key: string) => recordAt(source(key), 'metric');
   if (isRecord(metric['object']))
     out['object'] = withoutUnset({
       target: reference(source('object')['describedObject']),
       metricName: id('object')['name'] ?? '',
-      targetValue: target('object')['value'] ?? '0',
+      [`${side}Value`]: value('object')['value'] ?? '0',
       selector: id('object')['selector'],
-      averageValue: target('object')['averageValue'],
+      averageValue: value('object')['averageValue'],
     });
   if (isRecord(metric['pods']))
     out['pods'] = withoutUnset({
       metricName: id('pods')['name'] ?? '',
-      targetAverageValue: target('pods')['averageValue'] ?? '0',
+      [`${side}AverageValue`]: value('pods')['averageValue'] ?? '0',
       selector: id('pods')['selector'],
     });
   for (const key of ['resource', 'containerResource'] as const)
     if (isRecord(metric[key]))
       out[key] = withoutUnset({
         name: source(key)['name'] ?? '',
-        targetAverageUtilization: target(key)['averageUtilization'],
-        targetAverageValue: target(key)['averageValue'],
+        [`${side}AverageUtilization`]: value(key)['averageUtilization'],
+        [`${side}AverageValue`]: value(key)['averageValue'] ?? (status ? '0' : undefined),
         ...(key === 'containerResource' ? { container: source(key)['container'] ?? '' } : {}),
       });
   if (isRecord(metric['external']))
     out['external'] = withoutUnset({
       metricName: id('external')['name'] ?? '',
       metricSelector: id('external')['selector'],
-      targetValue: target('external')['value'],
-      targetAverageValue: target('external')['averageValue'],
+      [`${side}Value`]: value('external')['value'] ?? (status ? '0' : undefined),
+      [`${side}AverageValue`]: value('external')['averageValue'],
     });
   return out;
 }
 
-/** Convert_v1_MetricSpec_To_autoscaling_MetricSpec. */
-function metricSpecFromV1(metric: Json): Json {
+/**
+ * Convert_v1_MetricSpec_To_autoscaling_MetricSpec (`target`, whose MetricTarget also says its
+ * type: the v1 fields that are set decide it) and Convert_v1_MetricStatus_To_autoscaling_MetricStatus
+ * (`current`).
+ */
+function metricFromV1(metric: Json, side: Side): Json {
   const out: Json = { type: metric['type'] ?? '' };
-  const object = recordAt(metric, 'object');
-  if (isRecord(metric['object']))
+  const measured = (type: string, fields: Json) =>
+    withoutUnset(side === 'target' ? { type, ...fields } : fields);
+  const v1 = (key: string) => recordAt(metric, key);
+  const field = (key: string, name: string) => v1(key)[`${side}${name}`];
+  if (isRecord(metric['object'])) {
+    const averageValue = v1('object')['averageValue'];
     out['object'] = {
-      describedObject: reference(object['target']),
-      target: withoutUnset({
-        type: set(object['averageValue']) ? 'AverageValue' : 'Value',
-        value: object['targetValue'] ?? '0',
-        averageValue: object['averageValue'],
+      describedObject: reference(v1('object')['target']),
+      [side]: measured(set(averageValue) ? 'AverageValue' : 'Value', {
+        value: field('object', 'Value') ?? '0',
+        averageValue,
       }),
-      metric: withoutUnset({ name: object['metricName'] ?? '', selector: object['selector'] }),
+      metric: withoutUnset({
+        name: v1('object')['metricName'] ?? '',
+        selector: v1('object')['selector'],
+      }),
     };
-  const pods = recordAt(metric, 'pods');
+  }
   if (isRecord(metric['pods']))
     out['pods'] = {
-      metric: withoutUnset({ name: pods['metricName'] ?? '', selector: pods['selector'] }),
-      target: { type: 'AverageValue', averageValue: pods['targetAverageValue'] ?? '0' },
-    };
-  for (const key of ['resource', 'containerResource'] as const) {
-    const source = recordAt(metric, key);
-    if (isRecord(metric[key]))
-      out[key] = {
-        name: source['name'] ?? '',
-        target: withoutUnset({
-          type: set(source['targetAverageUtilization']) ? 'Utilization' : 'AverageValue',
-          averageUtilization: source['targetAverageUtilization'],
-          averageValue: source['targetAverageValue'],
-        }),
-        ...(key === 'containerResource' ? { container: source['container'] ?? '' } : {}),
-      };
-  }
-  const external = recordAt(metric, 'external');
-  if (isRecord(metric['external']))
-    out['external'] = {
       metric: withoutUnset({
-        name: external['metricName'] ?? '',
-        selector: external['metricSelector'],
+        name: v1('pods')['metricName'] ?? '',
+        selector: v1('pods')['selector'],
       }),
-      target: withoutUnset({
-        type: set(external['targetValue']) ? 'Value' : 'AverageValue',
-        value: external['targetValue'],
-        averageValue: external['targetAverageValue'],
-      }),
+      [side]: measured('AverageValue', { averageValue: field('pods', 'AverageValue') ?? '0' }),
     };
-  return out;
-}
-
-/** Convert_autoscaling_MetricStatus_To_v1_MetricStatus. */
-function metricStatusToV1(metric: Json): Json {
-  const out: Json = { type: metric['type'] ?? '' };
-  const current = (key: string) => recordAt(recordAt(metric, key), 'current');
-  const id = (key: string) => recordAt(recordAt(metric, key), 'metric');
-  if (isRecord(metric['object']))
-    out['object'] = withoutUnset({
-      target: reference(recordAt(metric, 'object')['describedObject']),
-      metricName: id('object')['name'] ?? '',
-      currentValue: current('object')['value'] ?? '0',
-      selector: id('object')['selector'],
-      averageValue: current('object')['averageValue'],
-    });
-  if (isRecord(metric['pods']))
-    out['pods'] = withoutUnset({
-      metricName: id('pods')['name'] ?? '',
-      currentAverageValue: current('pods')['averageValue'] ?? '0',
-      selector: id('pods')['selector'],
-    });
   for (const key of ['resource', 'containerResource'] as const)
-    if (isRecord(metric[key]))
-      out[key] = withoutUnset({
-        name: recordAt(metric, key)['name'] ?? '',
-        currentAverageUtilization: current(key)['averageUtilization'],
-        currentAverageValue: current(key)['averageValue'] ?? '0',
-        ...(key === 'containerResource'
-          ? { container: recordAt(metric, key)['container'] ?? '' }
-          : {}),
-      });
-  if (isRecord(metric['external']))
-    out['external'] = withoutUnset({
-      metricName: id('external')['name'] ?? '',
-      metricSelector: id('external')['selector'],
-      currentValue: current('external')['value'] ?? '0',
-      currentAverageValue: current('external')['averageValue'],
-    });
-  return out;
-}
-
-/** Convert_v1_MetricStatus_To_autoscaling_MetricStatus. */
-function metricStatusFromV1(metric: Json): Json {
-  const out: Json = { type: metric['type'] ?? '' };
-  const object = recordAt(metric, 'object');
-  if (isRecord(metric['object']))
-    out['object'] = {
-      metric: withoutUnset({ name: object['metricName'] ?? '', selector: object['selector'] }),
-      current: withoutUnset({
-        value: object['currentValue'] ?? '0',
-        averageValue: object['averageValue'],
-      }),
-      describedObject: reference(object['target']),
-    };
-  const pods = recordAt(metric, 'pods');
-  if (isRecord(metric['pods']))
-    out['pods'] = {
-      metric: withoutUnset({ name: pods['metricName'] ?? '', selector: pods['selector'] }),
-      current: { averageValue: pods['currentAverageValue'] ?? '0' },
-    };
-  for (const key of ['resource', 'containerResource'] as const) {
-    const source = recordAt(metric, key);
-    if (isRecord(metric[key]))
+    if (isRecord(metric[key])) {
+      const utilization = field(key, 'AverageUtilization');
+      const averageValue = field(key, 'AverageValue');
       out[key] = {
-        name: source['name'] ?? '',
-        current: withoutUnset({
-          averageValue: source['currentAverageValue'] ?? '0',
-          averageUtilization: source['currentAverageUtilization'],
+        name: v1(key)['name'] ?? '',
+        [side]: measured(set(utilization) ? 'Utilization' : 'AverageValue', {
+          averageUtilization: utilization,
+          averageValue: side === 'current' ? (averageValue ?? '0') : averageValue,
         }),
-        ...(key === 'containerResource' ? { container: source['container'] ?? '' } : {}),
+        ...(key === 'containerResource' ? { container: v1(key)['container'] ?? '' } : {}),
       };
-  }
-  const external = recordAt(metric, 'external');
-  if (isRecord(metric['external']))
+    }
+  if (isRecord(metric['external'])) {
+    const value = field('external', 'Value');
     out['external'] = {
       metric: withoutUnset({
-        name: external['metricName'] ?? '',
-        selector: external['metricSelector'],
+        name: v1('external')['metricName'] ?? '',
+        selector: v1('external')['metricSelector'],
       }),
-      current: withoutUnset({
-        value: external['currentValue'] ?? '0',
-        averageValue: external['currentAverageValue'],
+      [side]: measured(set(value) ? 'Value' : 'AverageValue', {
+        value: side === 'current' ? (value ?? '0') : value,
+        averageValue: field('external', 'AverageValue'),
       }),
     };
+  }
   return out;
 }
 
@@ -316,9 +253,16 @@ export function hpaToV1(hpa: KubeObject): KubeObject {
       if (set(utilization)) currentCPU = utilization;
     }
   const conditions = listAt(status, 'conditions');
-  if (others.length) annotations[METRIC_SPECS] = goJson(others.map(metricSpecToV1), 'MetricSpec');
+  if (others.length)
+    annotations[METRIC_SPECS] = goJson(
+      others.map((m) => metricToV1(m, 'target')),
+      'MetricSpec',
+    );
   if (current.length)
-    annotations[METRIC_STATUSES] = goJson(current.map(metricStatusToV1), 'MetricStatus');
+    annotations[METRIC_STATUSES] = goJson(
+      current.map((m) => metricToV1(m, 'current')),
+      'MetricStatus',
+    );
   if (isRecord(spec['behavior'])) annotations[BEHAVIOR] = behaviorToAnnotation(spec['behavior']);
   if (conditions.length) annotations[CONDITIONS] = JSON.stringify(conditions);
   const { annotations: _dropped, ...metadata } = hpa.metadata;
@@ -367,7 +311,8 @@ export function hpaFromV1(hpa: KubeObject): KubeObject {
       },
     });
   const others = parseAnnotation(given[METRIC_SPECS]);
-  if (Array.isArray(others)) metrics.push(...others.filter(isRecord).map(metricSpecFromV1));
+  if (Array.isArray(others))
+    metrics.push(...others.filter(isRecord).map((m) => metricFromV1(m, 'target')));
   // autoscaling/v1 once had an implicit default in the controller, applied here explicitly.
   if (metrics.length === 0)
     metrics.push({
@@ -390,7 +335,8 @@ export function hpaFromV1(hpa: KubeObject): KubeObject {
     ];
   const current = parseAnnotation(given[METRIC_STATUSES]);
   // The annotation says more than currentCPUUtilizationPercentage: it wins.
-  if (Array.isArray(current)) currentMetrics = current.filter(isRecord).map(metricStatusFromV1);
+  if (Array.isArray(current))
+    currentMetrics = current.filter(isRecord).map((m) => metricFromV1(m, 'current'));
   const behavior = parseAnnotation(given[BEHAVIOR]);
   const conditions = parseAnnotation(given[CONDITIONS]);
   const annotations = dropRoundTrip(hpa);

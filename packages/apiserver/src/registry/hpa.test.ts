@@ -1,7 +1,7 @@
-import type { KubeObject, Status } from '@listwatch/api';
+import type { KubeObject } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serverForFile } from '../testing/test-server.js';
+import { invalidCauses, serverForFile } from '../testing/test-server.js';
 import { hpaFromV1, hpaToV1 } from './hpa-strategy.js';
 
 // HorizontalPodAutoscalers: autoscaling/v2 stored, autoscaling/v1 a view
@@ -27,11 +27,7 @@ const v2 = (name: string, spec: Body = {}): KubeObject => ({
 const base = (ns: string, version: 'v1' | 'v2') =>
   `/apis/autoscaling/${version}/namespaces/${ns}/horizontalpodautoscalers`;
 
-function causes(res: { status: number; body: unknown }): (string | undefined)[][] {
-  const status = res.body as Status;
-  expect(res.status, JSON.stringify(status)).toBe(422);
-  return (status.details?.causes ?? []).map((c) => [c.field, c.reason, c.message]);
-}
+const causes = invalidCauses;
 
 describe('SetDefaults_HorizontalPodAutoscaler (autoscaling/v2)', () => {
   it('an HPA without minReplicas or metrics reads back with minReplicas 1 and an 80% CPU utilization metric, and a zero status', async () => {
@@ -193,11 +189,42 @@ describe('autoscaling/v1 is a view of the stored autoscaling/v2 object', () => {
         }),
       }),
     );
+    // Status values with what v1's structs always write (a non-pointer quantity) set.
+    const current = fc.oneof(
+      fc.record({
+        type: fc.constant('Resource'),
+        resource: fc.record({
+          name: fc.constantFrom('cpu', 'memory'),
+          current: fc.record(
+            { averageValue: quantity, averageUtilization: fc.integer({ min: 0, max: 300 }) },
+            { requiredKeys: ['averageValue'] },
+          ),
+        }),
+      }),
+      fc.record({
+        type: fc.constant('Pods'),
+        pods: fc.record({
+          metric: fc.record({ name: fc.constant('qps') }),
+          current: fc.record({ averageValue: quantity }),
+        }),
+      }),
+      fc.record({
+        type: fc.constant('External'),
+        external: fc.record({
+          metric: fc.record({ name: fc.constant('queue') }),
+          current: fc.record(
+            { value: quantity, averageValue: quantity },
+            { requiredKeys: ['value'] },
+          ),
+        }),
+      }),
+    );
     fc.assert(
       fc.property(
         fc.array(metric, { minLength: 1, maxLength: 4 }),
         fc.integer({ min: 0, max: 10 }),
-        (metrics, desired) => {
+        fc.array(current, { maxLength: 3 }),
+        (metrics, desired, currentMetrics) => {
           // The v1 form carries at most one CPU utilization target, the first.
           const cpu = metrics.findIndex(
             (m) =>
@@ -219,7 +246,10 @@ describe('autoscaling/v1 is a view of the stored autoscaling/v2 object', () => {
           );
           const stored: KubeObject = {
             ...v2('x', { minReplicas: 2, metrics: ordered }),
-            status: { desiredReplicas: desired },
+            status: {
+              desiredReplicas: desired,
+              ...(currentMetrics.length ? { currentMetrics } : {}),
+            },
           };
           const back = hpaFromV1(hpaToV1(structuredClone(stored)));
           expect(back['spec']).toEqual(stored['spec']);

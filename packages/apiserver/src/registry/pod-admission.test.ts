@@ -1,7 +1,7 @@
 import type { KubeObject, Status } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serverForFile } from '../testing/test-server.js';
+import { invalidCauses, serverForFile } from '../testing/test-server.js';
 import { TOKEN_MOUNT_PATH } from './pod-admission.js';
 
 // Pods through kube-apiserver's default admission plugins and scheduling validation:
@@ -26,11 +26,7 @@ const create = async (spec: Body = {}, container: Body = {}) => {
   return env.api.post<Pod>(`/api/v1/namespaces/${ns}/pods`, pod('web', spec, container));
 };
 
-function causes(res: { status: number; body: unknown }): (string | undefined)[][] {
-  const status = res.body as Status;
-  expect(res.status, JSON.stringify(status)).toBe(422);
-  return (status.details?.causes ?? []).map((c) => [c.field, c.reason, c.message]);
-}
+const causes = invalidCauses;
 
 describe('ServiceAccount admission', () => {
   it('TestAssignsDefaultServiceAccountAndBoundTokenWithNoSecretTokens: a pod gets serviceAccountName default and the projected kube-api-access volume mounted in every container', async () => {
