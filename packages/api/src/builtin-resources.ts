@@ -894,11 +894,15 @@ const endpoints = define({
   ],
 });
 
+/** The first `max` items, then kube printers' `+ N more...`. */
+function abbreviated(items: string[], max: number, separator: string): string {
+  const joined = items.slice(0, max).join(separator);
+  return items.length > max ? `${joined} + ${items.length - max} more...` : joined;
+}
+
 /** formatDiscoveryPorts / formatDiscoveryEndpoints: up to three, then `+ N more...`. */
 function firstThree(items: string[]): string {
-  if (items.length === 0) return '<unset>';
-  const joined = items.slice(0, 3).join(',');
-  return items.length > 3 ? `${joined} + ${items.length - 3} more...` : joined;
+  return items.length === 0 ? '<unset>' : abbreviated(items, 3, ',');
 }
 
 const endpointslices = define({
@@ -1315,7 +1319,8 @@ function hpaTargets(o: KubeObject): string {
   return `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${target}%`;
 }
 
-const horizontalpodautoscalers = define({
+/** What both served versions of HorizontalPodAutoscalers are. */
+const HPA: Omit<Spec, 'columns'> = {
   group: 'autoscaling',
   kind: 'HorizontalPodAutoscaler',
   plural: 'horizontalpodautoscalers',
@@ -1323,8 +1328,9 @@ const horizontalpodautoscalers = define({
   categories: ['all'],
   namespaced: true,
   subresources: ['status'],
-  columns: hpaColumns(hpaTargets),
-});
+};
+
+const horizontalpodautoscalers = define({ ...HPA, columns: hpaColumns(hpaTargets) });
 
 /**
  * formatHPAMetrics (kubernetes pkg/printers/internalversion/printers.go): each metric as
@@ -1372,8 +1378,7 @@ function hpaMetrics(o: KubeObject): string {
         return '<unknown type>';
     }
   });
-  const shown = list.slice(0, 2).join(', ');
-  return list.length > 2 ? `${shown} + ${list.length - 2} more...` : shown;
+  return abbreviated(list, 2, ', ');
 }
 
 /**
@@ -1381,14 +1386,8 @@ function hpaMetrics(o: KubeObject): string {
  * the same objects), printed by printHorizontalPodAutoscaler.
  */
 const horizontalpodautoscalersV2 = define({
-  group: 'autoscaling',
+  ...HPA,
   version: 'v2',
-  kind: 'HorizontalPodAutoscaler',
-  plural: 'horizontalpodautoscalers',
-  shortNames: ['hpa'],
-  categories: ['all'],
-  namespaced: true,
-  subresources: ['status'],
   columns: hpaColumns(hpaMetrics),
 });
 
