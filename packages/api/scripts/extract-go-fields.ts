@@ -7,7 +7,8 @@
 // - `keepEmpty`: its json tag lacks omitempty, so encoding/json writes it even when zero
 //   (`status.replicas: 0`).
 //
-//   pnpm --filter @listwatch/api extract:go-fields -- <dir holding k8s.io/api and k8s.io/apimachinery>
+//   pnpm --filter @listwatch/api extract:go-fields -- <dir holding k8s.io/api, k8s.io/apimachinery
+//   and k8s.io/apiextensions-apiserver>
 //
 // Only packages with a generated.proto, no alpha or beta versions, are read; messages are named as the .proto names them.
 
@@ -41,7 +42,8 @@ function main(argv: string[]): void {
   const base = resolve(root);
   const out: Record<string, Record<string, string>> = {};
   for (const dir of packageDirs(base)) {
-    const pkg = relative(base, dir).split('/').join('.');
+    // The proto package spells a dash as an underscore (k8s.io.apiextensions_apiserver...).
+    const pkg = relative(base, dir).split('/').join('.').replace(/-/g, '_');
     for (const file of readdirSync(dir)) {
       if (!file.endsWith('.go') || file.endsWith('_test.go') || file.startsWith('zz_generated'))
         continue;

@@ -5,7 +5,9 @@
 //
 //   pnpm --filter @listwatch/api generate:schemas -- <proto dir> [--golden <dir>] [--revision <text>]
 //
-// <proto dir> holds k8s.io/...; --golden checks the result against kubernetes/api's
+// <proto dir> holds k8s.io/...; the .proto files vendored in this package (proto/k8s.io/..., the
+// groups the reference set lacks: autoscaling/v2, apiextensions.k8s.io/v1) are read with it.
+// --golden checks the result against kubernetes/api's
 // testdata/HEAD/<group>.<version>.<Kind>.json fixtures (every field set): each of their fields
 // must be one the source declares. --revision names the upstream commits in the output.
 
@@ -24,7 +26,10 @@ import {
 } from '../src/schema-types.js';
 
 const OUT = fileURLToPath(new URL('../src/generated/schemas.ts', import.meta.url));
+/** Upstream .proto files kept in the package, unchanged (proto/README.md names their commits). */
+const VENDORED = fileURLToPath(new URL('../proto', import.meta.url));
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+const APIEXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
 
 // --- what the .proto files do not say ---------------------------------------------------------
 
@@ -41,6 +46,11 @@ const JSON_FORMS: Readonly<Record<string, JsonForm>> = {
   'k8s.io.apimachinery.pkg.runtime.RawExtension': 'object',
   'k8s.io.apimachinery.pkg.api.resource.Quantity': 'quantity',
   'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'int-or-string',
+  // apiextensions.k8s.io/v1 (marshal.go): any JSON, and a schema or something else.
+  [`${APIEXTENSIONS}.JSON`]: 'object',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrArray`]: 'schema-or-array',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrBool`]: 'schema-or-bool',
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrStringArray`]: 'schema-or-string-array',
 };
 
 /**
@@ -63,6 +73,25 @@ const EMBEDDED: readonly (readonly [string, string])[] = [
 const JSON_NAMES: Readonly<Record<string, string>> = {
   'k8s.io.api.authentication.v1.BoundObjectReference.uID': 'uid',
   'k8s.io.api.networking.v1.IngressClassParametersReference.aPIGroup': 'apiGroup',
+  // JSONSchemaProps names JSON Schema's keywords in its json tags.
+  [`${APIEXTENSIONS}.JSONSchemaProps.schema`]: '$schema',
+  [`${APIEXTENSIONS}.JSONSchemaProps.ref`]: '$ref',
+  ...Object.fromEntries(
+    [
+      'PreserveUnknownFields',
+      'EmbeddedResource',
+      'IntOrString',
+      'ListMapKeys',
+      'ListType',
+      'MapType',
+      'Validations',
+    ].map((name) => [
+      `${APIEXTENSIONS}.JSONSchemaProps.xKubernetes${name}`,
+      `x-kubernetes-${name.replace(/[A-Z]/g, (c, i: number) => `${i ? '-' : ''}${c.toLowerCase()}`)}`,
+    ]),
+  ),
+  // A field of a self-marshalling type, never a JSON name (the form writes it).
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrArray.jSONSchemas`]: 'JSONSchemas',
 };
 
 /**
@@ -95,6 +124,18 @@ function messageOf(gvk: Gvk): string {
   return `k8s.io.api.${pkg}.${gvk.version}.${gvk.kind}`;
 }
 
+/**
+ * Kinds the apiserver defines outside builtin-resources.ts, with their messages:
+ * apiextensions.k8s.io's CustomResourceDefinition (apiextensions-apiserver's generated.proto).
+ */
+const OTHER_KINDS: readonly { gvk: Gvk; message: string }[] = [
+  'CustomResourceDefinition',
+  'CustomResourceDefinitionList',
+].map((kind) => ({
+  gvk: { group: 'apiextensions.k8s.io', version: 'v1', kind },
+  message: `${APIEXTENSIONS}.${kind}`,
+}));
+
 /** Kinds not served yet whose golden fixtures (kubernetes/api testdata) the protobuf codec will be tested against. */
 const FIXTURE_KINDS: readonly Gvk[] = [
   'Role',
@@ -113,6 +154,7 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
     add(def);
     add({ ...def, kind: `${def.kind}List` });
   }
+  for (const { gvk, message } of OTHER_KINDS) add(gvk, message);
   // Subresource bodies (apiserver discovery/subresources.ts).
   add({ group: '', version: 'v1', kind: 'Binding' });
   add({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
@@ -149,6 +191,9 @@ const EXTRA_MESSAGES = [
   `${META}.Patch`,
   `${META}.WatchEvent`,
   'k8s.io.apimachinery.pkg.runtime.Unknown',
+  // autoscaling/v1's round-trip annotations hold these (apiserver registry/hpa-strategy.ts).
+  'k8s.io.api.autoscaling.v1.MetricSpec',
+  'k8s.io.api.autoscaling.v1.MetricStatus',
 ];
 
 // --- reading the .proto files ------------------------------------------------------------------
@@ -161,10 +206,12 @@ function protoFiles(dir: string): string[] {
   });
 }
 
-function loadRoot(dir: string): protobuf.Root {
+function loadRoot(dirs: readonly string[]): protobuf.Root {
   const root = new protobuf.Root();
-  const files = protoFiles(dir);
-  if (files.length === 0) throw new Error(`no .proto files under ${dir}`);
+  for (const dir of dirs) {
+    if (protoFiles(dir).length === 0) throw new Error(`no .proto files under ${dir}`);
+  }
+  const files = dirs.flatMap(protoFiles);
   for (const file of files) {
     // alternateCommentMode keeps `//` comments, where the Go docs and markers are.
     protobuf.parse(readFileSync(file, 'utf8'), root, {
@@ -178,7 +225,10 @@ function loadRoot(dir: string): protobuf.Root {
 
 /** `k8s.io.api.core.v1.Pod` → `io.k8s.api.core.v1.Pod`, the OpenAPI definition name. */
 function definitionName(message: string): string {
-  const name = message.replace(/^\./, '');
+  // go-to-protobuf spells a dash of the Go package as an underscore; OpenAPI keeps the dash.
+  const name = message
+    .replace(/^\./, '')
+    .replace('apiextensions_apiserver', 'apiextensions-apiserver');
   return name.startsWith('k8s.io.') ? `io.k8s.${name.slice('k8s.io.'.length)}` : name;
 }
 
@@ -252,11 +302,10 @@ function sourceField(
   const messageName = message.fullName.replace(/^\./, '');
   const where = `${messageName}.${field.name}`;
   let name = field.name;
-  if (/^[a-z][A-Z]/.test(name)) {
-    const json = JSON_NAMES[where];
-    if (!json) throw new Error(`${where}: no JSON name known for this go-to-protobuf name`);
-    name = json;
-  }
+  const json = JSON_NAMES[where];
+  if (json) name = json;
+  else if (/^[a-z][A-Z]/.test(name))
+    throw new Error(`${where}: no JSON name known for this go-to-protobuf name`);
   const type = typeOf(field, queue);
   const fieldType = field.resolvedType?.fullName.replace(/^\./, '');
   const inline = EMBEDDED.some(
@@ -444,7 +493,7 @@ function main(argv: string[]): void {
   if (!protoDir || args.length !== 1) {
     throw new Error('usage: generate-schemas <proto dir> [--golden <dir>] [--revision <text>]');
   }
-  const root = loadRoot(resolve(protoDir));
+  const root = loadRoot([resolve(protoDir), VENDORED]);
 
   const types: Record<string, SourceType> = {};
   const pending: string[] = [];
@@ -467,7 +516,7 @@ function main(argv: string[]): void {
   }
 
   const source: SchemaSource = {
-    source: `kubernetes/api and kubernetes/apimachinery generated.proto${revision ? ` (${revision})` : ''}`,
+    source: `kubernetes/api, kubernetes/apimachinery and kubernetes/apiextensions-apiserver generated.proto${revision ? ` (${revision})` : ''}`,
     kinds,
     types: Object.fromEntries(Object.entries(types).sort(([a], [b]) => (a < b ? -1 : 1))),
   };
@@ -477,8 +526,8 @@ function main(argv: string[]): void {
     console.log(`checked ${checked} golden fixtures: every field is declared`);
   }
   const text = [
-    '// Generated by scripts/generate-schemas.ts from kubernetes/api and kubernetes/apimachinery',
-    '// generated.proto. Do not edit: run `pnpm --filter @listwatch/api generate:schemas -- <proto dir>`.',
+    '// Generated by scripts/generate-schemas.ts from kubernetes/api, kubernetes/apimachinery and',
+    '// kubernetes/apiextensions-apiserver generated.proto. Do not edit: run `pnpm --filter @listwatch/api generate:schemas -- <proto dir>`.',
     "import type { SchemaSource } from '../schema-types.js';",
     '',
     `export const schemaSource: SchemaSource = ${serialize(source)};`,

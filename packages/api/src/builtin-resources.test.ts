@@ -40,6 +40,7 @@ describe('built-in resource definitions', () => {
       'controllerrevisions.apps',
       'events.events.k8s.io',
       'horizontalpodautoscalers.autoscaling',
+      'horizontalpodautoscalers.autoscaling',
       'jobs.batch',
       'cronjobs.batch',
       'ingresses.networking.k8s.io',

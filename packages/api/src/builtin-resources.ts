@@ -894,11 +894,15 @@ const endpoints = define({
   ],
 });
 
+/** The first `max` items, then kube printers' `+ N more...`. */
+function abbreviated(items: string[], max: number, separator: string): string {
+  const joined = items.slice(0, max).join(separator);
+  return items.length > max ? `${joined} + ${items.length - max} more...` : joined;
+}
+
 /** formatDiscoveryPorts / formatDiscoveryEndpoints: up to three, then `+ N more...`. */
 function firstThree(items: string[]): string {
-  if (items.length === 0) return '<unset>';
-  const joined = items.slice(0, 3).join(',');
-  return items.length > 3 ? `${joined} + ${items.length - 3} more...` : joined;
+  return items.length === 0 ? '<unset>' : abbreviated(items, 3, ',');
 }
 
 const endpointslices = define({
@@ -1270,23 +1274,9 @@ const eventsV1 = define({
   ],
 });
 
-/** printHorizontalPodAutoscaler for autoscaling/v1: the CPU target as its only metric. */
-function hpaTargets(o: KubeObject): string {
-  const target = at(o, 'spec.targetCPUUtilizationPercentage');
-  if (typeof target !== 'number') return '<none>';
-  const current = at(o, 'status.currentCPUUtilizationPercentage');
-  return `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${target}%`;
-}
-
-const horizontalpodautoscalers = define({
-  group: 'autoscaling',
-  kind: 'HorizontalPodAutoscaler',
-  plural: 'horizontalpodautoscalers',
-  shortNames: ['hpa'],
-  categories: ['all'],
-  namespaced: true,
-  subresources: ['status'],
-  columns: [
+/** printHorizontalPodAutoscaler's columns, `targets` printing the metrics of the version. */
+function hpaColumns(targets: (o: KubeObject) => string): TableColumn[] {
+  return [
     NAME_COLUMN,
     column(
       'Reference',
@@ -1297,7 +1287,7 @@ const horizontalpodautoscalers = define({
     column(
       'Targets',
       'metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond.',
-      hpaTargets,
+      targets,
     ),
     column(
       'MinPods',
@@ -1318,7 +1308,87 @@ const horizontalpodautoscalers = define({
       (o) => String(int(o, 'status.currentReplicas')),
     ),
     AGE,
-  ],
+  ];
+}
+
+/** printHorizontalPodAutoscaler for autoscaling/v1: the CPU target as its only metric. */
+function hpaTargets(o: KubeObject): string {
+  const target = at(o, 'spec.targetCPUUtilizationPercentage');
+  if (typeof target !== 'number') return '<none>';
+  const current = at(o, 'status.currentCPUUtilizationPercentage');
+  return `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${target}%`;
+}
+
+/** What both served versions of HorizontalPodAutoscalers are. */
+const HPA: Omit<Spec, 'columns'> = {
+  group: 'autoscaling',
+  kind: 'HorizontalPodAutoscaler',
+  plural: 'horizontalpodautoscalers',
+  shortNames: ['hpa'],
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status'],
+};
+
+const horizontalpodautoscalers = define({ ...HPA, columns: hpaColumns(hpaTargets) });
+
+/**
+ * formatHPAMetrics (kubernetes pkg/printers/internalversion/printers.go): each metric as
+ * `current/target`, resource metrics named, at most two and how many more.
+ */
+function hpaMetrics(o: KubeObject): string {
+  const specs = array(o, 'spec.metrics') as Record<string, unknown>[];
+  if (specs.length === 0) return '<none>';
+  const statuses = array(o, 'status.currentMetrics') as Record<string, unknown>[];
+  // A Quantity's String(): the canonical text the decode stored, `0` when unset.
+  const str = (value: unknown) =>
+    typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '0';
+  const list = specs.map((spec, i) => {
+    const status = statuses[i];
+    const source = (key: string) =>
+      at(spec, `${key}.target`) as Record<string, unknown> | undefined;
+    const current = (key: string, field: string): unknown =>
+      status ? at(status, `${key}.current.${field}`) : undefined;
+    const has = (key: string) => status !== undefined && typeof status[key] === 'object';
+    switch (spec['type']) {
+      case 'External':
+      case 'Object': {
+        const key = spec['type'] === 'External' ? 'external' : 'object';
+        const target = source(key) ?? {};
+        if (target['averageValue'] != null) {
+          const now = current(key, 'averageValue');
+          return `${now != null ? str(now) : '<unknown>'}/${str(target['averageValue'])} (avg)`;
+        }
+        return `${has(key) ? str(current(key, 'value')) : '<unknown>'}/${str(target['value'])}`;
+      }
+      case 'Pods':
+        return `${has('pods') ? str(current('pods', 'averageValue')) : '<unknown>'}/${str(source('pods')?.['averageValue'])}`;
+      case 'Resource':
+      case 'ContainerResource': {
+        const key = spec['type'] === 'Resource' ? 'resource' : 'containerResource';
+        const name = text(spec, `${key}.name`, '');
+        const target = source(key) ?? {};
+        if (target['averageValue'] != null)
+          return `${name}: ${has(key) ? str(current(key, 'averageValue')) : '<unknown>'}/${str(target['averageValue'])}`;
+        const now = current(key, 'averageUtilization');
+        const utilization = target['averageUtilization'];
+        return `${name}: ${typeof now === 'number' ? `${now}%` : '<unknown>'}/${typeof utilization === 'number' ? `${utilization}%` : '<auto>'}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  return abbreviated(list, 2, ', ');
+}
+
+/**
+ * autoscaling/v2 HorizontalPodAutoscalers, kube's storage version (autoscaling/v1 is a view of
+ * the same objects), printed by printHorizontalPodAutoscaler.
+ */
+const horizontalpodautoscalersV2 = define({
+  ...HPA,
+  version: 'v2',
+  columns: hpaColumns(hpaMetrics),
 });
 
 /**
@@ -1348,6 +1418,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
   daemonsets,
   controllerrevisions,
   eventsV1,
+  horizontalpodautoscalersV2,
   horizontalpodautoscalers,
   jobs,
   cronjobs,

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalQuantity, decodeTypedObject, exceedsJsonDepth } from './object-decoding.js';
+import {
+  canonicalQuantity,
+  compareQuantities,
+  decodeTypedObject,
+  exceedsJsonDepth,
+} from './object-decoding.js';
 
 /** `levels` nested objects, built without recursion. */
 function nested(levels: number): Record<string, unknown> {
@@ -254,6 +259,14 @@ describe('types that unmarshal themselves', () => {
       ports: [{ containerPort: 0 }],
     });
   });
+
+  it('every field whose Go json tag lacks omitempty is written, from the Go facts of the source (StatefulSetStatus.replicas and availableReplicas, not collisionCount)', () => {
+    const object = { status: { observedGeneration: 2 } };
+    expect(
+      decodeTypedObject(object, 'StatefulSet', 'io.k8s.api.apps.v1.StatefulSet'),
+    ).toBeUndefined();
+    expect(object.status).toEqual({ observedGeneration: 2, replicas: 0, availableReplicas: 0 });
+  });
 });
 
 describe('canonicalQuantity (resource.Quantity CanonicalizeBytes, as kube writes quantities)', () => {
@@ -287,5 +300,35 @@ describe('canonicalQuantity (resource.Quantity CanonicalizeBytes, as kube writes
     const object = { spec: { containers: [{ name: 'c', resources: { limits: { cpu: 0.5 } } }] } };
     expect(decodeTypedObject(object, 'Pod', 'io.k8s.api.core.v1.Pod')).toBeUndefined();
     expect(object.spec.containers[0]?.resources.limits.cpu).toBe('500m');
+  });
+});
+
+describe('compareQuantities (resource.Quantity Cmp)', () => {
+  it.each([
+    ['1', '1000m', 0],
+    ['500m', '1', -1],
+    ['1Gi', '1G', 1],
+    ['1e3', '1k', 0],
+    ['-1', '0', -1],
+    ['0.1', '100m', 0],
+    ['1Ki', '1024', 0],
+  ] as const)('%s against %s is %d', (a, b, want) => {
+    expect(compareQuantities(a, b)).toBe(want);
+  });
+
+  it('is antisymmetric and agrees with the canonical form, for any two quantities', () => {
+    const quantity = fc
+      .tuple(
+        fc.integer({ min: -5000, max: 5000 }),
+        fc.constantFrom('', 'm', 'k', 'Ki', 'Mi', 'M', 'e2', 'n'),
+      )
+      .map(([n, suffix]) => `${n}${suffix}`);
+    fc.assert(
+      fc.property(quantity, quantity, (a, b) => {
+        const ab = compareQuantities(a, b);
+        expect(ab).toBe(-(compareQuantities(b, a) ?? 0) || 0);
+        expect(compareQuantities(canonicalQuantity(a), b)).toBe(ab);
+      }),
+    );
   });
 });

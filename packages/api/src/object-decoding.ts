@@ -185,7 +185,35 @@ function decodeSpecial(
       return checkInteger(value, 32, 'int32', at);
     case 'object':
       return value;
+    case 'schema-or-bool':
+    case 'schema-or-array':
+    case 'schema-or-string-array':
+      return decodeSchemaOr(value, shape.form, shape.name.replace(/Or\w+$/, ''), at);
   }
+}
+
+/** JSONSchemaPropsOrBool, OrArray and OrStringArray's UnmarshalJSON (apiextensions marshal.go). */
+function decodeSchemaOr(
+  value: unknown,
+  form: 'schema-or-bool' | 'schema-or-array' | 'schema-or-string-array',
+  schemaType: string,
+  at: Context,
+): unknown {
+  const schema = (v: Record<string, unknown>, path: readonly string[]) =>
+    decodeStruct(v, schemaType, { struct: structName(schemaType), path });
+  if (isRecord(value)) return schema(value, at.path);
+  if (form === 'schema-or-bool') {
+    if (typeof value !== 'boolean') throw new TypeMismatch('boolean or JSON schema expected');
+    return value;
+  }
+  if (!Array.isArray(value)) return value;
+  value.forEach((item) => {
+    if (form === 'schema-or-array') {
+      if (!isRecord(item)) throw mismatch(jsonKind(item), structName(schemaType), at);
+      schema(item, at.path);
+    } else if (typeof item !== 'string') throw mismatch(jsonKind(item), 'string', at);
+  });
+  return value;
 }
 
 function decodeStruct(
@@ -208,86 +236,21 @@ function decodeStruct(
       path: [...at.path, name],
     });
   }
-  // A field without omitempty is written as its zero value when it is missing.
+  // A field whose Go json tag lacks omitempty (the source's `keepEmpty`, from the Go types) is
+  // written by encoding/json as its zero value when missing: kube's OpenAPI lists it as required
+  // and typed clients (the Python client's models) refuse an object without it. A +required
+  // pointer (DeploymentSpec.selector) is written as null: left out.
   for (const field of fields.values()) {
     if (object[field.name] !== undefined) continue;
     const shape = jsonShape(field.type);
-    // A +required struct may be a pointer (DeploymentSpec.selector), written as null: left out.
-    if (NOT_OMITTED[typeName]?.includes(field.name)) {
+    if (field.keepEmpty) {
       if (shape.kind === 'scalar' || shape.kind === 'struct') object[field.name] = zero(shape);
-    } else if (field.required && shape.kind === 'scalar') object[field.name] = zero(shape);
+    } else if (field.required && shape.kind === 'scalar') {
+      object[field.name] = zero(shape);
+    }
   }
   return object;
 }
-
-const CORE = 'io.k8s.api.core.v1';
-const META_V1 = 'io.k8s.apimachinery.pkg.apis.meta.v1';
-
-/**
- * Scalar and struct-valued fields whose Go json tag has no omitempty (k8s.io/api and
- * apimachinery types.go), which the .proto does not show: encoding/json writes them even when
- * unset, kube's OpenAPI lists them as required, and typed clients (the Python client's models)
- * refuse an object without them. Fields marked +required in the source are such fields too.
- */
-const NOT_OMITTED: Readonly<Record<string, readonly string[]>> = {
-  [`${META_V1}.OwnerReference`]: ['apiVersion', 'kind', 'name', 'uid'],
-  [`${META_V1}.LabelSelectorRequirement`]: ['key', 'operator'],
-  [`${META_V1}.Condition`]: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
-  [`${CORE}.Container`]: ['name'],
-  [`${CORE}.ContainerPort`]: ['containerPort'],
-  [`${CORE}.EnvVar`]: ['name'],
-  [`${CORE}.Volume`]: ['name'],
-  [`${CORE}.VolumeMount`]: ['name', 'mountPath'],
-  [`${CORE}.KeyToPath`]: ['key', 'path'],
-  [`${CORE}.ServicePort`]: ['port'],
-  [`${CORE}.ContainerStatus`]: ['name', 'ready', 'restartCount', 'image', 'imageID'],
-  [`${CORE}.ContainerStateTerminated`]: ['exitCode'],
-  [`${CORE}.PodCondition`]: ['type', 'status'],
-  [`${CORE}.NodeCondition`]: ['type', 'status'],
-  [`${CORE}.NodeAddress`]: ['type', 'address'],
-  [`${CORE}.NodeSystemInfo`]: [
-    'machineID',
-    'systemUUID',
-    'bootID',
-    'kernelVersion',
-    'osImage',
-    'containerRuntimeVersion',
-    'kubeletVersion',
-    'kubeProxyVersion',
-    'operatingSystem',
-    'architecture',
-  ],
-  [`${CORE}.DaemonEndpoint`]: ['Port'],
-  [`${CORE}.AttachedVolume`]: ['name', 'devicePath'],
-  [`${CORE}.Taint`]: ['key', 'effect'],
-  [`${CORE}.PodReadinessGate`]: ['conditionType'],
-  [`${CORE}.PortStatus`]: ['port', 'protocol'],
-  [`${CORE}.ObjectFieldSelector`]: ['fieldPath'],
-  [`${CORE}.ConfigMapKeySelector`]: ['key'],
-  [`${CORE}.SecretKeySelector`]: ['key'],
-  [`${CORE}.ResourceFieldSelector`]: ['resource'],
-  [`${CORE}.HTTPGetAction`]: ['port'],
-  [`${CORE}.HTTPHeader`]: ['name', 'value'],
-  [`${CORE}.TCPSocketAction`]: ['port'],
-  [`${CORE}.NodeSelectorRequirement`]: ['key', 'operator'],
-  [`${CORE}.PodAffinityTerm`]: ['topologyKey'],
-  [`${CORE}.WeightedPodAffinityTerm`]: ['weight', 'podAffinityTerm'],
-  [`${CORE}.PreferredSchedulingTerm`]: ['weight', 'preference'],
-  [`${CORE}.TopologySpreadConstraint`]: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
-  [`${CORE}.Sysctl`]: ['name', 'value'],
-  [`${CORE}.PersistentVolumeClaimVolumeSource`]: ['claimName'],
-  [`${CORE}.DownwardAPIVolumeFile`]: ['path'],
-  [`${CORE}.ServiceAccountTokenProjection`]: ['path'],
-  [`${CORE}.HostPathVolumeSource`]: ['path'],
-  [`${CORE}.Event`]: ['involvedObject'],
-  ['io.k8s.api.apps.v1.ReplicaSetStatus']: ['replicas'],
-  ['io.k8s.api.apps.v1.DeploymentCondition']: ['type', 'status'],
-  ['io.k8s.api.apps.v1.ReplicaSetCondition']: ['type', 'status'],
-  ['io.k8s.api.rbac.v1.RoleRef']: ['apiGroup', 'kind', 'name'],
-  ['io.k8s.api.rbac.v1.Subject']: ['kind', 'name'],
-  ['io.k8s.api.autoscaling.v1.ScaleStatus']: ['replicas'],
-  ['io.k8s.api.authentication.v1.TokenRequestStatus']: ['token'],
-};
 
 /** Why an object cannot be decoded, in the words of Go's decoder. */
 export interface DecodeFailure {
@@ -334,6 +297,21 @@ export function decodeTypedObject(
     }
   } catch (err) {
     if (err instanceof TypeMismatch) return { message: err.message, typeMeta: false };
+    throw err;
+  }
+  return undefined;
+}
+
+/**
+ * Decodes a value of a type of the schema source that is not a kind (a struct embedded in an
+ * annotation, as autoscaling/v1's round-trip annotations), in place as decodeTypedObject does.
+ */
+export function decodeTypedValue(value: unknown, typeName: string): string | undefined {
+  const struct = typeName.slice(typeName.lastIndexOf('.') + 1);
+  try {
+    decodeValue(value, jsonShape(typeName), { struct, path: [] });
+  } catch (err) {
+    if (err instanceof TypeMismatch) return err.message;
     throw err;
   }
   return undefined;
@@ -606,4 +584,32 @@ export function canonicalQuantity(text: string, roundToMilli = false): string {
   }
   const suffix = Object.entries(DECIMAL_SUFFIXES).find(([, e]) => e === exp)?.[0] ?? '';
   return `${sign}${n}${suffix}`;
+}
+
+/** The exact value of a parsed quantity as `n / 10^scale` (n signed). */
+function rational(q: ParsedQuantity): [bigint, number] {
+  const [n, exp] = decimal(q);
+  const signed = q.negative ? -n : n;
+  return exp >= 0 ? [signed * 10n ** BigInt(exp), 0] : [signed, -exp];
+}
+
+/**
+ * resource.Quantity Cmp: -1, 0 or 1 as `a` is less than, equal to or greater than `b`, exactly;
+ * undefined when either is not a quantity.
+ */
+export function compareQuantities(a: string, b: string): -1 | 0 | 1 | undefined {
+  const qa = parseQuantity(a);
+  const qb = parseQuantity(b);
+  if (!qa || !qb) return undefined;
+  const [na, sa] = rational(qa);
+  const [nb, sb] = rational(qb);
+  const scale = Math.max(sa, sb);
+  const x = na * 10n ** BigInt(scale - sa);
+  const y = nb * 10n ** BigInt(scale - sb);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** resource.Quantity Sign: -1, 0 or 1; undefined when `text` is not a quantity. */
+export function quantitySign(text: string): -1 | 0 | 1 | undefined {
+  return compareQuantities(text, '0');
 }

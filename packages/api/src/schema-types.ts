@@ -29,7 +29,18 @@ export function isProtoScalar(type: string): type is ProtoScalar {
  * `int-or-string` (intstr.IntOrString), `object` (any JSON object, kept as is: FieldsV1,
  * RawExtension, Patch) and `items` (a named slice like metav1.Verbs: the list of its `items`).
  */
-export type JsonForm = 'date-time' | 'duration' | 'quantity' | 'int-or-string' | 'object' | 'items';
+export type JsonForm =
+  | 'date-time'
+  | 'duration'
+  | 'quantity'
+  | 'int-or-string'
+  | 'object'
+  | 'items'
+  // apiextensions.k8s.io/v1 JSONSchemaPropsOrArray, OrBool, OrStringArray: a schema, or an
+  // array of schemas, a boolean, an array of strings.
+  | 'schema-or-array'
+  | 'schema-or-bool'
+  | 'schema-or-string-array';
 
 export interface SourceField {
   /** The JSON name (the proto name but for two go-to-protobuf spellings, see `protoName`). */

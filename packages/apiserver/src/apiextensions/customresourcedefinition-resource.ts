@@ -1,11 +1,10 @@
 import { NAME_COLUMN, type ResourceDefinition } from '@listwatch/api';
 import { GROUP } from './types.js';
 
-// The CustomResourceDefinition resource, defined by hand rather than in @listwatch/api's
-// builtin-resources.ts: the schema generator reads kubernetes/api's .proto files and derives each
-// built-in's message from its group, while apiextensions types live in apiextensions-apiserver's
-// generated.proto (another package, self-marshalling JSONSchemaProps). Its OpenAPI schema is the
-// generic one for kinds the source lacks.
+// The CustomResourceDefinition resource. Its schema (typed decoding, OpenAPI, protobuf) is the
+// schema source's, generated from apiextensions-apiserver's generated.proto like a built-in's;
+// the definition lives here, with the apiextensions server that serves it, not in
+// @listwatch/api's builtin-resources.ts.
 
 /** `apiextensions.k8s.io/v1` `customresourcedefinitions`: cluster-scoped, with a status. */
 export const customResourceDefinitions: ResourceDefinition = {

@@ -1,6 +1,5 @@
 import { type KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from '../registry/strategy.js';
-import { pruneCustomResourceDefinition } from './customresourcedefinition-fields.js';
 import {
   validateCustomResourceDefinition,
   validateCustomResourceDefinitionUpdate,
@@ -42,7 +41,6 @@ export const customResourceDefinitionStrategy: ResourceStrategy = {
     if (isRecord(spec) && spec['conversion'] === undefined)
       spec['conversion'] = { strategy: 'None' };
   },
-  pruneUnknownFields: pruneCustomResourceDefinition,
   prepareForCreate(object) {
     const crd = object as CustomResourceDefinition;
     crd.status = {};

@@ -165,4 +165,27 @@ describe('custom resources with kubectl', () => {
     // kubectl's discovery cache still names foos: the server's 404 is what it shows.
     expect(gone.stderr).toContain('the server could not find the requested resource');
   });
+
+  it('kubectl explain crd.spec shows the CustomResourceDefinition fields of the schema source (apiextensions-apiserver generated.proto)', async () => {
+    const explained = await e2e.kubectl.run(['explain', 'crd.spec']);
+    expect(explained.stderr).toBe('');
+    expect(explained.stdout).toMatch(/GROUP:\s+apiextensions.k8s.io/);
+    expect(explained.stdout).toMatch(/KIND:\s+CustomResourceDefinition/);
+    expect(explained.stdout).toContain('spec describes how the user wants the resources to appear');
+    for (const field of [
+      'conversion\t<CustomResourceConversion>',
+      'group\t<string> -required-',
+      'names\t<CustomResourceDefinitionNames> -required-',
+      'preserveUnknownFields\t<boolean>',
+      'scope\t<string> -required-',
+      'versions\t<[]CustomResourceDefinitionVersion> -required-',
+    ])
+      expect(explained.stdout).toContain(field);
+    const schema = await e2e.kubectl.run([
+      'explain',
+      'crd.spec.versions.schema.openAPIV3Schema.x-kubernetes-preserve-unknown-fields',
+    ]);
+    expect(schema.stderr).toBe('');
+    expect(schema.stdout).toMatch(/FIELD:\s+x-kubernetes-preserve-unknown-fields <boolean>/);
+  });
 });

@@ -42,7 +42,7 @@ describe('@kubernetes/client-node against discovery', () => {
     expect(list.groups.map((g) => [g.name, g.preferredVersion?.groupVersion])).toEqual([
       ['apps', 'apps/v1'],
       ['events.k8s.io', 'events.k8s.io/v1'],
-      ['autoscaling', 'autoscaling/v1'],
+      ['autoscaling', 'autoscaling/v2'],
       ['batch', 'batch/v1'],
       ['networking.k8s.io', 'networking.k8s.io/v1'],
       ['policy', 'policy/v1'],

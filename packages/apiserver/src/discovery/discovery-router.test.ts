@@ -97,11 +97,23 @@ describe('discovery documents', () => {
         'rbac.authorization.k8s.io',
         'coordination.k8s.io',
         'discovery.k8s.io',
-      ].map((name) => [
-        name,
-        [{ groupVersion: `${name}/v1`, version: 'v1' }],
-        { groupVersion: `${name}/v1`, version: 'v1' },
-      ]),
+      ].map((name) =>
+        // autoscaling serves v2 (preferred, its storage version) and v1.
+        name === 'autoscaling'
+          ? [
+              name,
+              [
+                { groupVersion: 'autoscaling/v2', version: 'v2' },
+                { groupVersion: 'autoscaling/v1', version: 'v1' },
+              ],
+              { groupVersion: 'autoscaling/v2', version: 'v2' },
+            ]
+          : [
+              name,
+              [{ groupVersion: `${name}/v1`, version: 'v1' }],
+              { groupVersion: `${name}/v1`, version: 'v1' },
+            ],
+      ),
     );
   });
 
@@ -332,6 +344,7 @@ describe('OpenAPI', () => {
       'api/v1',
       'apis/apps/v1',
       'apis/autoscaling/v1',
+      'apis/autoscaling/v2',
       'apis/batch/v1',
       'apis/coordination.k8s.io/v1',
       'apis/discovery.k8s.io/v1',

@@ -121,6 +121,11 @@ function specialSchema(type: SourceType): Schema {
       const items = type.fields[0];
       return { ...described, ...(items ? elementSchema(jsonShape(items.type)) : {}) };
     }
+    case 'schema-or-array':
+    case 'schema-or-bool':
+    case 'schema-or-string-array':
+      // A schema or another JSON value: kube's OpenAPI gives no type.
+      return described;
     default:
       return { ...described, type: 'object' };
   }
@@ -132,7 +137,11 @@ function byName<T>(entries: [string, T][]): [string, T][] {
 
 function structSchema(name: string, type: SourceType): Schema {
   const fields = [...jsonFields(name).values()];
-  const required = fields.filter((f) => f.required).map((f) => f.name);
+  // kube-openapi requires a field marked +required, or one whose json tag lacks omitempty and
+  // that is not marked +optional (the source's keepEmpty, from the Go types).
+  const required = fields
+    .filter((f) => f.required || (f.keepEmpty && !f.optional))
+    .map((f) => f.name);
   const kinds = [...kindsOfType(name)];
   if (name === DELETE_OPTIONS) {
     // Registered in every group version served (apimachinery AddToGroupVersion), as kube tags it.

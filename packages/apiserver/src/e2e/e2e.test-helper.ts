@@ -188,3 +188,10 @@ export function e2eForFile(options: ApiServerOptions = {}) {
     },
   };
 }
+
+/** The header and first row of kubectl's table output, cells split where kubectl pads. */
+export function tableRow(stdout: string): { header: string[]; cells: string[] } {
+  const [head = '', first = ''] = stdout.trimEnd().split('\n');
+  const split = (line: string) => line.trim().split(/\s{2,}/);
+  return { header: split(head), cells: split(first) };
+}

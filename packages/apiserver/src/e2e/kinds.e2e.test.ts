@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectionOf, KIND_CASES } from '../registry/kinds.test-helper.js';
-import { e2eForFile } from './e2e.test-helper.js';
+import { e2eForFile, tableRow } from './e2e.test-helper.js';
 
 // The kinds added with their strategies, as kubectl 1.32 sees them: discovery (api-resources),
 // server-side Table columns as kube's printers (pkg/printers/internalversion/printers.go),
@@ -67,11 +67,7 @@ const HEADERS: Readonly<Record<string, string[]>> = {
 };
 
 /** The first row's cells, without AGE (which moves). */
-function row(stdout: string): { header: string[]; cells: string[] } {
-  const [head = '', first = ''] = stdout.trimEnd().split('\n');
-  const split = (line: string) => line.trim().split(/\s{2,}/);
-  return { header: split(head), cells: split(first) };
-}
+const row = tableRow;
 
 async function createAll(ns: string): Promise<void> {
   for (const c of KIND_CASES) {
@@ -123,7 +119,7 @@ describe('the new kinds with kubectl', () => {
     expect(find('horizontalpodautoscalers')).toEqual([
       'horizontalpodautoscalers',
       'hpa',
-      'autoscaling/v1',
+      'autoscaling/v2',
       'true',
       'HorizontalPodAutoscaler',
     ]);
@@ -160,10 +156,12 @@ describe('the new kinds with kubectl', () => {
     expect((await cells('ingresses')).slice(0, 4)).toEqual(['web', '<none>', '*', '80']);
     expect((await cells('netpol')).slice(0, 2)).toEqual(['web', 'app=web']);
     expect((await cells('pdb')).slice(0, 4)).toEqual(['web', '1', 'N/A', '0']);
+    // kubectl reads autoscaling/v2, the preferred version: the v1 HPA without a CPU target is
+    // stored with the default 80% CPU metric.
     expect((await cells('hpa')).slice(0, 6)).toEqual([
       'web',
       'Deployment/web',
-      '<none>',
+      'cpu: <unknown>/80%',
       '1',
       '3',
       '0',

@@ -84,7 +84,29 @@ const SEEDS: readonly { path: string; object: KubeObject }[] = [
       count: 1,
       firstTimestamp: '2024-01-01T00:00:00Z',
       eventTime: '2024-01-01T00:00:00.000000Z',
+      // A new-style event (with an eventTime) names its reporter (legacyValidateEvent).
+      reportingComponent: 'kubelet',
+      reportingInstance: 'node-1',
+      action: 'Started',
       source: { component: 'kubelet' },
+    },
+  },
+  {
+    // Stored as autoscaling/v2; the Python client (no v2 API) reads it through autoscaling/v1.
+    path: `/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers`,
+    object: {
+      metadata: { name: 'seed' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'seed' },
+        maxReplicas: 4,
+        metrics: [
+          {
+            type: 'Resource',
+            resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '1Gi' } },
+          },
+        ],
+        behavior: { scaleDown: { stabilizationWindowSeconds: 60 } },
+      },
     },
   },
   {
@@ -220,7 +242,8 @@ c = client.Configuration(); c.host = sys.argv[1]
 api = client.ApiClient(c)
 core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
 coord, rbac = client.CoordinationV1Api(api), client.RbacAuthorizationV1Api(api)
-calls = [core.list_namespace, core.list_pod_for_all_namespaces, core.list_config_map_for_all_namespaces,
+autoscaling = client.AutoscalingV1Api(api)
+calls = [autoscaling.list_horizontal_pod_autoscaler_for_all_namespaces, core.list_namespace, core.list_pod_for_all_namespaces, core.list_config_map_for_all_namespaces,
   core.list_secret_for_all_namespaces, core.list_service_account_for_all_namespaces, core.list_node,
   core.list_service_for_all_namespaces, core.list_event_for_all_namespaces,
   apps.list_deployment_for_all_namespaces, apps.list_replica_set_for_all_namespaces,
@@ -300,6 +323,7 @@ describe('typed clients after a fuzzer of writes over every kind', () => {
     const apps = kc.makeApiClient(k8s.AppsV1Api);
     const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
     const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+    const autoscaling = kc.makeApiClient(k8s.AutoscalingV2Api);
     const lists = await Promise.all([
       core.listNamespace(),
       core.listPodForAllNamespaces(),
@@ -316,6 +340,7 @@ describe('typed clients after a fuzzer of writes over every kind', () => {
       rbac.listClusterRole(),
       rbac.listRoleBindingForAllNamespaces(),
       rbac.listClusterRoleBinding(),
+      autoscaling.listHorizontalPodAutoscalerForAllNamespaces(),
     ]);
     for (const list of lists) expect(list.items.length).toBeGreaterThan(0);
     // client-node turns times into Dates: every one it read is a valid date.

@@ -96,7 +96,7 @@ describe('type errors', () => {
     );
     const good = await env.api.post(base, {
       metadata: { name: 'e' },
-      involvedObject: { kind: 'Pod', name: 'p' },
+      involvedObject: { kind: 'Pod', name: 'p', namespace: ns },
       firstTimestamp: '2024-05-01T12:00:00.123+02:00',
     });
     expect(good.status).toBe(201);

@@ -1,4 +1,10 @@
-import { fieldErrors, isQualifiedName, type FieldError, type KubeObject } from '@listwatch/api';
+import {
+  fieldErrors,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  type FieldError,
+  type KubeObject,
+} from '@listwatch/api';
 import type { StorageConversion } from './converting-storage.js';
 import { immutable, kindStrategy, recordAt } from './kind-helpers.js';
 
@@ -48,36 +54,62 @@ const LIMITS = { reportingInstance: 128, action: 128, reason: 128, note: 1024 } 
 const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 
 /**
- * legacyValidateEvent for an event with an eventTime, as every events.k8s.io/v1 write gets it.
- * Field paths are kube's, which name some fields by their core names.
+ * legacyValidateEvent, on the event in its core/v1 form (kube validates the internal Event, so
+ * paths name core fields). An event without an eventTime is an old-style one: only its
+ * namespace must agree; a new-style one needs its reporting fields. `reportingField` is how the
+ * request's version names reportingController (core/v1: reportingComponent).
  */
-function validateEventsV1(event: KubeObject): FieldError[] {
+function legacyValidateEvent(event: KubeObject, reportingField: string): FieldError[] {
   const errors: FieldError[] = [];
   const text = (key: string) => (typeof event[key] === 'string' ? event[key] : '');
-  const regarding = recordAt(event, 'regarding');
+  const involved = recordAt(event, 'involvedObject');
+  const involvedNamespace = typeof involved['namespace'] === 'string' ? involved['namespace'] : '';
   const namespace = event.metadata.namespace ?? '';
-  if (!present(regarding['namespace']) && namespace !== 'default' && namespace !== 'kube-system')
+  const mismatch = () =>
     errors.push(
       fieldErrors.invalid(
         'involvedObject.namespace',
-        regarding['namespace'] ?? '',
+        involvedNamespace,
         'does not match event.namespace',
       ),
     );
-  const controller = text('reportingController');
-  if (!controller) errors.push(fieldErrors.required('reportingController', ''));
-  else
+  if (!present(event['eventTime'])) {
+    if (involvedNamespace === '') {
+      // An event about a cluster-scoped object lives in "" or, for old clients, "default".
+      if (namespace !== '' && namespace !== 'default') mismatch();
+    } else if (namespace !== involvedNamespace) mismatch();
+  } else {
+    if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system')
+      mismatch();
+    const controller = text('reportingComponent');
+    if (!controller) errors.push(fieldErrors.required(reportingField, ''));
     for (const msg of isQualifiedName(controller))
-      errors.push(fieldErrors.invalid('reportingController', controller, msg));
-  for (const key of ['reportingInstance', 'action', 'reason'] as const) {
-    if (!text(key)) errors.push(fieldErrors.required(key, ''));
-    else if (text(key).length > LIMITS[key])
-      errors.push(fieldErrors.invalid(key, '', `can have at most ${LIMITS[key]} characters`));
+      errors.push(fieldErrors.invalid(reportingField, controller, msg));
+    for (const key of ['reportingInstance', 'action', 'reason'] as const) {
+      if (!text(key)) errors.push(fieldErrors.required(key, ''));
+      if (text(key).length > LIMITS[key])
+        errors.push(fieldErrors.invalid(key, '', `can have at most ${LIMITS[key]} characters`));
+    }
+    if (text('message').length > LIMITS.note)
+      errors.push(fieldErrors.invalid('message', '', `can have at most ${LIMITS.note} characters`));
   }
-  if (text('note').length > LIMITS.note)
-    errors.push(fieldErrors.invalid('message', '', `can have at most ${LIMITS.note} characters`));
+  for (const msg of isDNS1123Subdomain(namespace))
+    errors.push(fieldErrors.invalid('namespace', namespace, msg));
   return errors;
 }
+
+/** legacyValidateEvent for events.k8s.io/v1 writes. */
+function validateEventsV1(event: KubeObject): FieldError[] {
+  return legacyValidateEvent(eventsV1ToEvent(event), 'reportingController');
+}
+
+/**
+ * core/v1 Events (pkg/registry/core/event/strategy.go): ValidateEventCreate and
+ * ValidateEventUpdate stop at legacyValidateEvent for core/v1, for backwards compatibility.
+ */
+export const eventStrategy = kindStrategy({
+  validate: (event) => legacyValidateEvent(event, 'reportingComponent'),
+});
 
 /** ValidateEventCreate's strict rules for events.k8s.io/v1: a new-style event only. */
 function validateEventsV1Create(event: KubeObject): FieldError[] {

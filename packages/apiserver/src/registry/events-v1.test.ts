@@ -8,11 +8,11 @@ import { openWatch, serverForFile } from '../testing/test-server.js';
 
 const env = serverForFile('events');
 
-const coreEvent = (name: string): KubeObject => ({
+const coreEvent = (name: string, namespace: string): KubeObject => ({
   apiVersion: 'v1',
   kind: 'Event',
   metadata: { name },
-  involvedObject: { kind: 'Pod', name: 'web-1', namespace: 'x' },
+  involvedObject: { kind: 'Pod', name: 'web-1', namespace },
   reason: 'Started',
   message: 'Started container web',
   source: { component: 'kubelet', host: 'node-1' },
@@ -44,7 +44,7 @@ describe('events.k8s.io/v1 Events', () => {
       `/apis/events.k8s.io/v1/namespaces/${ns}/events?watch=true`,
     );
     try {
-      const created = await env.api.post(`/api/v1/namespaces/${ns}/events`, coreEvent('e1'));
+      const created = await env.api.post(`/api/v1/namespaces/${ns}/events`, coreEvent('e1', ns));
       expect(created.status).toBe(201);
       const read = await env.api.get(`/apis/events.k8s.io/v1/namespaces/${ns}/events/e1`);
       expect(read.status).toBe(200);
@@ -102,7 +102,7 @@ describe('events.k8s.io/v1 Events', () => {
     expect((await env.api.get(`/api/v1/namespaces/${ns}/events/e2`)).status).toBe(404);
   });
 
-  it('a create through events.k8s.io/v1 needs eventTime, reportingController, reportingInstance, action and reason, and no deprecated fields (ValidateEventCreate)', async () => {
+  it('a create through events.k8s.io/v1 needs eventTime and no deprecated fields (ValidateEventCreate); without an eventTime legacyValidateEvent checks it as an old-style event', async () => {
     const ns = await env.namespace();
     const res = await env.api.post<Status>(`/apis/events.k8s.io/v1/namespaces/${ns}/events`, {
       apiVersion: 'events.k8s.io/v1',
@@ -114,12 +114,56 @@ describe('events.k8s.io/v1 Events', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.details?.causes?.map((c) => [c.field, c.reason])).toEqual([
+      ['eventTime', 'FieldValueRequired'],
+      ['count', 'FieldValueInvalid'],
+    ]);
+  });
+
+  it('a new-style event (with an eventTime) needs reportingController, reportingInstance, action and reason (legacyValidateEvent)', async () => {
+    const ns = await env.namespace();
+    const res = await env.api.post<Status>(`/apis/events.k8s.io/v1/namespaces/${ns}/events`, {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'bad' },
+      eventTime: '2026-01-01T00:00:00.000000Z',
+      regarding: { kind: 'Pod', name: 'p', namespace: ns },
+      type: 'Normal',
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.details?.causes?.map((c) => [c.field, c.reason])).toEqual([
+      // IsQualifiedName("") says both that the name part is empty and that it fails the regex.
       ['reportingController', 'FieldValueRequired'],
+      ['reportingController', 'FieldValueInvalid'],
+      ['reportingController', 'FieldValueInvalid'],
       ['reportingInstance', 'FieldValueRequired'],
       ['action', 'FieldValueRequired'],
       ['reason', 'FieldValueRequired'],
-      ['eventTime', 'FieldValueRequired'],
-      ['count', 'FieldValueInvalid'],
+    ]);
+  });
+
+  it('a core/v1 Event about an object of another namespace is refused on involvedObject.namespace, and a new-style one names reportingComponent (legacyValidateEvent)', async () => {
+    const ns = await env.namespace();
+    const base = `/api/v1/namespaces/${ns}/events`;
+    const other = await env.api.post<Status>(base, coreEvent('other', 'elsewhere'));
+    expect(other.status).toBe(422);
+    expect(other.body.details?.causes?.map((c) => [c.field, c.reason, c.message])).toEqual([
+      [
+        'involvedObject.namespace',
+        'FieldValueInvalid',
+        'Invalid value: "elsewhere": does not match event.namespace',
+      ],
+    ]);
+    const newStyle = await env.api.post<Status>(base, {
+      ...coreEvent('new', ns),
+      eventTime: '2026-01-01T00:00:00.000000Z',
+      action: 'Started',
+      reportingInstance: 'node-1',
+    });
+    expect(newStyle.status).toBe(422);
+    expect(newStyle.body.details?.causes?.map((c) => [c.field, c.reason])).toEqual([
+      ['reportingComponent', 'FieldValueRequired'],
+      ['reportingComponent', 'FieldValueInvalid'],
+      ['reportingComponent', 'FieldValueInvalid'],
     ]);
   });
 

@@ -71,8 +71,14 @@ function prune(value: unknown, shape: JsonShape, path: string, unknown: string[]
         delete value[key];
       }
     }
+  } else if (shape.kind === 'special' && shape.form.startsWith('schema-or-')) {
+    // JSONSchemaPropsOrBool/OrArray/OrStringArray: a schema is a struct like any other.
+    const schema = jsonShape(shape.name.replace(/Or\w+$/, ''));
+    if (isRecord(value)) prune(value, schema, path, unknown);
+    else if (Array.isArray(value) && shape.form === 'schema-or-array')
+      value.forEach((v, i) => prune(v, schema, `${path}[${i}]`, unknown));
   }
-  // Scalars and self-marshalling types (Quantity, RawExtension...): nothing below to check.
+  // Scalars and other self-marshalling types (Quantity, RawExtension...): nothing below.
 }
 
 /** A kind the source lacks (a custom resource): TypeMeta, ObjectMeta, and any spec and status. */

@@ -1,6 +1,7 @@
 import type { DeleteOptions, KubeObject } from '@listwatch/api';
 import { podBinding } from './binding.js';
 import { setObjectDefaults } from './defaulting.js';
+import { admitPod } from './pod-admission.js';
 import { podLog } from './pod-log.js';
 import { records, validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -97,6 +98,8 @@ export const podStrategy: ResourceStrategy = {
       ...(isRecord(pod['status']) ? pod['status'] : {}),
     };
   },
+  // The ServiceAccount and DefaultTolerationSeconds admission plugins.
+  admit: admitPod,
   // Every pod delete goes through the graceful path; the kubelet confirms with a 0 s delete.
   checkGracefulDelete: podGracePeriod,
   // pod storage's ReturnDeletedObject: a delete answers with the pod, not a Status.

@@ -8,6 +8,7 @@ import {
   type LabelSelector,
 } from '@listwatch/api';
 import { semanticEqual } from '@listwatch/api';
+import { validateAffinity, validateResourceRequirements } from './pod-scheduling-validation.js';
 
 // The validation of pods and pod templates users meet most: k8s.io/kubernetes
 // pkg/apis/core/validation/validation.go (ValidatePodSpec, validateContainers, ValidateEnv,
@@ -170,6 +171,7 @@ function validateContainer(container: Json, path: string, volumes: Set<string>):
   );
   errs.push(...validateContainerPorts(container['ports'], `${path}.ports`));
   errs.push(...validateEnv(container['env'], `${path}.env`));
+  errs.push(...validateResourceRequirements(container['resources'], `${path}.resources`));
   errs.push(...validateHandlers(container, path));
   errs.push(
     ...validateEnum(container['imagePullPolicy'], `${path}.imagePullPolicy`, [
@@ -247,6 +249,7 @@ export function validatePodSpec(
       'None',
     ]),
   );
+  errs.push(...validateAffinity(s['affinity'], `${path}.affinity`));
   const deadline = s['activeDeadlineSeconds'];
   if (typeof deadline === 'number' && (deadline < 1 || deadline > 2 ** 31 - 1))
     errs.push(

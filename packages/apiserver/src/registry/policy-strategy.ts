@@ -1,19 +1,8 @@
 import { ApiError, fieldErrors, labelSelectorFromMetaV1, type FieldError } from '@listwatch/api';
-import {
-  child,
-  defaultTo,
-  intOrPercent,
-  isRecord,
-  kindStrategy,
-  nonNegative,
-  oneOf,
-  recordAt,
-} from './kind-helpers.js';
+import { intOrPercent, isRecord, kindStrategy, oneOf, recordAt } from './kind-helpers.js';
 
-// PodDisruptionBudgets and HorizontalPodAutoscalers: pkg/registry/policy/poddisruptionbudget/
-// strategy.go (status cleared, generation), pkg/registry/autoscaling/horizontalpodautoscaler/
-// strategy.go (status cleared), SetDefaults_HorizontalPodAutoscaler (autoscaling/v1), and
-// ValidatePodDisruptionBudget / ValidateHorizontalPodAutoscaler.
+// PodDisruptionBudgets: pkg/registry/policy/poddisruptionbudget/strategy.go (status cleared,
+// generation) and ValidatePodDisruptionBudget (HorizontalPodAutoscalers: hpa-strategy.ts).
 
 export const podDisruptionBudgetStrategy = kindStrategy({
   generation: true,
@@ -48,45 +37,5 @@ export const podDisruptionBudgetStrategy = kindStrategy({
       }
     }
     return errors;
-  },
-});
-
-export const horizontalPodAutoscalerStrategy = kindStrategy({
-  // HorizontalPodAutoscalerStatus{} (autoscaling/v1) as JSON: its two non-omitempty counts.
-  status: () => ({ currentReplicas: 0, desiredReplicas: 0 }),
-  decode(hpa) {
-    defaultTo(child(hpa, 'spec'), 'minReplicas', 1);
-  },
-  validate(hpa) {
-    const spec = recordAt(hpa, 'spec');
-    const ref = recordAt(spec, 'scaleTargetRef');
-    const errors: FieldError[] = [];
-    if (!ref['kind']) errors.push(fieldErrors.required('spec.scaleTargetRef.kind', ''));
-    if (!ref['name']) errors.push(fieldErrors.required('spec.scaleTargetRef.name', ''));
-    const min = spec['minReplicas'];
-    const max = spec['maxReplicas'];
-    if (typeof min === 'number' && min < 1)
-      errors.push(
-        fieldErrors.invalid('spec.minReplicas', min, 'must be greater than or equal to 1'),
-      );
-    if (typeof max !== 'number' || max < 1)
-      errors.push(fieldErrors.invalid('spec.maxReplicas', max ?? 0, 'must be greater than 0'));
-    else if (typeof min === 'number' && max < min)
-      errors.push(
-        fieldErrors.invalid(
-          'spec.maxReplicas',
-          max,
-          'must be greater than or equal to `minReplicas`',
-        ),
-      );
-    const cpu = spec['targetCPUUtilizationPercentage'];
-    if (typeof cpu === 'number' && cpu < 1)
-      errors.push(
-        fieldErrors.invalid('spec.targetCPUUtilizationPercentage', cpu, 'must be greater than 0'),
-      );
-    return [
-      ...errors,
-      ...nonNegative(recordAt(hpa, 'status')['currentReplicas'], 'status.currentReplicas'),
-    ];
   },
 });

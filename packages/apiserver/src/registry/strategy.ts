@@ -23,7 +23,7 @@ import { setObjectDefaults } from './defaulting.js';
 import { controllerRevisionStrategy } from './controller-revision-strategy.js';
 import type { StorageConversion } from './converting-storage.js';
 import { daemonSetStrategy } from './daemonset-strategy.js';
-import { eventsV1Strategy } from './event-strategy.js';
+import { eventStrategy, eventsV1Strategy } from './event-strategy.js';
 import { cannotBeHandled } from './field-validation.js';
 import type { GracefulDeleteStrategy } from './graceful-deletion.js';
 import { cronJobStrategy, jobStrategy } from './job-strategy.js';
@@ -36,7 +36,11 @@ import {
 import type { AdmissionRequest } from './admission.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { podStrategy } from './pod-strategy.js';
-import { horizontalPodAutoscalerStrategy, podDisruptionBudgetStrategy } from './policy-strategy.js';
+import {
+  horizontalPodAutoscalerStrategy,
+  horizontalPodAutoscalerV1Strategy,
+} from './hpa-strategy.js';
+import { podDisruptionBudgetStrategy } from './policy-strategy.js';
 import { limitRangeStrategy, resourceQuotaStrategy } from './quota-strategy.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { roleStrategies } from './rbac-strategy.js';
@@ -196,7 +200,10 @@ export interface StreamLocation {
   resource: string;
 }
 
-/** The strategies by qualified resource; a resource without one gets the generic steps only. */
+/**
+ * The strategies by qualified resource (`<resource>.<group>/<version>` for a version served as a
+ * view of the storage version's objects); a resource without one gets the generic steps only.
+ */
 const strategies: Readonly<Record<string, ResourceStrategy>> = {
   configmaps: configMapStrategy,
   namespaces: namespaceStrategy,
@@ -204,6 +211,7 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   secrets: secretStrategy,
   serviceaccounts: serviceAccountStrategy,
   services: serviceStrategy,
+  events: eventStrategy,
   'deployments.apps': deploymentStrategy,
   'replicasets.apps': replicaSetStrategy,
   ...roleStrategies,
@@ -225,6 +233,7 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   'networkpolicies.networking.k8s.io': networkPolicyStrategy,
   'poddisruptionbudgets.policy': podDisruptionBudgetStrategy,
   'horizontalpodautoscalers.autoscaling': horizontalPodAutoscalerStrategy,
+  'horizontalpodautoscalers.autoscaling/v1': horizontalPodAutoscalerV1Strategy,
   'events.events.k8s.io': eventsV1Strategy,
 };
 
@@ -243,13 +252,15 @@ export function setRuntimeStrategy(
 }
 
 export function strategyOf(
-  definition: Pick<ResourceDefinition, 'group' | 'plural'>,
+  definition: Pick<ResourceDefinition, 'group' | 'plural'> & { version?: string },
 ): ResourceStrategy {
   const runtime = runtimeStrategies.get(definition as ResourceDefinition);
   if (runtime) return runtime;
   const qualified = definition.group
     ? `${definition.plural}.${definition.group}`
     : definition.plural;
+  const versioned = `${qualified}/${definition.version ?? ''}`;
+  if (Object.hasOwn(strategies, versioned)) return strategies[versioned] ?? {};
   return Object.hasOwn(strategies, qualified) ? (strategies[qualified] ?? {}) : {};
 }
 

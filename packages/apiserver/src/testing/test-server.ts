@@ -2,7 +2,7 @@ import type { KubeObject, Status, WatchEvent } from '@listwatch/api';
 import { decodeWatchStream } from '@listwatch/codec';
 import { Etcd3Storage, MemoryStorage, SqliteStorage, type Storage } from '@listwatch/storage';
 import { silentLogger, storageBackends, type StorageBackend } from '@listwatch/testing';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../server.js';
 
 /** A storage backend the HTTP tests run against, and how to set it up and tear it down. */
@@ -129,6 +129,13 @@ export function openWatch(url: string, path: string) {
       await done;
     },
   };
+}
+
+/** The causes of a 422 Invalid Status as [field, reason, message]; any other answer fails. */
+export function invalidCauses(res: { status: number; body: unknown }): (string | undefined)[][] {
+  const status = res.body as Status;
+  expect(res.status, JSON.stringify(status)).toBe(422);
+  return (status.details?.causes ?? []).map((c) => [c.field, c.reason, c.message]);
 }
 
 export const cm = (

@@ -317,7 +317,34 @@ function encodeSpecial(w: WireWriter, plan: Plan, value: unknown, path: string):
       if (items) writeField(w, items, value, path);
       return;
     }
+    case 'schema-or-bool':
+    case 'schema-or-array':
+    case 'schema-or-string-array':
+      encodeSchemaOr(w, plan, value, path);
+      return;
   }
+}
+
+/**
+ * apiextensions.k8s.io/v1 JSONSchemaPropsOrBool {allows = 1, schema = 2}, OrArray {schema = 1,
+ * jSONSchemas = 2} and OrStringArray {schema = 1, property = 2}, as gogo writes them: Allows
+ * always, a schema when set, the list's items.
+ */
+function encodeSchemaOr(w: WireWriter, plan: Plan, value: unknown, path: string): void {
+  const field = (name: string) => plan.declared.find((f) => f.field.name === name);
+  const schema = field('schema');
+  if (plan.type.json === 'schema-or-bool') {
+    const allows = field('allows');
+    if (allows) writeField(w, allows, isObject(value) ? true : value === true, path);
+    if (schema && isObject(value)) writeField(w, schema, value, path);
+    return;
+  }
+  if (isObject(value)) {
+    if (schema) writeField(w, schema, value, path);
+    return;
+  }
+  const items = plan.declared.find((f) => f.repeated);
+  if (items && Array.isArray(value)) writeField(w, items, value, path);
 }
 
 function encodeError(err: unknown): never {
@@ -597,8 +624,30 @@ function decodeSpecial(plan: Plan, fields: WireField[], path: string, at: number
       }
       return out;
     }
+    case 'schema-or-bool':
+    case 'schema-or-array':
+    case 'schema-or-string-array':
+      return decodeSchemaOr(plan, fields, path, at);
   }
   return undefined;
+}
+
+/** JSONSchemaPropsOr*'s MarshalJSON: the list when it has items, else the schema (or the bool). */
+function decodeSchemaOr(plan: Plan, fields: WireField[], path: string, at: number): unknown {
+  let schema: unknown;
+  let allows = false;
+  const list: unknown[] = [];
+  for (const f of fields) {
+    const declared = plan.numbers.get(f.field);
+    if (!declared) continue;
+    const value = elementValue(declared.element, f, `${path}.${declared.field.name}`, at);
+    if (declared.repeated) list.push(value);
+    else if (declared.field.name === 'schema') schema = value;
+    else if (declared.field.name === 'allows') allows = value === true;
+  }
+  if (plan.type.json === 'schema-or-bool') return schema ?? allows;
+  if (list.length > 0) return list;
+  return schema ?? null;
 }
 
 function hasMagic(bytes: Uint8Array): boolean {
