@@ -455,6 +455,10 @@ export class Cacher implements ListWatchSource {
     return this.cache.store.get(key)?.object;
   }
 
+  cachedObject(key: string): KubeObject | undefined {
+    return this.ready ? this.cache.store.get(key)?.object : undefined;
+  }
+
   // --- WATCH --------------------------------------------------------------------------------
 
   /**
