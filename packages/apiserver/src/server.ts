@@ -89,6 +89,12 @@ export interface ApiServerOptions {
    * of the objects' JSON in memory, on top of the cache.
    */
   watchCacheListEncodings?: boolean;
+  /**
+   * Whether each watch event is encoded once for all watchers (kube's cachingObject; default
+   * true). False encodes it again for every watcher: the baseline the fanout benchmark compares
+   * against, not a setting to serve with.
+   */
+  watchEncodeOnce?: boolean;
   minRequestTimeoutSeconds?: number;
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
@@ -370,6 +376,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       options.watchCacheListEncodings === false
         ? undefined
         : { json: new WeakMap(), cbor: new WeakMap(), protobuf: new WeakMap() },
+    watchEncodeOnce: options.watchEncodeOnce ?? true,
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? 1000),
     auditPolicy:
       options.auditPolicyFile !== undefined

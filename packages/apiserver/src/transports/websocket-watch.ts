@@ -192,7 +192,7 @@ async function pump(ws: WebSocket, watch: OpenWatch): Promise<void> {
     await new Promise<void>((resolve) => {
       let pending = batch.length;
       for (const event of batch) {
-        const message = event.encoded.webSocketMessage(codec.encoding, watch.view(first));
+        const message = watch.encodedOf(event).webSocketMessage(codec.encoding, watch.view(first));
         first = false;
         ws.send(message.data, { binary: message.binary }, () => {
           if (--pending === 0) resolve();
