@@ -200,6 +200,9 @@ const H2_SETTINGS = {
 };
 const H2_SESSION_WINDOW = 16 * 1024 * 1024;
 
+/** How long shutdown answers re-watches 429 after ending the watch streams. */
+const RETRY_AFTER_WINDOW_MS = 250;
+
 /** How long shutdown waits for in-flight requests before closing connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -420,6 +423,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     res.once('close', () => {
       if (--active === 0) drained?.();
     });
+    // Shutting down: no connection is kept for another request (WithRetryAfter's
+    // Connection: close), so clients reconnect, to the next apiserver, rather than reuse one
+    // about to close.
+    if (context.shuttingDown && 'shouldKeepAlive' in res) res.shouldKeepAlive = false;
     void callback(req, res);
   };
   const webSocket = webSocketWatch(context);
@@ -516,11 +523,18 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     (closing ??= (async () => {
       context.shuttingDown = true;
       listener.close();
+      // Before the watches end: their clients' re-watches must not find an idle connection.
+      http1.closeIdleConnections();
+      const watching = context.watchLimiter.total > 0;
       // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
       policy?.stop();
       serviceAccountsController?.stop();
       crdHandler?.stop();
       await registry.stop();
+      // A moment for the re-watches coming on the connections those streams leave: each gets 429
+      // and Connection: close (kube's --shutdown-send-retry-after), so its client backs off and
+      // resumes on the next apiserver, rather than meeting a connection closed under it.
+      if (watching) await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_WINDOW_MS));
       http1.close(); // stops its connection checks and closes idle keep-alive connections
       if (active > 0) {
         await Promise.race([

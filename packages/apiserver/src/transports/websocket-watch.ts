@@ -147,7 +147,10 @@ export function webSocketWatch(
           });
         resource = entry.definition.plural;
         if (server.shuttingDown)
-          throw ApiError.serviceUnavailable('the apiserver is shutting down');
+          throw ApiError.tooManyRequests(
+            'The apiserver is shutting down, please try again later.',
+            1,
+          );
         const query = url.searchParams;
         if (!info.legacyWatch && query.get('watch') === null) query.set('watch', 'true');
         release = server.watchLimiter.acquire(user.name);
