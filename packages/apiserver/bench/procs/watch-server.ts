@@ -10,6 +10,7 @@ import { Etcd3Storage, MemoryStorage, type Storage } from '@listwatch/storage';
 import { silentLogger } from '@listwatch/testing';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeHeapSnapshot } from 'node:v8';
 import { cpuMicros, memoryMB, serveParent, wallMs } from '../../../../bench/proc.js';
 import { startApiServer, type RunningApiServer } from '../../src/index.js';
 import { podKey, stampedPod } from './pods.js';
@@ -95,6 +96,11 @@ serveParent({
   },
   memory: (args) => memoryMB((args as { gc?: boolean }).gc !== false),
   cpu: () => cpuMicros(),
+  /** Writes a heap snapshot (after a GC) to `file`: what each idle watch holds. */
+  heapSnapshot(args) {
+    (globalThis as { gc?: () => void }).gc?.();
+    return writeHeapSnapshot((args as { file: string }).file);
+  },
   async stop() {
     for (const res of clients) res.destroy();
     clients.clear();
