@@ -122,4 +122,10 @@ export function memoryMB(collect = true): { rss: number; heap: number } {
   return { rss: m.rss / 2 ** 20, heap: m.heapUsed / 2 ** 20 };
 }
 
+/** This process's CPU time so far (user + system), in µs. */
+export function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -76,6 +76,17 @@ export const scenario: Scenario = {
           const informer = await forkChild(INFORMER);
           try {
             const synced = await informer.request<{ lists: number }>('start', { url: first.url });
+            // One event through the watch first: a watch that ends within a second having seen
+            // nothing relists by rule (client-go's "very short watch"), restart or not.
+            const watched = `watched-${seq++}`;
+            const before = await fetch(`${first.url}/api/v1/namespaces/default/pods`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(pod(watched)),
+            });
+            if (before.status !== 201) throw new Error(`create before restart: ${before.status}`);
+            await informer.request('added', { name: watched, timeoutMs: 60_000 });
+            await sleep(1_000);
             const port = Number(new URL(first.url).port);
             await stop(first.child);
             const again = await start({ ...options, port });

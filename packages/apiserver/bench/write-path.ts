@@ -63,21 +63,28 @@ export const scenario: Scenario = {
           const rates: Record<string, number> = {};
           const perOp: Record<string, number> = {};
           const endpoint = etcd.endpoints[0]!;
+          // CPU µs per operation of the process under test: on 2 shared cores the throughputs
+          // move with the load, what each write costs the server much less.
+          const cpuPerOp: Record<string, number> = {};
           let before = await etcdRequests(endpoint);
+          let cpu = await raw.request<number>('cpu');
           const r = await raw.request<{ ops: number; seconds: number }>('run', {
             writers: WRITERS,
             ms,
             prefix: '/raw',
           });
+          cpuPerOp['raw_etcd_client'] = ((await raw.request<number>('cpu')) - cpu) / r.ops;
           rates['raw_etcd'] = r.ops / r.seconds;
           perOp['raw_etcd'] = ((await etcdRequests(endpoint)) - before) / r.ops;
-          for (const [backend, { url }] of servers) {
+          for (const [backend, { url, child }] of servers) {
             before = await etcdRequests(endpoint);
+            cpu = await child.request<number>('cpu');
             const w = await writers.request<{ ops: number; seconds: number }>('run', {
               url,
               writers: WRITERS,
               ms,
             });
+            cpuPerOp[`apiserver_${backend}`] = ((await child.request<number>('cpu')) - cpu) / w.ops;
             rates[`apiserver_${backend}`] = w.ops / w.seconds;
             // Where the time goes is first a matter of round trips: etcd requests per write.
             if (backend === 'etcd3')
@@ -93,6 +100,9 @@ export const scenario: Scenario = {
               ...Object.fromEntries(Object.entries(rates).map(([k, v]) => [`${k}_ops_per_s`, v])),
               ...Object.fromEntries(
                 Object.entries(perOp).map(([k, v]) => [`${k}_etcd_requests_per_op`, v]),
+              ),
+              ...Object.fromEntries(
+                Object.entries(cpuPerOp).map(([k, v]) => [`${k}_cpu_us_per_op`, v]),
               ),
             },
             ratios: {

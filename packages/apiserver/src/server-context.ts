@@ -29,6 +29,8 @@ export interface ServerContext {
    * undefined when `--watch-cache-list-encodings=false`.
    */
   listEncodings: Record<Encoding, ItemEncodings> | undefined;
+  /** Whether watch events are encoded once for all watchers (ApiServerOptions.watchEncodeOnce). */
+  watchEncodeOnce: boolean;
   /** Who a request is: client certificate, bearer token, or anonymous. */
   authenticator: RequestAuthenticator;
   /** Service-account tokens (`--service-account-issuer`): checked, and issued when signable. */

@@ -91,6 +91,12 @@ export interface ApiServerOptions {
    * of the objects' JSON in memory, on top of the cache.
    */
   watchCacheListEncodings?: boolean;
+  /**
+   * Whether each watch event is encoded once for all watchers (kube's cachingObject; default
+   * true). False encodes it again for every watcher: the baseline the fanout benchmark compares
+   * against, not a setting to serve with.
+   */
+  watchEncodeOnce?: boolean;
   minRequestTimeoutSeconds?: number;
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
@@ -197,6 +203,9 @@ const H2_SETTINGS = {
   maxHeaderListSize: MAX_HEADER_BYTES,
 };
 const H2_SESSION_WINDOW = 16 * 1024 * 1024;
+
+/** How long shutdown answers re-watches 429 after ending the watch streams. */
+const RETRY_AFTER_WINDOW_MS = 250;
 
 /** How long shutdown waits for in-flight requests before closing connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -378,6 +387,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       options.watchCacheListEncodings === false
         ? undefined
         : { json: new WeakMap(), cbor: new WeakMap(), protobuf: new WeakMap() },
+    watchEncodeOnce: options.watchEncodeOnce ?? true,
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? 1000),
     auditPolicy:
       options.auditPolicyFile !== undefined
@@ -426,6 +436,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     res.once('close', () => {
       if (--active === 0) drained?.();
     });
+    // Shutting down: no connection is kept for another request (WithRetryAfter's
+    // Connection: close), so clients reconnect, to the next apiserver, rather than reuse one
+    // about to close.
+    if (context.shuttingDown && 'shouldKeepAlive' in res) res.shouldKeepAlive = false;
     void callback(req, res);
   };
   const webSocket = webSocketWatch(context);
@@ -534,11 +548,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     (closing ??= (async () => {
       context.shuttingDown = true;
       listener.close();
+      const watching = context.watchLimiter.total > 0;
       // Ending the caches ends every watch stream cleanly; clients resume elsewhere.
       policy?.stop();
       serviceAccountsController?.stop();
       crdHandler?.stop();
       await registry.stop();
+      // A moment for the re-watches coming on the connections those streams leave: each gets 429
+      // and Connection: close (kube's --shutdown-send-retry-after), so its client backs off and
+      // resumes on the next apiserver, rather than meeting a connection closed under it.
+      if (watching) await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_WINDOW_MS));
       if (active > 0) {
         await Promise.race([
           new Promise<void>((resolve) => (drained = resolve)),
@@ -557,12 +576,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       )
         await new Promise((resolve) => setTimeout(resolve, 25));
       http1.close(); // stops its connection checks and closes idle keep-alive connections
-      if (active > 0) {
-        await Promise.race([
-          new Promise<void>((resolve) => (drained = resolve)),
-          new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
-        ]);
-      }
       for (const socket of sockets) socket.destroy();
       h2c?.close();
       await storage.close();

@@ -1,35 +1,72 @@
 import type { KubeObject } from '@listwatch/api';
 import type { Storage, TryUpdate } from './storage.js';
 import { StorageError, isStorageError } from './storage-error.js';
-import { encodeObject, isStale } from './stored-object.js';
+import { decodeObject, encodeObject, isStale } from './stored-object.js';
 
 /**
- * Read-modify-write with optimistic concurrency, as kube-apiserver's GuaranteedUpdate: read the
- * current state, let `tryUpdate` compute the next one, write it only if the key still has the
- * mod revision that was read, and start over with fresh state when someone else got there first.
- * An update that changes nothing is not written (no new revision), as in kube, unless the value
- * was read through an older transformer (rewriting is how keys are rotated).
+ * Read-modify-write with optimistic concurrency, as kube-apiserver's GuaranteedUpdate
+ * (k8s.io/apiserver/pkg/storage/etcd3/store.go): take the current state, let `tryUpdate` compute
+ * the next one, write it only if the key still has the mod revision that was read, and start
+ * over with fresh state when someone else got there first. An update that changes nothing is not
+ * written (no new revision), as in kube, unless the value was read through an older transformer
+ * (rewriting is how keys are rotated).
+ *
+ * With `cachedExisting` (the watch cache's copy, as cacher.go GuaranteedUpdate passes it) the
+ * first attempt skips the read: the write's compare-and-swap proves it current. Whatever the
+ * stale copy may have caused — a conflict, an error from `tryUpdate`, a no-op — is decided again
+ * on a fresh read, and an error stands only when the fresh read is at the same revision.
  */
 export async function guaranteedUpdate(
   storage: Pick<Storage, 'get' | 'update'>,
   key: string,
   tryUpdate: TryUpdate,
+  cachedExisting?: KubeObject,
 ): Promise<KubeObject> {
+  let current: KubeObject | undefined;
+  let before: string;
+  // Whether `current` was read from storage (origStateIsCurrent).
+  let isCurrent = cachedExisting === undefined;
+  if (cachedExisting) {
+    // A private copy: tryUpdate may change what it is given, and the cache's object is shared.
+    before = encodeObject(key, cachedExisting);
+    current = decodeObject(key, before, Number(cachedExisting.metadata.resourceVersion));
+  } else {
+    current = await storage.get(key);
+    before = current ? encodeObject(key, current) : '';
+  }
+  const refresh = async (): Promise<void> => {
+    current = await storage.get(key);
+    before = current ? encodeObject(key, current) : '';
+    isCurrent = true;
+  };
   for (;;) {
-    const current = await storage.get(key);
     if (!current) throw StorageError.keyNotFound(key);
     const revision = Number(current.metadata.resourceVersion);
-    const before = encodeObject(key, current);
-    const next = await tryUpdate(current);
-    const after = encodeObject(key, next);
+    let next: KubeObject;
+    let after: string;
+    try {
+      next = await tryUpdate(current);
+      after = encodeObject(key, next);
+    } catch (err) {
+      if (isCurrent) throw err;
+      // Perhaps the cached state was stale: the error stands only if it was not.
+      await refresh();
+      if (current !== undefined && Number(current.metadata.resourceVersion) === revision) throw err;
+      continue;
+    }
     if (after === before && !isStale(current)) {
+      // A no-op is only known to be one against the current state.
+      if (!isCurrent) {
+        await refresh();
+        continue;
+      }
       return { ...next, metadata: { ...next.metadata, resourceVersion: String(revision) } };
     }
     try {
       return await storage.update(key, next, { expectedRevision: revision });
     } catch (err) {
-      if (isStorageError(err, 'ResourceVersionConflicts')) continue;
-      throw err;
+      if (!isStorageError(err, 'ResourceVersionConflicts')) throw err;
+      await refresh();
     }
   }
 }

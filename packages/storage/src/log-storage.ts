@@ -125,9 +125,13 @@ export class LogStorage implements Storage {
     });
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject> {
+  async guaranteedUpdate(
+    key: string,
+    tryUpdate: TryUpdate,
+    cachedExisting?: KubeObject,
+  ): Promise<KubeObject> {
     validateKey(this.prefix, key);
-    return guaranteedUpdate(this, key, tryUpdate);
+    return guaranteedUpdate(this, key, tryUpdate, cachedExisting);
   }
 
   delete(key: string, options: StorageDeleteOptions = {}): Promise<KubeObject> {

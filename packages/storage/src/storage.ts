@@ -105,8 +105,17 @@ export interface Storage {
   create(key: string, object: KubeObject): Promise<KubeObject>;
   /** NotFound if absent; Conflict if `expectedRevision` is stale. */
   update(key: string, object: KubeObject, options?: StorageUpdateOptions): Promise<KubeObject>;
-  /** Read-modify-write that retries on conflict until it lands. NotFound if absent. */
-  guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject>;
+  /**
+   * Read-modify-write that retries on conflict until it lands. NotFound if absent.
+   * `cachedExisting` (the watch cache's copy, never mutated) saves the read when it is current;
+   * when it turns out stale the update starts over from a fresh read (etcd3/store.go
+   * GuaranteedUpdate's cachedExistingObject).
+   */
+  guaranteedUpdate(
+    key: string,
+    tryUpdate: TryUpdate,
+    cachedExisting?: KubeObject,
+  ): Promise<KubeObject>;
   /** Returns the last state (resourceVersion = deletion revision). */
   delete(key: string, options?: StorageDeleteOptions): Promise<KubeObject>;
   watch(prefix: string, options?: StorageWatchOptions): StorageWatch;

@@ -1,8 +1,8 @@
 // Child process: one watch server under test, fed by writes it makes itself on request (so the
 // writer is not another process competing for the cores). Modes:
 // - `apiserver`: our apiserver (watch cache, each event encoded once, one write per burst);
-// - `per-watcher`: the same storage watch served by a plain node:http server that encodes every
-//   event again for every watcher (what a server without kube's cachingObject does);
+// - `per-watcher`: our apiserver with `watchEncodeOnce: false`, every event encoded again for
+//   every watcher (what a server without kube's cachingObject does) — all else the same;
 // - `ceiling`: a minimal node:http server writing pre-encoded bytes, one write per burst per
 //   connection — the most any server in Node can deliver.
 import { encodeWatchEvent } from '@listwatch/codec';
@@ -10,7 +10,8 @@ import { Etcd3Storage, MemoryStorage, type Storage } from '@listwatch/storage';
 import { silentLogger } from '@listwatch/testing';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { memoryMB, serveParent, wallMs } from '../../../../bench/proc.js';
+import { writeHeapSnapshot } from 'node:v8';
+import { cpuMicros, memoryMB, serveParent, wallMs } from '../../../../bench/proc.js';
 import { startApiServer, type RunningApiServer } from '../../src/index.js';
 import { podKey, stampedPod } from './pods.js';
 
@@ -22,7 +23,6 @@ let api: RunningApiServer | undefined;
 let plain: Server | undefined;
 const clients = new Set<ServerResponse>();
 let seq = 0;
-let stopWatch: (() => void) | undefined;
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -49,28 +49,20 @@ serveParent({
       apiOptions?: Record<string, unknown>;
     };
     mode = opts.mode;
-    if (mode === 'apiserver') {
+    if (mode === 'apiserver' || mode === 'per-watcher') {
       storage = opts.etcd
         ? new Etcd3Storage({ endpoints: opts.etcd, compactionInterval: 0 })
         : new MemoryStorage({ compactionInterval: 0 });
-      api = await startApiServer({ storage, port: 0, logger: silentLogger, ...opts.apiOptions });
+      api = await startApiServer({
+        storage,
+        port: 0,
+        logger: silentLogger,
+        ...opts.apiOptions,
+        ...(mode === 'per-watcher' ? { watchEncodeOnce: false } : {}),
+      });
       return { url: api.url, path: '/api/v1/pods?watch=1' };
     }
     plain = plainServer();
-    if (mode === 'per-watcher') {
-      storage = new MemoryStorage({ compactionInterval: 0 });
-      const watch = storage.watch(`${storage.prefix}/pods/`, {
-        fromRevision: await storage.currentRevision(),
-      });
-      stopWatch = () => watch.close();
-      void (async () => {
-        for await (const event of watch) {
-          if (event.type === 'PROGRESS') continue;
-          for (const res of clients)
-            res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
-        }
-      })();
-    }
     return { url: await listen(plain), path: '/' };
   },
   /**
@@ -103,8 +95,13 @@ serveParent({
     return { startedAt };
   },
   memory: (args) => memoryMB((args as { gc?: boolean }).gc !== false),
+  cpu: () => cpuMicros(),
+  /** Writes a heap snapshot (after a GC) to `file`: what each idle watch holds. */
+  heapSnapshot(args) {
+    (globalThis as { gc?: () => void }).gc?.();
+    return writeHeapSnapshot((args as { file: string }).file);
+  },
   async stop() {
-    stopWatch?.();
     for (const res of clients) res.destroy();
     clients.clear();
     if (plain) await new Promise((r) => plain!.close(r));

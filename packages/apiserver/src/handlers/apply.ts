@@ -57,15 +57,18 @@ export async function applyObject(
   const config = fromInput(scope, () => readConfiguration(scope, body, name));
   const fieldManager = fieldManagerOf(definition, subresource);
   const key = objectKey(scope, name);
+  // The watch cache says first whether the object exists (patch.go's read is the cacher's);
+  // a cached object deleted meanwhile is read again from storage.
+  let cached = scope.source.cachedObject(key);
   for (;;) {
-    const existing = await server.storage.get(key);
+    const existing = cached ?? (await server.storage.get(key));
     if (!existing) {
       if (subresource) throw ApiError.notFound(scope.gr, name);
       const created = await createByApply(scope, name, key, fieldManager, config, manager, force);
       if (created) return writeObject(scope.ctx, 201, created, definition);
       continue;
     }
-    const updated = await updateWith(scope, name, async (current) => {
+    const update = updateWith(scope, name, async (current) => {
       const next = fromInput(scope, () => {
         const applied = fieldManager.apply(current, config, manager, force);
         const decoded = withName(decodeObject(definition, applied, 'patch'), name);
@@ -84,7 +87,12 @@ export async function applyObject(
       await admit(scope, 'UPDATE', next, current);
       return next;
     });
-    return writeObject(scope.ctx, 200, updated, definition);
+    const updated = await update.catch((err: unknown) => {
+      if (cached && err instanceof ApiError && err.code === 404) return undefined;
+      throw err;
+    });
+    if (updated) return writeObject(scope.ctx, 200, updated, definition);
+    cached = undefined;
   }
 }
 
@@ -107,7 +115,7 @@ async function createByApply(
   );
   await admit(scope, 'CREATE', decoded);
   const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
-  if (scope.namespace !== undefined) await admitNamespace(server.storage, scope.namespace);
+  if (scope.namespace !== undefined) await admitNamespace(server.registry, scope.namespace);
   if (isDryRun(scope)) return object;
   try {
     return await server.storage.create(key, object);

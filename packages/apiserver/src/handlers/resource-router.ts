@@ -77,8 +77,15 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       case 'list':
         return listObjects(scope);
       case 'watch': {
-        if (server.shuttingDown)
-          throw ApiError.serviceUnavailable('the apiserver is shutting down');
+        if (server.shuttingDown) {
+          // As kube's WithRetryAfter shutdown filter: 429, try again on a new connection, so an
+          // informer backs off and resumes its watch on the next apiserver instead of relisting.
+          ctx.set('Connection', 'close');
+          throw ApiError.tooManyRequests(
+            'The apiserver is shutting down, please try again later.',
+            1,
+          );
+        }
         const watch = await openWatch(server, info, entry, scope.query, ctx.get('accept'));
         const transport = ctx.req.httpVersionMajor === 2 ? 'http2' : 'http1';
         const gauge = { resource: entry.definition.plural, transport };

@@ -1,5 +1,6 @@
 import { apiVersionOf, parseListOptions } from '@listwatch/api';
 import {
+  EncodedEvent,
   negotiateWatch,
   protobufTypeOf,
   parseIncludeObject,
@@ -18,7 +19,16 @@ export interface OpenWatch {
   codec: NegotiatedWatchCodec;
   /** The view of each event (Table, metadata only); `first` is for the first event of the stream. */
   view(first: boolean): EventView | undefined;
+  /**
+   * The event's encodings to write from: the one shared by every watcher, or (watchEncodeOnce
+   * off, a benchmark's baseline) a fresh one of this watcher's own.
+   */
+  encodedOf(event: { encoded: EncodedEvent }): EncodedEvent;
 }
+
+const shared = (event: { encoded: EncodedEvent }): EncodedEvent => event.encoded;
+const own = (event: { encoded: EncodedEvent }): EncodedEvent =>
+  new EncodedEvent(event.encoded.event);
 
 /**
  * Opens a WATCH (shared by every transport): validates the query, negotiates the encoding, picks
@@ -60,6 +70,7 @@ export async function openWatch(
   return {
     watcher,
     codec,
+    encodedOf: server.watchEncodeOnce ? shared : own,
     view: (first) =>
       codec.as === 'Table'
         ? {

@@ -146,7 +146,7 @@ export async function createObject(scope: RequestScope): Promise<void> {
   await admit(scope, 'CREATE', decoded);
   const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
   const name = object.metadata.name ?? '';
-  if (scope.namespace !== undefined) await admitNamespace(server.storage, scope.namespace);
+  if (scope.namespace !== undefined) await admitNamespace(server.registry, scope.namespace);
   await allocate(scope, object);
   if (isDryRun(scope)) return writeObject(scope.ctx, 201, object, definition);
   const created = await scope.storage
@@ -214,7 +214,8 @@ export async function updateWith(
       next.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
       return next;
     }
-    return await scope.storage.guaranteedUpdate(key, tryUpdate);
+    // The watch cache's copy saves the read when it is current (cacher.go GuaranteedUpdate).
+    return await scope.storage.guaranteedUpdate(key, tryUpdate, scope.source.cachedObject(key));
   } catch (err) {
     if (!(err instanceof FinalizersEmptied)) throw interpret(scope, name, err);
     // The reply is the object's last state, as kube's deleteWithoutFinalizers returns it.

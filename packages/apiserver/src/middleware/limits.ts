@@ -34,6 +34,13 @@ export class WatchLimiter {
 
   constructor(readonly perUser: number) {}
 
+  /** Watches open now, all users together. */
+  get total(): number {
+    let n = 0;
+    for (const count of this.open.values()) n += count;
+    return n;
+  }
+
   /** Counts a watch of `user`, or 429 with Retry-After past the limit; returns its release. */
   acquire(user: string): () => void {
     const count = this.open.get(user) ?? 0;

@@ -68,9 +68,15 @@ export class ConvertingStorage implements Storage {
     return this.out(await this.storage.update(key, this.in(object), options));
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject> {
-    const updated = await this.storage.guaranteedUpdate(key, async (current) =>
-      this.in(await tryUpdate(this.out(current))),
+  async guaranteedUpdate(
+    key: string,
+    tryUpdate: TryUpdate,
+    cachedExisting?: KubeObject,
+  ): Promise<KubeObject> {
+    const updated = await this.storage.guaranteedUpdate(
+      key,
+      async (current) => this.in(await tryUpdate(this.out(current))),
+      cachedExisting && this.in(cachedExisting),
     );
     return this.out(updated);
   }

@@ -42,12 +42,43 @@ export async function ensureSystemNamespaces(storage: Storage): Promise<void> {
   }
 }
 
+/** How long after a namespace delete admission reads that namespace from storage (forceLiveLookupTTL). */
+const FORCE_LIVE_LOOKUP_MS = 30_000;
+
+/** Per server: the namespaces it was asked to delete, until when their lookups go to storage. */
+const liveLookups = new WeakMap<ResourceRegistry, Map<string, number>>();
+
+/**
+ * Remembers a namespace delete: for a while, creating in it is admitted on storage's state, not
+ * on a watch cache that may not have seen the deletion yet (admission.go forceLiveLookupCache).
+ */
+export function forceLiveLookup(registry: ResourceRegistry, namespace: string): void {
+  let entries = liveLookups.get(registry);
+  if (!entries) liveLookups.set(registry, (entries = new Map<string, number>()));
+  const now = Date.now();
+  for (const [name, until] of entries) if (until <= now) entries.delete(name);
+  entries.set(namespace, now + FORCE_LIVE_LOOKUP_MS);
+}
+
+function liveLookupForced(registry: ResourceRegistry, namespace: string): boolean {
+  const until = liveLookups.get(registry)?.get(namespace);
+  return until !== undefined && until > Date.now();
+}
+
 /**
  * The NamespaceLifecycle admission check: content may only be created in a namespace that exists
- * and is not being deleted.
+ * and is not being deleted. As plugin/pkg/admission/namespace/lifecycle/admission.go, the
+ * namespace is looked up in the watch cache (its informer), and in storage only when the cache
+ * does not have it or it was deleted lately.
  */
-export async function admitNamespace(storage: Storage, namespace: string): Promise<void> {
-  const object = await storage.get(namespaceKey(storage, namespace));
+export async function admitNamespace(registry: ResourceRegistry, namespace: string): Promise<void> {
+  const { storage } = registry;
+  const key = namespaceKey(storage, namespace);
+  const object =
+    (liveLookupForced(registry, namespace)
+      ? undefined
+      : registry.lookup('', 'v1', 'namespaces')?.source.cachedObject(key)) ??
+    (await storage.get(key));
   if (!object) throw ApiError.notFound({ resource: 'namespaces' }, namespace);
   if (object.metadata.deletionTimestamp) {
     const err = ApiError.forbidden(

@@ -1,4 +1,8 @@
-import { admitNamespaceDeletion, beginNamespaceDeletion } from './namespace-lifecycle.js';
+import {
+  admitNamespaceDeletion,
+  beginNamespaceDeletion,
+  forceLiveLookup,
+} from './namespace-lifecycle.js';
 import { fieldErrors, type KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from './strategy.js';
 
@@ -39,6 +43,7 @@ export const namespaceStrategy: ResourceStrategy = {
   // Terminating; once its spec.finalizers are gone, a delete is the store's.
   async delete({ registry, name, current, options, dryRun }) {
     admitNamespaceDeletion(name);
+    forceLiveLookup(registry, name);
     if (!current.metadata.deletionTimestamp)
       return beginNamespaceDeletion(registry, name, options, dryRun);
     if (specFinalizers(current).length > 0) return current;

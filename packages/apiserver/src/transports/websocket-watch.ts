@@ -147,7 +147,10 @@ export function webSocketWatch(
           });
         resource = entry.definition.plural;
         if (server.shuttingDown)
-          throw ApiError.serviceUnavailable('the apiserver is shutting down');
+          throw ApiError.tooManyRequests(
+            'The apiserver is shutting down, please try again later.',
+            1,
+          );
         const query = url.searchParams;
         if (!info.legacyWatch && query.get('watch') === null) query.set('watch', 'true');
         release = server.watchLimiter.acquire(user.name);
@@ -192,7 +195,7 @@ async function pump(ws: WebSocket, watch: OpenWatch): Promise<void> {
     await new Promise<void>((resolve) => {
       let pending = batch.length;
       for (const event of batch) {
-        const message = event.encoded.webSocketMessage(codec.encoding, watch.view(first));
+        const message = watch.encodedOf(event).webSocketMessage(codec.encoding, watch.view(first));
         first = false;
         ws.send(message.data, { binary: message.binary }, () => {
           if (--pending === 0) resolve();

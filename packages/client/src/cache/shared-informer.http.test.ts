@@ -359,6 +359,54 @@ describe.each(backends())(
       },
     );
 
+    // The restarted apiserver's watch cache starts from storage's history (cacher.ts relist) and
+    // the stopping one closes its watch connections and answers re-watches 429 (kube's
+    // WithRetryAfter): the informer re-watches from its resourceVersion, it does not relist.
+    it.each(persistent)(
+      'resumes its watch from its resourceVersion across a graceful restart, without relisting',
+      async () => {
+        const first = await startApiServer({
+          port: 0,
+          storage: backend.open('resume'),
+          logger: silentLogger,
+        });
+        const port = first.port;
+        const direct = () => client(`http://127.0.0.1:${port}`).resource(configmaps);
+        await direct().namespace('default').create(configMap('default', 'before-restart'));
+        const { logger, records } = recordingLogger('debug');
+        const { informer, rec } = await syncedInformer(client(first.url), {
+          namespace: 'default',
+          logger,
+        });
+        // An event first: a watch that ends within a second having seen nothing relists.
+        await direct().namespace('default').create(configMap('default', 'watched'));
+        await eventually(() => expect(rec.seen).toContain('add default/watched'));
+        await first.close();
+        const down = backend.open('resume');
+        await down.create(
+          `${down.prefix}/configmaps/default/while-down`,
+          configMap('default', 'while-down'),
+        );
+        await down.close();
+        const second = await startApiServer({
+          port,
+          storage: backend.open('resume'),
+          logger: silentLogger,
+        });
+        cleanups.push(() => second.close());
+        await direct().namespace('default').create(configMap('default', 'after-restart'));
+        await eventually(() => expect(rec.seen).toContain('add default/after-restart'));
+        expect(rec.seen).toContain('add default/while-down');
+        expect(informer.getIndexer().listKeys().sort()).toEqual([
+          'default/after-restart',
+          'default/before-restart',
+          'default/watched',
+          'default/while-down',
+        ]);
+        expect(records.filter((l) => l.msg === 'listed')).toHaveLength(1);
+      },
+    );
+
     it('backs off and re-watches when a watch is answered 429, without relisting', async () => {
       const front = await TestServer.start();
       cleanups.push(() => front.close());

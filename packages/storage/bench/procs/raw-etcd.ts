@@ -3,7 +3,7 @@
 // create_revision = 0, put) and an update (compare mod_revision, put) of a ~1 KB ConfigMap —
 // what the apiserver's writes cost at the storage, with nothing of the apiserver.
 import { Etcd3 } from 'etcd3';
-import { serveParent } from '../../../../bench/proc.js';
+import { cpuMicros, serveParent } from '../../../../bench/proc.js';
 import { configMap } from './config-map.js';
 
 let client: Etcd3 | undefined;
@@ -51,6 +51,7 @@ serveParent({
     );
     return { ops, seconds: (performance.now() - start) / 1000 };
   },
+  cpu: () => cpuMicros(),
   stop() {
     client?.close();
     return null;

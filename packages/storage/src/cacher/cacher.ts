@@ -14,6 +14,7 @@ import {
 import { bookmarkEvent } from './bookmarks.js';
 import { ResourceKeys } from './resource-keys.js';
 import type { Storage, StorageWatch } from '../storage.js';
+import { isStorageError } from '../storage-error.js';
 import type { StoreElement, StoreSnapshot } from './cache-store.js';
 import { keyAfter } from '../keys.js';
 import {
@@ -58,6 +59,12 @@ export interface CacherOptions {
   progressIntervalMs?: number;
   /** How often deadlines, bookmarks and blocked watchers are checked (default 1 s). */
   tickIntervalMs?: number;
+  /**
+   * How many revisions of storage's history a (re)started cache replays into its window, so a
+   * watch from a resourceVersion seen before the restart resumes instead of relisting (default
+   * 10,000; 0: none). Compacted history is never asked for.
+   */
+  replayRevisions?: number;
   logger?: Logger;
   metrics?: CacherMetrics;
   now?: () => number;
@@ -100,6 +107,7 @@ export class Cacher implements ListWatchSource {
       | 'freshnessTimeoutMs'
       | 'progressIntervalMs'
       | 'tickIntervalMs'
+      | 'replayRevisions'
     >
   >;
   private ready = false;
@@ -128,6 +136,7 @@ export class Cacher implements ListWatchSource {
       freshnessTimeoutMs: options.freshnessTimeoutMs ?? 3_000,
       progressIntervalMs: options.progressIntervalMs ?? 100,
       tickIntervalMs: options.tickIntervalMs ?? 1000,
+      replayRevisions: options.replayRevisions ?? 10_000,
     };
     this.cache = new WatchCache(
       options.definition,
@@ -198,17 +207,23 @@ export class Cacher implements ListWatchSource {
     let backoff = 100;
     while (!this.stopped) {
       try {
-        const revision = await this.relist();
+        const { revision, current } = await this.relist();
+        // Stopped while listing: stop() closed no watch, so none may be opened now.
+        if (this.stopped) break;
         const watch = this.storage.watch(this.keys.prefix, {
           fromRevision: revision,
           progressNotify: true,
         });
         this.storageWatch = watch;
-        this.setReady(true);
+        // Listed in the past: ready once the replayed history reaches storage's revision of
+        // the start (a progress notification tells when nothing of ours changed since).
+        if (this.cache.revision >= current) this.setReady(true);
+        else watch.requestProgress();
         backoff = 100;
         for await (const event of watch) {
           if (event.type === 'PROGRESS') this.cache.advance(event.revision);
           else this.process(this.cache.apply(event));
+          if (!this.ready && this.cache.revision >= current) this.setReady(true);
         }
         if (!this.stopped)
           this.logger.warn('storage watch ended; re-initializing', { resource: this.resource });
@@ -231,29 +246,60 @@ export class Cacher implements ListWatchSource {
     }
   }
 
-  /** Lists all of storage at one revision, page by page, and refills the cache. */
-  private async relist(): Promise<number> {
-    const items: { key: string; object: KubeObject }[] = [];
-    let revision = 0;
-    let continueFrom: string | undefined;
-    for (;;) {
-      const page = await this.storage.list(this.keys.prefix, {
-        limit: 10_000,
-        ...(revision ? { revision } : {}),
-        ...(continueFrom !== undefined ? { continueFrom } : {}),
-      });
-      revision = page.revision;
-      page.items.forEach((object, i) => items.push({ key: page.keys[i]!, object }));
-      if (!page.more) break;
-      continueFrom = `${page.keys.at(-1)!}\u0000`;
+  /**
+   * Lists all of storage at one revision, page by page, and refills the cache. The revision is
+   * up to `replayRevisions` in the past when storage still has that history: the watch from it
+   * then replays the events since into the window, so clients that watched the previous
+   * apiserver (or this cache before it re-initialized) resume from their resourceVersion
+   * instead of getting 410 and relisting. `current` is storage's revision now.
+   */
+  private async relist(): Promise<{ revision: number; current: number }> {
+    const current = await this.storage.currentRevision();
+    // Revision 1 is the oldest any backend can be read at (0 means "the latest"). A compaction
+    // this process does not know of shows as Expired: then half as far back, and so on.
+    const floor = Math.max(this.storage.compactRevision(), 1);
+    let listed: Awaited<ReturnType<Cacher['listAll']>>;
+    for (let back = this.opts.replayRevisions; back >= 1 && !listed; back = Math.floor(back / 2)) {
+      const past = Math.max(current - back, floor);
+      if (past >= current) break;
+      listed = await this.listAll(past);
     }
+    const { items, revision } = listed ?? (await this.listAll(0))!;
     this.cache.replace(items, revision);
     this.logger.info('watch cache initialized', {
       resource: this.resource,
       items: items.length,
       revision,
+      replaying: Math.max(0, current - revision),
     });
-    return revision;
+    return { revision, current };
+  }
+
+  /** All objects at `at` (0: the latest); undefined when storage no longer has that revision. */
+  private async listAll(
+    at: number,
+  ): Promise<{ items: { key: string; object: KubeObject }[]; revision: number } | undefined> {
+    const items: { key: string; object: KubeObject }[] = [];
+    let revision = at;
+    let continueFrom: string | undefined;
+    for (;;) {
+      let page;
+      try {
+        page = await this.storage.list(this.keys.prefix, {
+          limit: 10_000,
+          ...(revision ? { revision } : {}),
+          ...(continueFrom !== undefined ? { continueFrom } : {}),
+        });
+      } catch (err) {
+        if (at > 0 && isStorageError(err, 'Expired')) return undefined;
+        throw err;
+      }
+      revision = page.revision;
+      page.items.forEach((object, i) => items.push({ key: page.keys[i]!, object }));
+      if (!page.more) break;
+      continueFrom = `${page.keys.at(-1)!}\u0000`;
+    }
+    return { items, revision };
   }
 
   private setReady(ready: boolean): void {
@@ -461,6 +507,10 @@ export class Cacher implements ListWatchSource {
     if (read.mode === 'consistent' || !this.ready) return this.storage.get(key);
     await this.freshFor(read);
     return this.cache.store.get(key)?.object;
+  }
+
+  cachedObject(key: string): KubeObject | undefined {
+    return this.ready ? this.cache.store.get(key)?.object : undefined;
   }
 
   // --- WATCH --------------------------------------------------------------------------------

@@ -59,6 +59,12 @@ export interface ListWatchSource {
   stop(): Promise<void>;
   /** The object, or undefined when there is none. */
   get(request: CacheGetRequest): Promise<KubeObject | undefined>;
+  /**
+   * The cache's current copy of the object under `key`, shared and never to be mutated; possibly
+   * behind storage. What a write starts from instead of reading storage (cacher.go
+   * GuaranteedUpdate passes it down as cachedExistingObject). Undefined without a cache.
+   */
+  cachedObject(key: string): KubeObject | undefined;
   list(request: CacheListRequest): Promise<CacheListResult>;
   watch(request: CacheWatchRequest): Promise<CacheWatcher>;
 }

@@ -55,6 +55,10 @@ export class UncachedSource implements ListWatchSource {
     return Promise.resolve();
   }
 
+  cachedObject(): undefined {
+    return undefined;
+  }
+
   /** etcd3 store.Get: the object at the latest revision, which "N" must not be older than. */
   async get(request: CacheGetRequest): Promise<KubeObject | undefined> {
     const read = classifyGet(request);

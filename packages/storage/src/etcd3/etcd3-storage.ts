@@ -261,8 +261,12 @@ export class Etcd3Storage implements Storage {
     return this.objects.decode(key, data, Number(res.header.revision));
   }
 
-  guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject> {
-    return guaranteedUpdate(this, key, tryUpdate);
+  guaranteedUpdate(
+    key: string,
+    tryUpdate: TryUpdate,
+    cachedExisting?: KubeObject,
+  ): Promise<KubeObject> {
+    return guaranteedUpdate(this, key, tryUpdate, cachedExisting);
   }
 
   async delete(key: string, options: StorageDeleteOptions = {}): Promise<KubeObject> {

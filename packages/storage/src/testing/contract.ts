@@ -276,6 +276,73 @@ export function storageContract(name: string, backend: ContractBackend): void {
         expect(rv(same)).toBe(rv(created));
         expect(await s.currentRevision()).toBe(rv(created));
       });
+
+      // etcd3/store.go GuaranteedUpdate with cachedExistingObject (the Cacher passes its copy).
+      it('guaranteedUpdate from a stale cached copy starts over on a fresh read and lands on the current state', async () => {
+        const s = await open();
+        const cached = await s.create(key(s, 'a'), configMap('a', { v: '1' }));
+        await s.update(key(s, 'a'), configMap('a', { v: '2' }));
+        const seen: string[] = [];
+        const updated = await s.guaranteedUpdate(
+          key(s, 'a'),
+          (current) => {
+            const v = (current['data'] as Record<string, string>)['v']!;
+            seen.push(v);
+            return { ...current, data: { v: `${v}+` } };
+          },
+          cached,
+        );
+        expect(seen).toEqual(['1', '2']);
+        expect(updated['data']).toEqual({ v: '2+' });
+        expect((await s.get(key(s, 'a')))!['data']).toEqual({ v: '2+' });
+      });
+
+      it('guaranteedUpdate never changes the cached copy it starts from', async () => {
+        const s = await open();
+        const cached = await s.create(key(s, 'a'), configMap('a', { v: '1' }));
+        const copy = structuredClone(cached);
+        await s.guaranteedUpdate(
+          key(s, 'a'),
+          (current) => {
+            (current['data'] as Record<string, string>)['v'] = 'changed in place';
+            current.metadata.labels = { touched: 'yes' };
+            return current;
+          },
+          cached,
+        );
+        expect(cached).toEqual(copy);
+        expect((await s.get(key(s, 'a')))!['data']).toEqual({ v: 'changed in place' });
+      });
+
+      it('an error or a no-op from a stale cached copy is decided again on fresh state; on a current copy the error stands', async () => {
+        const s = await open();
+        const stale = await s.create(key(s, 'a'), configMap('a', { v: '1' }));
+        const current = await s.update(key(s, 'a'), configMap('a', { v: '2' }));
+        const onlyFromTwo = (c: KubeObject) => {
+          if ((c['data'] as Record<string, string>)['v'] !== '2') throw new Error('not from 2');
+          return { ...c, data: { v: '3' } };
+        };
+        const three = await s.guaranteedUpdate(key(s, 'a'), onlyFromTwo, stale);
+        expect(three['data']).toEqual({ v: '3' });
+        await expect(s.guaranteedUpdate(key(s, 'a'), onlyFromTwo, three)).rejects.toThrow(
+          'not from 2',
+        );
+        // Back to the stale copy's data: a no-op against the copy, a write against storage.
+        const back = await s.guaranteedUpdate(
+          key(s, 'a'),
+          (c) => ({ ...c, data: { v: '1' } }),
+          stale,
+        );
+        expect(rv(back)).toBeGreaterThan(rv(three));
+        expect((await s.get(key(s, 'a')))!['data']).toEqual({ v: '1' });
+        expect(rv(current)).toBeLessThan(rv(three));
+        // A cached copy of an object deleted since: NotFound, as without one.
+        await s.delete(key(s, 'a'));
+        await expectCode(
+          s.guaranteedUpdate(key(s, 'a'), (c) => ({ ...c, data: { v: '4' } }), back),
+          'KeyNotFound',
+        );
+      });
     });
 
     describe('lists', () => {

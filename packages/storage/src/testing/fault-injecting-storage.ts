@@ -76,8 +76,12 @@ export class FaultInjectingStorage implements Storage {
   update(key: string, object: KubeObject, options?: StorageUpdateOptions): Promise<KubeObject> {
     return this.inner.update(key, object, options);
   }
-  guaranteedUpdate(key: string, tryUpdate: TryUpdate): Promise<KubeObject> {
-    return this.inner.guaranteedUpdate(key, tryUpdate);
+  guaranteedUpdate(
+    key: string,
+    tryUpdate: TryUpdate,
+    cachedExisting?: KubeObject,
+  ): Promise<KubeObject> {
+    return this.inner.guaranteedUpdate(key, tryUpdate, cachedExisting);
   }
   delete(key: string, options?: StorageDeleteOptions): Promise<KubeObject> {
     return this.inner.delete(key, options);
