@@ -56,7 +56,9 @@ for (const watchEncodeOnce of [true, false]) {
       for (const stream of streams) {
         expect(stream.map((e) => e.type)).toEqual(names.map(() => 'ADDED'));
         expect(stream).toEqual(streams[0]);
-        expect(new Set(stream.map((e) => (e.object as KubeObject).metadata.name))).toEqual(new Set(names));
+        expect(new Set(stream.map((e) => (e.object as KubeObject).metadata.name))).toEqual(
+          new Set(names),
+        );
       }
     });
   });
