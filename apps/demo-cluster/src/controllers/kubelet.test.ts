@@ -75,7 +75,7 @@ it('renews its node Lease periodically (the node heartbeat)', async () => {
     .not.toBe(first);
 });
 
-it('runs the pods bound to its node — Running, a pod IP of its CIDR, every container ready — and only those', async () => {
+it('runs the pods bound to its node — Running, a pod IP of its CIDR, every container ready, applied as the kubelet — and only those', async () => {
   const kubelet = await startKubelet('kubelet-a', 1);
   const ns = await api.namespace();
   const pods = api.client.resource<Pod>(resources.pods).namespace(ns);
@@ -103,6 +103,10 @@ it('runs the pods bound to its node — Running, a pod IP of its CIDR, every con
       ['app', true, 0],
       ['sidecar', true, 0],
     ]);
+    // Reported by server-side apply, owned by the kubelet's field manager.
+    expect(p.metadata.managedFields).toContainEqual(
+      expect.objectContaining({ manager: 'kubelet', operation: 'Apply', subresource: 'status' }),
+    );
   }
   expect((await pods.get('elsewhere')).status?.phase).toBe('Pending');
   expect((await pods.get('unbound')).status?.phase).toBe('Pending');

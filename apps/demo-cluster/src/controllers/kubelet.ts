@@ -32,6 +32,8 @@ import {
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 /** The kubelet's --node-lease-duration-seconds default. */
 const NODE_LEASE_DURATION_SECONDS = 40;
+/** The field manager of the pod status this kubelet applies (kube's kubelet is `kubelet`). */
+const FIELD_MANAGER = 'kubelet';
 
 export interface KubeletOptions {
   client: RestClient;
@@ -335,25 +337,37 @@ export class Kubelet {
       restartCount: 0,
       state: { running: { startedAt: t } },
     }));
-    await this.pods.namespace(namespace).updateStatus({
-      ...pod,
-      status: {
-        ...pod.status,
-        phase: 'Running',
-        hostIP: this.hostIP,
-        podIP,
-        podIPs: [{ ip: podIP }],
-        startTime: pod.status?.startTime ?? t,
-        conditions: [
-          'PodReadyToStartContainers',
-          'Initialized',
-          'Ready',
-          'ContainersReady',
-          'PodScheduled',
-        ].map(condition),
-        containerStatuses,
-      },
-    });
+    // Server-side apply of what this kubelet reports, as its own field manager: the pod's uid
+    // guards against a pod recreated under the same name (409), a deleted pod is a 404.
+    const status: Pod['status'] = {
+      phase: 'Running',
+      hostIP: this.hostIP,
+      podIP,
+      podIPs: [{ ip: podIP }],
+      startTime: pod.status?.startTime ?? t,
+      conditions: [
+        'PodReadyToStartContainers',
+        'Initialized',
+        'Ready',
+        'ContainersReady',
+        'PodScheduled',
+      ].map(condition),
+      containerStatuses,
+    };
+    try {
+      await this.pods.namespace(namespace).applyStatus(
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name, ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}) },
+          status,
+        },
+        { fieldManager: FIELD_MANAGER, force: true },
+      );
+    } catch (err) {
+      if (isApiError(err) && (err.code === 404 || err.code === 409)) return;
+      throw err;
+    }
   }
 
   /**

@@ -68,7 +68,8 @@ export const ADMIN: Identity = { user: 'kubernetes-admin', groups: ['system:mast
 export const CONTROLLER_ROLES: Readonly<Record<string, Rule[]>> = {
   'deployment-controller': [
     rule(['get', 'list', 'watch', 'update'], ['apps'], ['deployments']),
-    rule(['update'], ['apps'], ['deployments/status']),
+    // patch besides kube's update: the demo's controller writes status by server-side apply.
+    rule(['update', 'patch'], ['apps'], ['deployments/status']),
     rule(['update'], ['apps'], ['deployments/finalizers']),
     rule(
       ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
@@ -93,6 +94,8 @@ export const CONTROLLER_ROLES: Readonly<Record<string, Rule[]>> = {
   'namespace-controller': [
     rule(['get', 'list', 'watch', 'delete'], [''], ['namespaces']),
     rule(['update'], [''], ['namespaces/finalize', 'namespaces/status']),
+    // patch besides kube's update: the demo's controller writes status by server-side apply.
+    rule(['patch'], [''], ['namespaces/status']),
     rule(['get', 'list', 'watch', 'delete', 'deletecollection'], ['*'], ['*']),
   ],
   // kubernetes/sample-controller: reads Foos, writes their status, owns their Deployments.

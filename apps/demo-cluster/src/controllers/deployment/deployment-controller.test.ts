@@ -83,7 +83,7 @@ describe('the Deployment controller', () => {
         progressing: 'NewReplicaSetAvailable',
       });
 
-  it('a Deployment owns one ReplicaSet named <deployment>-<pod-template-hash>, labelled and annotated as kube does, and reports its pods in status', async () => {
+  it('a Deployment owns one ReplicaSet named <deployment>-<pod-template-hash>, labelled and annotated as kube does, and reports its pods in a status it applies', async () => {
     const ns = await api.namespace();
     const d = await deployments()
       .namespace(ns)
@@ -116,6 +116,14 @@ describe('the Deployment controller', () => {
       status: 'True',
       reason: 'MinimumReplicasAvailable',
     });
+    // Status (and the revision annotation) by server-side apply, owned by the controller.
+    expect(current.metadata.managedFields).toContainEqual(
+      expect.objectContaining({
+        manager: 'deployment-controller',
+        operation: 'Apply',
+        subresource: 'status',
+      }),
+    );
     for (const pod of await expectRunningPods(pods(), ns, 3))
       expect(pod.metadata.labels).toEqual({ app: 'web', 'pod-template-hash': hash });
   });

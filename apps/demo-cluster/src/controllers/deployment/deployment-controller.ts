@@ -64,6 +64,9 @@ import {
 } from './deployment-util.js';
 import type { ControllerOptions } from '../controller-options.js';
 
+/** The field manager of the status this controller applies (kube names its controllers so). */
+const FIELD_MANAGER = 'deployment-controller';
+
 // Follows kubernetes pkg/controller/deployment: deployment_controller.go (handlers, sync),
 // sync.go (new ReplicaSet, scaling, status, cleanup), rolling.go, recreate.go, progress.go.
 
@@ -751,11 +754,26 @@ export class DeploymentController {
       this.controller.queue.addAfter(objectKey(d.metadata), Math.max(after, 0) + 1000);
   }
 
-  /** A status write (annotations ride along: the revision), answered with the stored object. */
+  /**
+   * A status write by server-side apply as this controller's field manager (the revision
+   * annotation rides along, as kube's status update carries it), answered with the stored
+   * object. The uid guards against a Deployment recreated under the same name (409).
+   */
   private async writeStatus(d: Deployment, status: Status): Promise<Deployment> {
-    const updated = await this.deployments
-      .namespace(d.metadata.namespace ?? '')
-      .updateStatus({ ...d, status });
+    const revision = d.metadata.annotations?.[REVISION_ANNOTATION];
+    const updated = await this.deployments.namespace(d.metadata.namespace ?? '').applyStatus(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: {
+          name: d.metadata.name ?? '',
+          ...(d.metadata.uid ? { uid: d.metadata.uid } : {}),
+          ...(revision !== undefined ? { annotations: { [REVISION_ANNOTATION]: revision } } : {}),
+        },
+        status,
+      },
+      { fieldManager: FIELD_MANAGER, force: true },
+    );
     d.metadata = updated.metadata;
     d.status = updated.status ?? {};
     return updated;

@@ -52,7 +52,7 @@ describe('the namespace controller', () => {
       expect((await api.client.resource(resource).namespace(ns).list()).items).toEqual([]);
   });
 
-  it('content with a finalizer holds the namespace (Terminating, conditions say why) until the finalizer is removed', async () => {
+  it('content with a finalizer holds the namespace (Terminating, conditions say why) until the finalizer is removed; the controller applies them', async () => {
     const ns = await api.namespace();
     await configMaps(ns).create({
       apiVersion: 'v1',
@@ -81,6 +81,14 @@ describe('the namespace controller', () => {
       reason: 'SomeResourcesRemain',
       message: 'Some resources are remaining: configmaps has 1 resource instances',
     });
+    // The conditions are applied as the controller's field manager.
+    expect(held.metadata.managedFields).toContainEqual(
+      expect.objectContaining({
+        manager: 'namespace-controller',
+        operation: 'Apply',
+        subresource: 'status',
+      }),
+    );
     // Marked for deletion, kept by its finalizer.
     expect((await configMaps(ns).get('held')).metadata.deletionTimestamp).toBeTruthy();
     await configMaps(ns).patch('held', { metadata: { finalizers: null } });

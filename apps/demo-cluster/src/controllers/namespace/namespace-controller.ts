@@ -21,6 +21,8 @@ import type { ControllerOptions } from '../controller-options.js';
 export const KUBERNETES_FINALIZER = 'kubernetes';
 /** Seconds to wait for content whose finalizers remain (finalizerEstimateSeconds). */
 const FINALIZER_ESTIMATE_SECONDS = 15;
+/** The field manager of the status this controller applies. */
+const FIELD_MANAGER = 'namespace-controller';
 
 export interface Namespace extends KubeObject {
   spec?: { finalizers?: string[] };
@@ -126,9 +128,7 @@ export class NamespaceController {
     }
     if (!namespace.metadata.deletionTimestamp) return;
     if (namespace.status?.phase !== 'Terminating') {
-      namespace = await this.retryOnConflict(namespace, (ns) =>
-        this.namespaces.updateStatus({ ...ns, status: { ...ns.status, phase: 'Terminating' } }),
-      );
+      namespace = await this.applyStatus(namespace, {});
     }
     if ((namespace.spec?.finalizers ?? []).length === 0) return;
     const remaining = await this.deleteAllContent(namespace);
@@ -348,8 +348,29 @@ export class NamespaceController {
       };
     });
     if (!changed) return namespace;
-    return this.retryOnConflict(namespace, (ns) =>
-      this.namespaces.updateStatus({ ...ns, status: { ...ns.status, conditions } }),
+    return this.applyStatus(namespace, { conditions });
+  }
+
+  /**
+   * Writes what this controller reports (the Terminating phase, the deletion conditions) by
+   * server-side apply as its field manager, always both, so neither is dropped as unapplied;
+   * the uid guards against a namespace recreated under the same name (409).
+   */
+  private applyStatus(
+    namespace: Namespace,
+    status: NonNullable<Namespace['status']>,
+  ): Promise<Namespace> {
+    return this.namespaces.applyStatus(
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: {
+          name: namespace.metadata.name ?? '',
+          ...(namespace.metadata.uid ? { uid: namespace.metadata.uid } : {}),
+        },
+        status: { phase: 'Terminating', ...status },
+      },
+      { fieldManager: FIELD_MANAGER, force: true },
     );
   }
 }
