@@ -1,4 +1,5 @@
 import type { KubeObject, Status } from '@listwatch/api';
+import { encodeCbor } from '@listwatch/codec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serverForFile } from '../testing/test-server.js';
@@ -94,6 +95,29 @@ describe('apply requests', () => {
     );
     expect(res.body).toMatchObject({ data: { greeting: 'hello' } });
     expect(res.status).toBe(201);
+  });
+
+  it('a CBOR configuration (application/apply-patch+cbor) applies as its YAML would, and its owner is the same', async () => {
+    const ns = await srv.namespace();
+    const url = `${srv.server.url}/api/v1/namespaces/${ns}/configmaps/cfg?fieldManager=cbor`;
+    const send = (body: Uint8Array) =>
+      fetch(url, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/apply-patch+cbor' },
+        body,
+      });
+    const created = await send(encodeCbor(configMap('cfg', { a: '1', b: '2' })));
+    expect(created.status).toBe(201);
+    const again = await send(encodeCbor(configMap('cfg', { a: '1' })));
+    const applied = (await again.json()) as KubeObject & { data?: Record<string, string> };
+    // b, no longer applied by its only owner, is removed.
+    expect(applied.data).toEqual({ a: '1' });
+    expect(entries(applied)).toEqual([
+      expect.objectContaining({ manager: 'cbor', operation: 'Apply' }),
+    ]);
+    const list = await send(encodeCbor([1, 2]));
+    expect(list.status).toBe(400);
+    expect(((await list.json()) as Status).message).toMatch(/cannot unmarshal array/);
   });
 
   it('a body that is not YAML is a 400', async () => {

@@ -8,6 +8,7 @@ import { decodeObject, prepareForCreate, prepareForUpdate } from '../registry/st
 import { applyOptions, fieldManagerOf, parseApplyPatch } from './field-manager.js';
 import { interpret, isDryRun, objectKey, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
+import { patchMediaType } from '../patch/apply-patch.js';
 import { fromInput, updateWith } from './write.js';
 
 // PATCH with `application/apply-patch+yaml`: server-side apply (k8s.io/apiserver
@@ -20,7 +21,7 @@ import { fromInput, updateWith } from './write.js';
  * the typed conversion of structured-merge-diff refuses them, whatever fieldValidation says.
  */
 function readConfiguration(scope: RequestScope, body: Buffer, name: string): JsonObject {
-  const config = parseApplyPatch(body);
+  const config = parseApplyPatch(body, patchMediaType(scope.ctx.get('content-type')));
   const unknown = pruneUnknownFields(scope.definition, config as unknown as KubeObject);
   if (unknown.length) {
     const meta = (config['metadata'] ?? {}) as { namespace?: string };

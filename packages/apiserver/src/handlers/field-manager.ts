@@ -1,5 +1,6 @@
 import {
   ApiError,
+  APPLY_PATCH_CBOR_TYPE,
   fieldErrors,
   queryBool,
   type KubeObject,
@@ -17,6 +18,7 @@ import {
 import { hasStatusSubresource, strategyOf } from '../registry/strategy.js';
 import type { WriteOptionsKind } from '../registry/field-validation.js';
 import type { RequestScope } from './request-scope.js';
+import { decodeBody } from './body.js';
 
 // What the write handlers ask of the field manager: the manager a request writes as
 // (`fieldManager`, else its User-Agent, as create.go managerOrUserAgent), the field manager of
@@ -120,19 +122,26 @@ export function refuseForce(scope: RequestScope): void {
 }
 
 /** An apply patch body: YAML (JSON is YAML), one object (applyPatcher's yaml.Unmarshal). */
-export function parseApplyPatch(body: Buffer): JsonObject {
+export function parseApplyPatch(body: Buffer, mediaType: string): JsonObject {
+  if (mediaType === APPLY_PATCH_CBOR_TYPE)
+    return configurationObject(decodeBody(body, 'application/cbor'));
   const text = body.toString('utf8');
   // sigs.k8s.io/yaml reads YAML 1.1 (go-yaml v2): `yes` and `on` are booleans there.
   const doc = parseDocument(text, { version: '1.1', uniqueKeys: true });
   if (doc.errors.length) {
     throw badPatch(`error decoding patch: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
   }
-  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  return configurationObject(doc.toJS({ maxAliasCount: 100 }));
+}
+
+/** The decoded configuration, which must be an object (or nothing: an empty one). */
+function configurationObject(value: unknown): JsonObject {
   if (value === null || value === undefined) return {};
-  if (!isJsonObject(value)) {
+  const json = value as JsonValue;
+  if (!isJsonObject(json)) {
     throw badPatch(
-      `error decoding patch: error unmarshaling JSON: json: cannot unmarshal ${jsonKindName(value as JsonValue)} into Go value of type map[string]interface {}`,
+      `error decoding patch: error unmarshaling JSON: json: cannot unmarshal ${jsonKindName(json)} into Go value of type map[string]interface {}`,
     );
   }
-  return value;
+  return json;
 }

@@ -1,6 +1,6 @@
 import {
   ApiError,
-  APPLY_PATCH_TYPE,
+  APPLY_PATCH_TYPES,
   apiVersionOf,
   parseGetOptions,
   type KubeObject,
@@ -181,10 +181,10 @@ async function patchScale(scope: RequestScope, name: string, scale: ScaleStrateg
   const contentType = scope.ctx.get('content-type');
   const schemaKind = { group: SCALE_GVK.group, kind: SCALE_GVK.kind };
   const accepted = supportedPatchTypes(schemaKind);
-  if (patchMediaType(contentType) === APPLY_PATCH_TYPE)
+  if (APPLY_PATCH_TYPES.includes(patchMediaType(contentType)))
     return applyScale(scope, name, scale, patch);
   if (!accepted.includes(patchMediaType(contentType)))
-    throw unsupportedPatchType([...accepted, APPLY_PATCH_TYPE]);
+    throw unsupportedPatchType([...accepted, ...APPLY_PATCH_TYPES]);
   const manager = updateManager(scope, 'PatchOptions');
   const definition = scaleDefinition(scope.definition);
   let unknown: string[] = [];
@@ -219,7 +219,7 @@ async function applyScale(
   const { manager, force } = applyOptions(scope);
   const definition = scaleDefinition(scope.definition);
   const config = fromInput(scope, () => {
-    const parsed = parseApplyPatch(body);
+    const parsed = parseApplyPatch(body, patchMediaType(scope.ctx.get('content-type')));
     // Another kind is the field manager's 400 (versioncheck.go), before any typed conversion.
     const isScale =
       parsed['apiVersion'] === `${SCALE_GVK.group}/${SCALE_GVK.version}` &&

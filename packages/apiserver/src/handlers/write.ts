@@ -1,6 +1,6 @@
 import {
   ApiError,
-  APPLY_PATCH_TYPE,
+  APPLY_PATCH_TYPES,
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
@@ -265,10 +265,10 @@ export async function patchObject(scope: RequestScope): Promise<void> {
   const { definition } = scope;
   // An unsupported patch type is 415 before the object is even read.
   const accepted = supportedPatchTypes({ group: definition.group, kind: definition.kind });
-  if (patchMediaType(contentType) === APPLY_PATCH_TYPE)
+  if (APPLY_PATCH_TYPES.includes(patchMediaType(contentType)))
     return applyObject(scope, name, subresource, patch);
   if (!accepted.includes(patchMediaType(contentType)))
-    throw unsupportedPatchType([...accepted, APPLY_PATCH_TYPE]);
+    throw unsupportedPatchType([...accepted, ...APPLY_PATCH_TYPES]);
   refuseForce(scope);
   const manager = updateManager(scope, 'PatchOptions');
   let unknown: string[] = [];
