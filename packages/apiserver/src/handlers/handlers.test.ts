@@ -387,22 +387,36 @@ describe.each(backends())('the apiserver on $name storage', (backend) => {
     await watch.close();
   });
 
-  it('a watch from a compacted resourceVersion is HTTP 200 with one ERROR 410 Expired event', async () => {
-    const ns = await namespace();
-    const base = `/api/v1/namespaces/${ns}/configmaps`;
-    const first = await api.post(base, cm('a'));
-    await api.patch(`${base}/a`, { data: { x: '1' } });
-    await storage.compact(await storage.currentRevision());
-    // The cache window still holds the events; an uncached watch would fail. Ask storage-backed: old RV.
-    const events = await watchEvents(server.url, `${base}?watch=1&resourceVersion=1`, 2, 3000);
-    expect(events).toHaveLength(1);
-    expect(events[0]!.type).toBe('ERROR');
-    expect(events[0]!.object as Status).toMatchObject({
-      kind: 'Status',
-      code: 410,
-      reason: 'Expired',
+  it('a watch from a compacted resourceVersion older than the watch cache is HTTP 200 with one ERROR 410 Expired event', async () => {
+    // A server started on history compacted before it: its watch cache cannot reach back
+    // to revision 1, and neither can storage.
+    const own = await backend.make();
+    const cmKey = (name: string) => `${own.prefix}/configmaps/default/${name}`;
+    await own.create(cmKey('a'), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: 'default' },
     });
-    expect(first.status).toBe(201);
+    await own.create(cmKey('b'), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'default' },
+    });
+    await own.compact(await own.currentRevision());
+    const compacted = await testServer(own);
+    try {
+      const base = '/api/v1/namespaces/default/configmaps';
+      const events = await watchEvents(compacted.url, `${base}?watch=1&resourceVersion=1`, 2, 3000);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.type).toBe('ERROR');
+      expect(events[0]!.object as Status).toMatchObject({
+        kind: 'Status',
+        code: 410,
+        reason: 'Expired',
+      });
+    } finally {
+      await compacted.close();
+    }
   });
 
   it('the legacy /watch/ path watches one object by name', async () => {
