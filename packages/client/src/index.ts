@@ -198,6 +198,7 @@ export {
   apiextensionsV1,
   appsV1,
   autoscalingV1,
+  autoscalingV2,
   batchV1,
   coordinationV1,
   coreV1,

@@ -2,6 +2,7 @@ import { builtinResources } from '@listwatch/api';
 import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import type * as autoscalingv1 from 'kubernetes-types/autoscaling/v1.js';
+import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
 import type * as batchv1 from 'kubernetes-types/batch/v1.js';
 import type * as coordinationv1 from 'kubernetes-types/coordination/v1.js';
 import type * as corev1 from 'kubernetes-types/core/v1.js';
@@ -91,6 +92,14 @@ export const autoscalingV1 = {
   ),
 } as const;
 
+export const autoscalingV2 = {
+  horizontalpodautoscalers: builtin<autoscalingv2.HorizontalPodAutoscaler>(
+    'autoscaling',
+    'v2',
+    'HorizontalPodAutoscaler',
+  ),
+} as const;
+
 export const batchV1 = {
   cronjobs: builtin<batchv1.CronJob>('batch', 'v1', 'CronJob'),
   jobs: builtin<batchv1.Job>('batch', 'v1', 'Job'),
@@ -148,6 +157,7 @@ export const typedResources: readonly TypedResourceRef<KubernetesObject>[] = [
   coreV1,
   appsV1,
   autoscalingV1,
+  autoscalingV2,
   batchV1,
   coordinationV1,
   discoveryV1,
