@@ -181,7 +181,12 @@ export class SqliteLog implements RevisionLog {
           file,
           `${file} is in use by another storage (database is locked)`,
         );
-      throw StorageError.internal(file, err);
+      // Not a database (corrupted, another file): said with the path, the file left as it is.
+      const text = err instanceof Error ? err.message : String(err);
+      throw StorageError.internal(
+        file,
+        new Error(`cannot open the sqlite database ${file}: ${text}`, { cause: err }),
+      );
     }
     const db = this.db;
     this.stmt = prepareStatements(db);
