@@ -1,5 +1,5 @@
-import type { Logger } from '@listwatch/api';
-import type { RestClient, SharedInformerFactory } from '@listwatch/client';
+import { silentLogger, type Logger } from '@listwatch/api';
+import { Controller, type RestClient, type SharedInformerFactory } from '@listwatch/client';
 
 /** What every informer-driven controller of the demo is given (kube-controller-manager's ControllerContext). */
 export interface ControllerOptions {
@@ -9,4 +9,23 @@ export interface ControllerOptions {
   /** Parallel syncs of different keys (the --concurrent-*-syncs flags). */
   workers?: number;
   logger?: Logger;
+}
+
+/**
+ * The work queue and workers of one informer-driven controller (kube's controllers' Run with
+ * --concurrent-*-syncs): its name, the options' workers (2 by default) and logger.
+ */
+export function workQueueController(
+  options: ControllerOptions,
+  name: string,
+  reconcile: (key: string) => Promise<void>,
+  cacheSyncs: { hasSynced(): boolean }[],
+): Controller<string> {
+  return new Controller<string>({
+    name,
+    workers: options.workers ?? 2,
+    logger: options.logger ?? silentLogger,
+    reconcile,
+    cacheSyncs,
+  });
 }

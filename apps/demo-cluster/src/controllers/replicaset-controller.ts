@@ -5,11 +5,10 @@ import {
   type ApiError,
   type OwnerReference,
 } from '@listwatch/api';
+import type { Controller } from '@listwatch/client';
 import {
-  Controller,
   deletedObject,
   enqueueKeys,
-  silentLogger,
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
   type Lister,
@@ -26,7 +25,7 @@ import {
   type ReplicaSet,
 } from './objects.js';
 import { CONTROLLER_UID_INDEX, ensureIndexers, podControllerUid } from './pod-indexes.js';
-import type { ControllerOptions } from './controller-options.js';
+import { workQueueController, type ControllerOptions } from './controller-options.js';
 
 // Follows kubernetes pkg/controller/replicaset/replica_set.go (and client-go's
 // sample-controller for the informer → work queue → worker loop).
@@ -71,13 +70,10 @@ export class ReplicaSetController {
       onUpdate: (oldPod, newPod) => this.updatePod(oldPod, newPod),
       onDelete: (obj) => this.deletePod(obj),
     });
-    this.controller = new Controller<string>({
-      name: 'replicaset',
-      workers: options.workers ?? 2,
-      logger: options.logger ?? silentLogger,
-      reconcile: (key) => this.sync(key),
-      cacheSyncs: [rsRegistration, podRegistration],
-    });
+    this.controller = workQueueController(options, 'replicaset', (key) => this.sync(key), [
+      rsRegistration,
+      podRegistration,
+    ]);
   }
 
   /** Waits for the caches, then syncs until `signal` aborts. */

@@ -5,10 +5,9 @@ import {
   type OwnerReference,
   semanticEqual,
 } from '@listwatch/api';
+import type { Controller } from '@listwatch/client';
 import {
-  Controller,
   deletedObject,
-  silentLogger,
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
   type Lister,
@@ -62,7 +61,7 @@ import {
   specReplicas,
   TIMED_OUT_REASON,
 } from './deployment-util.js';
-import type { ControllerOptions } from '../controller-options.js';
+import { workQueueController, type ControllerOptions } from '../controller-options.js';
 
 /** The field manager of the status this controller applies (kube names its controllers so). */
 const FIELD_MANAGER = 'deployment-controller';
@@ -114,13 +113,12 @@ export class DeploymentController {
       }),
       this.podInformer.addEventHandler({ onDelete: (obj) => this.deletePod(obj) }),
     ];
-    this.controller = new Controller<string>({
-      name: 'deployment',
-      workers: options.workers ?? 2,
-      logger: options.logger ?? silentLogger,
-      reconcile: (key) => this.syncDeployment(key),
-      cacheSyncs: registrations,
-    });
+    this.controller = workQueueController(
+      options,
+      'deployment',
+      (key) => this.syncDeployment(key),
+      registrations,
+    );
   }
 
   run(signal: AbortSignal): Promise<void> {

@@ -1,8 +1,7 @@
 import { isApiError, objectKey, type KubeObject } from '@listwatch/api';
+import type { Controller } from '@listwatch/client';
 import {
-  Controller,
   deletedObject,
-  silentLogger,
   splitMetaNamespaceKey,
   type Lister,
   type ResourceClient,
@@ -10,7 +9,7 @@ import {
 } from '@listwatch/client';
 import { serverPreferredResources, withVerbs, type ApiResource } from '../discovery.js';
 import { resources, type Pod } from '../objects.js';
-import type { ControllerOptions } from '../controller-options.js';
+import { workQueueController, type ControllerOptions } from '../controller-options.js';
 
 // Follows kubernetes pkg/controller/namespace: namespace_controller.go (a namespace being
 // deleted is synced until it is gone) and deletion/namespaced_resources_deleter.go (everything
@@ -87,13 +86,9 @@ export class NamespaceController {
       onUpdate: (_old, ns) => enqueue(ns),
       onDelete: (obj) => enqueue(deletedObject(obj)),
     });
-    this.controller = new Controller<string>({
-      name: 'namespace',
-      workers: options.workers ?? 2,
-      logger: options.logger ?? silentLogger,
-      reconcile: (key) => this.sync(key),
-      cacheSyncs: [registration],
-    });
+    this.controller = workQueueController(options, 'namespace', (key) => this.sync(key), [
+      registration,
+    ]);
   }
 
   run(signal: AbortSignal): Promise<void> {

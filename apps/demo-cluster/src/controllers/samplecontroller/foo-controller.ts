@@ -1,16 +1,15 @@
 import { isApiError, type KubeObject } from '@listwatch/api';
+import type { Controller } from '@listwatch/client';
 import {
-  Controller,
   deletedObject,
   enqueueKeys,
-  silentLogger,
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
   type Lister,
   type ResourceClient,
   type RestClient,
 } from '@listwatch/client';
-import type { ControllerOptions } from '../controller-options.js';
+import { workQueueController, type ControllerOptions } from '../controller-options.js';
 import { controllerOf, resources, type Deployment } from '../objects.js';
 
 // kubernetes/sample-controller (controller.go): a Foo (samplecontroller.k8s.io/v1alpha1) owns a
@@ -183,13 +182,10 @@ export class FooController {
         if (d) this.handleObject(d);
       },
     });
-    this.controller = new Controller<string>({
-      name: 'foo',
-      workers: options.workers ?? 2,
-      logger: options.logger ?? silentLogger,
-      reconcile: (key) => this.syncHandler(key),
-      cacheSyncs: [fooRegistration, deploymentRegistration],
-    });
+    this.controller = workQueueController(options, 'foo', (key) => this.syncHandler(key), [
+      fooRegistration,
+      deploymentRegistration,
+    ]);
   }
 
   run(signal: AbortSignal): Promise<void> {
