@@ -18,6 +18,7 @@ import {
   type Replica,
 } from './apiserver-replicas.js';
 import { resources } from './controllers/objects.js';
+import { countingListerWatcher, type ListWatchCounts } from './list-watch-counts.js';
 
 // A graceful rolling restart under load, as kube-apiserver's shutdown sequence promises
 // (k8s.io/apiserver/pkg/server/genericapiserver.go: stop accepting, drain in-flight requests,
@@ -47,25 +48,13 @@ it('restarting each of 2 apiservers in turn under writes loses no acknowledged w
   const url = `http://127.0.0.1:${balancer.port}`;
   const client = new RestClient({ server: url, logger: silentLogger });
   const configmaps = client.resource<KubeObject>(resources.configmaps);
-  let lists = 0;
-  let watches = 0;
+  const counts: ListWatchCounts = { lists: 0, watches: 0 };
   const factory = new SharedInformerFactory({
     client,
     namespace: NAMESPACE,
     logger: silentLogger,
-    listerWatcherFor: (resource: ResourceRef, ns: string): ListerWatcher => {
-      const inner = client.resource(resource).namespace(ns).listerWatcher();
-      return {
-        list: (params, signal) => {
-          if (!params.continue) lists++;
-          return inner.list(params, signal);
-        },
-        watch: (params, signal) => {
-          watches++;
-          return inner.watch(params, signal);
-        },
-      };
-    },
+    listerWatcherFor: (resource: ResourceRef, ns: string): ListerWatcher =>
+      countingListerWatcher(client.resource(resource).namespace(ns).listerWatcher(), counts),
   });
   const seen: Ack[] = [];
   const informer = factory.informerFor<KubeObject>(resources.configmaps);
@@ -212,8 +201,8 @@ it('restarting each of 2 apiservers in turn under writes loses no acknowledged w
       ),
     ).toEqual(live);
     // Both replicas went away once: the informer re-watched and never relisted.
-    expect(watches).toBeGreaterThanOrEqual(2);
-    expect(lists).toBe(1);
+    expect(counts.watches).toBeGreaterThanOrEqual(2);
+    expect(counts.lists).toBe(1);
   } finally {
     running = false;
     await factory.shutdown();

@@ -18,6 +18,7 @@ import {
 } from './controllers/objects.js';
 import { foos, newDeployment, type Foo } from './controllers/samplecontroller/foo-controller.js';
 import { exampleFoo, webDeployment } from './web-workload.js';
+import { countingListerWatcher, type ListWatchCounts } from './list-watch-counts.js';
 
 // `pnpm demo --duration N`: a scripted run through the API, as a user with kubectl would do it,
 // each step waited for until the cluster has converged (checked through the API, not the
@@ -99,26 +100,15 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
   const pods = client.resource<Pod>(resources.pods).namespace(namespace);
 
   // The scenario's own informers: what a watching client receives while it runs.
-  let lists = 0;
-  let watches = 0;
+  const counts: ListWatchCounts = { lists: 0, watches: 0 };
   let informers = 0;
   let eventsDelivered = 0;
   const factory = new SharedInformerFactory({
     namespace,
     ...(options.logger ? { logger: options.logger } : {}),
     listerWatcherFor: (resource: ResourceRef, ns: string): ListerWatcher => {
-      const inner = client.resource(resource).namespace(ns).listerWatcher();
       informers++;
-      return {
-        list: (params, signal) => {
-          if (!params.continue) lists++;
-          return inner.list(params, signal);
-        },
-        watch: (params, signal) => {
-          watches++;
-          return inner.watch(params, signal);
-        },
-      };
+      return countingListerWatcher(client.resource(resource).namespace(ns).listerWatcher(), counts);
     },
   });
   const count = {
@@ -360,8 +350,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
     namespace,
     steps: results,
     eventsDelivered,
-    watchRestarts: Math.max(0, watches - informers),
-    relists: Math.max(0, lists - informers),
+    watchRestarts: Math.max(0, counts.watches - informers),
+    relists: Math.max(0, counts.lists - informers),
     ok: results.length === steps.length && results.every((r) => r.converged),
   };
 }

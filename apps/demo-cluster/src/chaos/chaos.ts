@@ -17,6 +17,7 @@ import {
   type Replica,
 } from '../apiserver-replicas.js';
 import { resources } from '../controllers/objects.js';
+import { countingListerWatcher, type ListWatchCounts } from '../list-watch-counts.js';
 
 // The fault-injection suite (`pnpm test:chaos`): a 3-member etcd cluster on loopback, apiserver
 // replicas on it behind a balancer, writers doing random creates/updates/deletes, raw watchers
@@ -444,8 +445,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const lw = newClient().resource<KubeObject>(resources.configmaps).namespace(NAMESPACE);
     return new RawWatcher(`watcher-${i}`, lw.listerWatcher(), seededRandom(seed * 31 + i));
   });
-  let informerLists = 0;
-  let informerWatches = 0;
+  const informerCounts: ListWatchCounts = { lists: 0, watches: 0 };
   let informerEvents = 0;
   const informers = Array.from({ length: INFORMERS }, () => {
     const client = newClient();
@@ -453,19 +453,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       client,
       namespace: NAMESPACE,
       logger: silentLogger,
-      listerWatcherFor: (resource: ResourceRef, ns: string): ListerWatcher => {
-        const inner = client.resource(resource).namespace(ns).listerWatcher();
-        return {
-          list: (params, signal) => {
-            if (!params.continue) informerLists++;
-            return inner.list(params, signal);
-          },
-          watch: (params, signal) => {
-            informerWatches++;
-            return inner.watch(params, signal);
-          },
-        };
-      },
+      listerWatcherFor: (resource: ResourceRef, ns: string): ListerWatcher =>
+        countingListerWatcher(
+          client.resource(resource).namespace(ns).listerWatcher(),
+          informerCounts,
+        ),
     });
     const informer = factory.informerFor<KubeObject>(resources.configmaps);
     informer.addEventHandler({
@@ -638,8 +630,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     writesUncertain: counts.uncertain,
     eventsDelivered: informerEvents + watchers.reduce((sum, w) => sum + w.delivered, 0),
     faults,
-    relists: watcherRelists + Math.max(0, informerLists - INFORMERS),
-    resumes: watcherResumes + Math.max(0, informerWatches - INFORMERS),
+    relists: watcherRelists + Math.max(0, informerCounts.lists - INFORMERS),
+    resumes: watcherResumes + Math.max(0, informerCounts.watches - INFORMERS),
     violations,
   };
 }
