@@ -1,38 +1,27 @@
 import { KubectlSession } from '@listwatch/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoCluster } from './demo-cluster.js';
 import { resources, type Deployment, type Pod, type ReplicaSet } from './controllers/objects.js';
-import {
-  expectRunningPods,
-  listPods,
-  startTestApiServer,
-  type TestApiServer,
-} from './testing/test-apiserver.js';
+import { demoClusterForFile, expectRunningPods, listPods } from './testing/test-apiserver.js';
 
 // kubectl rollout status / undo / history, kubectl scale, kubectl delete --cascade and kubectl
 // delete namespace, run against the apiserver and the demo's controllers (Deployment,
 // ReplicaSet, garbage collector, namespace), as on a real cluster.
 describe('kubectl against the demo control plane', () => {
-  let api: TestApiServer;
-  let cluster: DemoCluster;
   let kubectl: KubectlSession;
   const poll = { timeout: 30_000, interval: 100 };
 
-  beforeAll(async () => {
-    api = await startTestApiServer();
-    cluster = new DemoCluster({ client: api.client, nodes: ['node-a', 'node-b'] });
-    await cluster.start();
-    kubectl = new KubectlSession(api.server.url);
+  const demo = demoClusterForFile();
+
+  beforeAll(() => {
+    kubectl = new KubectlSession(demo.api.server.url);
   });
-  afterAll(async () => {
+  afterAll(() => {
     kubectl?.dispose();
-    await cluster?.stop();
-    await api?.close();
   });
 
-  const pods = () => api.client.resource<Pod>(resources.pods);
-  const replicaSets = () => api.client.resource<ReplicaSet>(resources.replicasets);
-  const deployments = () => api.client.resource<Deployment>(resources.deployments);
+  const pods = () => demo.api.client.resource<Pod>(resources.pods);
+  const replicaSets = () => demo.api.client.resource<ReplicaSet>(resources.replicasets);
+  const deployments = () => demo.api.client.resource<Deployment>(resources.deployments);
 
   const ok = async (args: string[]) => {
     const result = await kubectl.run(args);
@@ -66,7 +55,7 @@ describe('kubectl against the demo control plane', () => {
     ]);
 
   it('kubectl rollout status waits for a rollout and says it is done', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await createDeployment(ns, 3);
     const out = await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
     expect(out).toMatch(/deployment "web" successfully rolled out/);
@@ -74,7 +63,7 @@ describe('kubectl against the demo control plane', () => {
   });
 
   it('kubectl set image, rollout status, then rollout undo brings the first template back as revision 3', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await createDeployment(ns, 2, 'nginx:1.27');
     await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
     await ok(['set', 'image', 'deployment/web', 'nginx=nginx:1.28', '-n', ns]);
@@ -96,7 +85,7 @@ describe('kubectl against the demo control plane', () => {
   });
 
   it('kubectl scale deployment resizes its ReplicaSet and pods', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await createDeployment(ns, 1);
     await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
     expect(await ok(['scale', 'deployment/web', '--replicas=4', '-n', ns])).toMatch(
@@ -109,7 +98,7 @@ describe('kubectl against the demo control plane', () => {
   });
 
   it('kubectl delete deployment (background) removes its ReplicaSets and pods', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await createDeployment(ns, 2);
     await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
     await ok(['delete', 'deployment', 'web', '-n', ns, '--cascade=background']);
@@ -125,7 +114,7 @@ describe('kubectl against the demo control plane', () => {
   });
 
   it('kubectl delete deployment --cascade=foreground returns once the ReplicaSets and pods are gone', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await createDeployment(ns, 2);
     await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
     // kubectl waits for the Deployment to be gone; foreground makes that after its dependents.
@@ -136,7 +125,7 @@ describe('kubectl against the demo control plane', () => {
   });
 
   it('kubectl delete rs --cascade=orphan keeps its pods, without an owner', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await createDeployment(ns, 2);
     await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
     await ok(['delete', 'deployment', 'web', '-n', ns, '--cascade=orphan']);
@@ -155,7 +144,7 @@ describe('kubectl against the demo control plane', () => {
   });
 
   it('kubectl delete namespace empties it (Deployment, ReplicaSets, pods, ConfigMaps) and returns once it is gone', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await createDeployment(ns, 2);
     await ok(['create', 'configmap', 'settings', '--from-literal=a=b', '-n', ns]);
     await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
@@ -170,6 +159,6 @@ describe('kubectl against the demo control plane', () => {
       resources.pods,
       resources.configmaps,
     ])
-      expect((await api.client.resource(resource).namespace(ns).list()).items).toEqual([]);
+      expect((await demo.api.client.resource(resource).namespace(ns).list()).items).toEqual([]);
   });
 });

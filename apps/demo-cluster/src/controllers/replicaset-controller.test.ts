@@ -1,12 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoCluster } from '../demo-cluster.js';
-import {
-  expectRunningPods,
-  listPods,
-  startTestApiServer,
-  type TestApiServer,
-} from '../testing/test-apiserver.js';
+import { describe, expect, it } from 'vitest';
+import { demoClusterForFile, expectRunningPods, listPods } from '../testing/test-apiserver.js';
 import { webReplicaSet } from '../web-workload.js';
 import { resources, type Pod, type ReplicaSet } from './objects.js';
 import { calculateStatus, podsToDelete, slowStartBatch } from './replicaset-controller.js';
@@ -14,23 +8,13 @@ import { calculateStatus, podsToDelete, slowStartBatch } from './replicaset-cont
 // The rules of kubernetes pkg/controller/replicaset/replica_set.go, against a real apiserver with
 // the scheduler and kubelets of the demo running beside the controller.
 describe('the ReplicaSet controller with the scheduler and two kubelets', () => {
-  let api: TestApiServer;
-  let cluster: DemoCluster;
   const nodes = ['node-a', 'node-b'];
 
-  beforeAll(async () => {
-    api = await startTestApiServer();
-    cluster = new DemoCluster({ client: api.client, nodes });
-    await cluster.start();
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-    await api?.close();
-  });
+  const demo = demoClusterForFile(nodes);
 
   const clients = () => ({
-    pods: api.client.resource<Pod>(resources.pods),
-    replicaSets: api.client.resource<ReplicaSet>(resources.replicasets),
+    pods: demo.api.client.resource<Pod>(resources.pods),
+    replicaSets: demo.api.client.resource<ReplicaSet>(resources.replicasets),
   });
 
   const expectStatus = async (namespace: string, name: string, replicas: number) =>
@@ -49,7 +33,7 @@ describe('the ReplicaSet controller with the scheduler and two kubelets', () => 
       ]);
 
   it('a ReplicaSet converges to spec.replicas Running pods on nodes, owned by it and named <rs>-<5 chars>', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const { pods, replicaSets } = clients();
     const rs = await replicaSets.namespace(ns).create(webReplicaSet(ns, 'web', 3));
     const running = await expectRunningPods(pods, ns, 3);
@@ -85,7 +69,7 @@ describe('the ReplicaSet controller with the scheduler and two kubelets', () => 
   });
 
   it('scaling up and then down through a merge patch of spec.replicas converges to each new count', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const { pods, replicaSets } = clients();
     await replicaSets.namespace(ns).create(webReplicaSet(ns, 'web', 2));
     await expectRunningPods(pods, ns, 2);
@@ -98,7 +82,7 @@ describe('the ReplicaSet controller with the scheduler and two kubelets', () => 
   });
 
   it('a deleted pod is replaced by a new one', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const { pods, replicaSets } = clients();
     await replicaSets.namespace(ns).create(webReplicaSet(ns, 'web', 2));
     const before = await expectRunningPods(pods, ns, 2);
@@ -117,7 +101,7 @@ describe('the ReplicaSet controller with the scheduler and two kubelets', () => 
   });
 
   it('pods of another ReplicaSet, or of none, are left alone', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const { pods, replicaSets } = clients();
     const stray = await pods.namespace(ns).create({
       apiVersion: 'v1',

@@ -1,6 +1,7 @@
 import { jsonLogger, startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { RestClient, type ResourceClient } from '@listwatch/client';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { DemoCluster } from '../demo-cluster.js';
 import { isPodReady, resources, type Pod } from '../controllers/objects.js';
 
 /** A real apiserver on memory storage at a free port, and a client of it. */
@@ -63,4 +64,37 @@ export async function expectRunningPods(
     )
     .toEqual(Array.from({ length: count }, () => 'Running/true/true'));
   return last;
+}
+
+/**
+ * One apiserver per test file with the demo's control plane (controllers, scheduler, kubelets
+ * on `nodes`) running against it: started before the file's tests, stopped after them.
+ */
+export function demoClusterForFile(nodes: string[] = ['node-a', 'node-b']): {
+  readonly api: TestApiServer;
+  readonly cluster: DemoCluster;
+} {
+  let api: TestApiServer | undefined;
+  let cluster: DemoCluster | undefined;
+  beforeAll(async () => {
+    api = await startTestApiServer();
+    cluster = new DemoCluster({ client: api.client, nodes });
+    await cluster.start();
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+    await api?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the demo cluster of the file starts in beforeAll');
+    return value;
+  };
+  return {
+    get api() {
+      return started(api);
+    },
+    get cluster() {
+      return started(cluster);
+    },
+  };
 }

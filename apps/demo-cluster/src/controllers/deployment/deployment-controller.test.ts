@@ -1,33 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoCluster } from '../../demo-cluster.js';
-import {
-  expectRunningPods,
-  listPods,
-  startTestApiServer,
-  type TestApiServer,
-} from '../../testing/test-apiserver.js';
+import { describe, expect, it } from 'vitest';
+import { demoClusterForFile, expectRunningPods, listPods } from '../../testing/test-apiserver.js';
 import { resources, type Deployment, type Pod, type ReplicaSet } from '../objects.js';
 
 // The rules of kubernetes pkg/controller/deployment (sync.go, rolling.go, recreate.go,
 // progress.go), against a real apiserver with the demo's ReplicaSet controller, scheduler,
 // kubelets and garbage collector running beside it.
 describe('the Deployment controller', () => {
-  let api: TestApiServer;
-  let cluster: DemoCluster;
+  const demo = demoClusterForFile();
 
-  beforeAll(async () => {
-    api = await startTestApiServer();
-    cluster = new DemoCluster({ client: api.client, nodes: ['node-a', 'node-b'] });
-    await cluster.start();
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-    await api?.close();
-  });
-
-  const pods = () => api.client.resource<Pod>(resources.pods);
-  const replicaSets = () => api.client.resource<ReplicaSet>(resources.replicasets);
-  const deployments = () => api.client.resource<Deployment>(resources.deployments);
+  const pods = () => demo.api.client.resource<Pod>(resources.pods);
+  const replicaSets = () => demo.api.client.resource<ReplicaSet>(resources.replicasets);
+  const deployments = () => demo.api.client.resource<Deployment>(resources.deployments);
   const poll = { timeout: 30_000, interval: 100 };
 
   const deployment = (
@@ -84,7 +67,7 @@ describe('the Deployment controller', () => {
       });
 
   it('a Deployment owns one ReplicaSet named <deployment>-<pod-template-hash>, labelled and annotated as kube does, and reports its pods in a status it applies', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const d = await deployments()
       .namespace(ns)
       .create(deployment(ns, 'web', 3));
@@ -129,7 +112,7 @@ describe('the Deployment controller', () => {
   });
 
   it('a template change rolls out a new ReplicaSet (revision 2) and scales the old one to zero, never exceeding replicas + maxSurge', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await deployments()
       .namespace(ns)
       .create(
@@ -164,7 +147,7 @@ describe('the Deployment controller', () => {
   });
 
   it('Recreate scales the old ReplicaSet to zero and waits for its pods to go before the new one starts', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await deployments()
       .namespace(ns)
       .create(deployment(ns, 'web', 2, 'nginx:1.27', { strategy: { type: 'Recreate' } }));
@@ -191,7 +174,7 @@ describe('the Deployment controller', () => {
   });
 
   it('scaling a Deployment scales its ReplicaSet and the desired-replicas annotation', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await deployments()
       .namespace(ns)
       .create(deployment(ns, 'web', 1));
@@ -209,7 +192,7 @@ describe('the Deployment controller', () => {
   });
 
   it('old ReplicaSets past revisionHistoryLimit are deleted, oldest revision first', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await deployments()
       .namespace(ns)
       .create(deployment(ns, 'web', 1, 'nginx:1', { revisionHistoryLimit: 1 }));
@@ -234,7 +217,7 @@ describe('the Deployment controller', () => {
   });
 
   it('deleting a Deployment deletes its ReplicaSets and their pods (background cascade)', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await deployments()
       .namespace(ns)
       .create(deployment(ns, 'web', 2));

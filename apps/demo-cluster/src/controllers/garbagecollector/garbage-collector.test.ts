@@ -1,12 +1,6 @@
 import type { KubeObject, OwnerReference } from '@listwatch/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoCluster } from '../../demo-cluster.js';
-import {
-  expectRunningPods,
-  listPods,
-  startTestApiServer,
-  type TestApiServer,
-} from '../../testing/test-apiserver.js';
+import { describe, expect, it } from 'vitest';
+import { demoClusterForFile, expectRunningPods, listPods } from '../../testing/test-apiserver.js';
 import { webReplicaSet } from '../../web-workload.js';
 import { resources, type Pod, type ReplicaSet } from '../objects.js';
 
@@ -14,22 +8,11 @@ import { resources, type Pod, type ReplicaSet } from '../objects.js';
 // processDeletingDependentsItem, attemptToOrphanWorker), against a real apiserver with the demo's
 // ReplicaSet controller, scheduler and kubelets, the collector watching every resource over HTTP.
 describe('the garbage collector', () => {
-  let api: TestApiServer;
-  let cluster: DemoCluster;
+  const demo = demoClusterForFile();
 
-  beforeAll(async () => {
-    api = await startTestApiServer();
-    cluster = new DemoCluster({ client: api.client, nodes: ['node-a', 'node-b'] });
-    await cluster.start();
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-    await api?.close();
-  });
-
-  const pods = () => api.client.resource<Pod>(resources.pods);
-  const replicaSets = () => api.client.resource<ReplicaSet>(resources.replicasets);
-  const configMaps = () => api.client.resource(resources.configmaps);
+  const pods = () => demo.api.client.resource<Pod>(resources.pods);
+  const replicaSets = () => demo.api.client.resource<ReplicaSet>(resources.replicasets);
+  const configMaps = () => demo.api.client.resource(resources.configmaps);
   const poll = { timeout: 20_000, interval: 100 };
 
   const ownerRef = (owner: KubeObject, extra: Partial<OwnerReference> = {}): OwnerReference => ({
@@ -59,7 +42,7 @@ describe('the garbage collector', () => {
   };
 
   it('background: deleting a ReplicaSet deletes its pods', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await replicaSets()
       .namespace(ns)
       .create(webReplicaSet(ns, 'web', 2));
@@ -69,7 +52,7 @@ describe('the garbage collector', () => {
   });
 
   it('orphan: the ReplicaSet goes, its pods stay and lose their owner reference', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await replicaSets()
       .namespace(ns)
       .create(webReplicaSet(ns, 'web', 2));
@@ -85,7 +68,7 @@ describe('the garbage collector', () => {
   });
 
   it('foreground: the ReplicaSet stays marked with foregroundDeletion until its pods are gone, then goes', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await replicaSets()
       .namespace(ns)
       .create(webReplicaSet(ns, 'web', 2));
@@ -110,7 +93,7 @@ describe('the garbage collector', () => {
   });
 
   it('every resource: a ConfigMap owned by a deleted ConfigMap is collected', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const owner = await configMap(ns, 'owner');
     await configMap(ns, 'dependent', [ownerRef(owner)]);
     await configMaps().namespace(ns).delete('owner');
@@ -118,14 +101,14 @@ describe('the garbage collector', () => {
   });
 
   it('a dependent whose owner never existed (an unknown uid) is collected', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const ghost = { metadata: { name: 'ghost', uid: '00000000-0000-0000-0000-000000000001' } };
     await configMap(ns, 'dependent', [ownerRef(ghost)]);
     await expect.poll(() => exists(configMaps(), ns, 'dependent'), poll).toBe(false);
   });
 
   it('a dependent with a live owner left is kept, and loses only the reference to the gone one', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const gone = await configMap(ns, 'gone');
     const kept = await configMap(ns, 'kept');
     await configMap(ns, 'dependent', [ownerRef(gone), ownerRef(kept)]);
@@ -142,7 +125,7 @@ describe('the garbage collector', () => {
   });
 
   it('foreground waits only for blocking dependents: a non-blocking one goes too, but does not hold the owner', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const owner = await configMap(ns, 'owner');
     await configMap(ns, 'blocking', [ownerRef(owner, { blockOwnerDeletion: true })]);
     await configMap(ns, 'free', [ownerRef(owner)]);
@@ -169,9 +152,9 @@ describe('the garbage collector', () => {
   });
 
   it('a CRD created after start is rediscovered (Sync): its objects own and are owned like built-ins', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const group = `gc${process.pid}.example.com`;
-    await api.client.request({
+    await demo.api.client.request({
       method: 'POST',
       path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
       body: {
@@ -195,7 +178,7 @@ describe('the garbage collector', () => {
         },
       },
     });
-    const widgets = api.client.resource({
+    const widgets = demo.api.client.resource({
       group,
       version: 'v1',
       plural: 'widgets',
@@ -223,7 +206,7 @@ describe('the garbage collector', () => {
       kind: 'Widget',
       metadata: { name: 'dependent', ownerReferences: [ownerRef(cmOwner)] },
     });
-    await expect.poll(() => cluster.isLeading(), poll).toBe(true);
+    await expect.poll(() => demo.cluster.isLeading(), poll).toBe(true);
 
     // A Widget's dependent goes with it…
     await widgets.namespace(ns).delete('owner', { propagationPolicy: 'Background' });

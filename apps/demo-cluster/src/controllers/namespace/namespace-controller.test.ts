@@ -1,10 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoCluster } from '../../demo-cluster.js';
-import {
-  expectRunningPods,
-  startTestApiServer,
-  type TestApiServer,
-} from '../../testing/test-apiserver.js';
+import { describe, expect, it } from 'vitest';
+import { demoClusterForFile, expectRunningPods } from '../../testing/test-apiserver.js';
 import { webReplicaSet } from '../../web-workload.js';
 import { resources, type Pod, type ReplicaSet } from '../objects.js';
 import type { Namespace } from './namespace-controller.js';
@@ -12,21 +7,10 @@ import type { Namespace } from './namespace-controller.js';
 // The rules of kubernetes pkg/controller/namespace/deletion/namespaced_resources_deleter.go,
 // against a real apiserver with the demo's controllers and kubelets.
 describe('the namespace controller', () => {
-  let api: TestApiServer;
-  let cluster: DemoCluster;
+  const demo = demoClusterForFile(['node-a']);
 
-  beforeAll(async () => {
-    api = await startTestApiServer();
-    cluster = new DemoCluster({ client: api.client, nodes: ['node-a'] });
-    await cluster.start();
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-    await api?.close();
-  });
-
-  const namespaces = () => api.client.resource<Namespace>(resources.namespaces);
-  const configMaps = (ns: string) => api.client.resource(resources.configmaps).namespace(ns);
+  const namespaces = () => demo.api.client.resource<Namespace>(resources.namespaces);
+  const configMaps = (ns: string) => demo.api.client.resource(resources.configmaps).namespace(ns);
   const poll = { timeout: 40_000, interval: 200 };
   const gone = async (ns: string) => {
     try {
@@ -38,22 +22,22 @@ describe('the namespace controller', () => {
   };
 
   it('a deleted namespace is emptied of every resource, then finalized and gone', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     for (const name of ['a', 'b'])
       await configMaps(ns).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
-    await api.client
+    await demo.api.client
       .resource<ReplicaSet>(resources.replicasets)
       .namespace(ns)
       .create(webReplicaSet(ns, 'web', 2));
-    await expectRunningPods(api.client.resource<Pod>(resources.pods), ns, 2);
+    await expectRunningPods(demo.api.client.resource<Pod>(resources.pods), ns, 2);
     await namespaces().delete(ns);
     await expect.poll(() => gone(ns), poll).toBe(true);
     for (const resource of [resources.configmaps, resources.replicasets, resources.pods])
-      expect((await api.client.resource(resource).namespace(ns).list()).items).toEqual([]);
+      expect((await demo.api.client.resource(resource).namespace(ns).list()).items).toEqual([]);
   });
 
   it('content with a finalizer holds the namespace (Terminating, conditions say why) until the finalizer is removed; the controller applies them', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await configMaps(ns).create({
       apiVersion: 'v1',
       kind: 'ConfigMap',

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoCluster } from '../../demo-cluster.js';
 import { KubectlSession } from '@listwatch/testing';
-import { startTestApiServer, type TestApiServer } from '../../testing/test-apiserver.js';
+import { demoClusterForFile } from '../../testing/test-apiserver.js';
 import { exampleFoo, webDeployment } from '../../web-workload.js';
 import { isPodReady, resources, type Deployment, type Pod } from '../objects.js';
 import { foos, resourceExistsMessage, type Foo } from './foo-controller.js';
@@ -11,36 +10,31 @@ import { foos, resourceExistsMessage, type Foo } from './foo-controller.js';
 // and reported in its status, a foreign Deployment left alone, the Foo's deletion cascading
 // through the garbage collector, and kubectl's view of Foos (printer columns, 422s).
 describe('the sample-controller Foo', () => {
-  let api: TestApiServer;
-  let cluster: DemoCluster;
   let kubectl: KubectlSession;
   const poll = { timeout: 30_000, interval: 100 };
 
-  beforeAll(async () => {
-    api = await startTestApiServer();
-    cluster = new DemoCluster({ client: api.client, nodes: ['node-a', 'node-b'] });
-    await cluster.start();
-    kubectl = new KubectlSession(api.server.url);
+  const demo = demoClusterForFile();
+
+  beforeAll(() => {
+    kubectl = new KubectlSession(demo.api.server.url);
   });
-  afterAll(async () => {
+  afterAll(() => {
     kubectl?.dispose();
-    await cluster?.stop();
-    await api?.close();
   });
 
-  const fooClient = (ns: string) => api.client.resource<Foo>(foos).namespace(ns);
+  const fooClient = (ns: string) => demo.api.client.resource<Foo>(foos).namespace(ns);
   const deployments = (ns: string) =>
-    api.client.resource<Deployment>(resources.deployments).namespace(ns);
+    demo.api.client.resource<Deployment>(resources.deployments).namespace(ns);
   const runningPods = async (ns: string, foo: string) =>
     (
-      await api.client
+      await demo.api.client
         .resource<Pod>(resources.pods)
         .namespace(ns)
         .list({ labelSelector: `app=nginx,controller=${foo}` })
     ).items.filter((p) => p.status?.phase === 'Running' && isPodReady(p)).length;
 
   it('a Foo gets its Deployment with spec.replicas pods, follows a change of replicas, and reports availableReplicas', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     const foo = await fooClient(ns).create(exampleFoo(ns, 'example-foo', 2));
     await expect.poll(() => runningPods(ns, 'example-foo'), poll).toBe(2);
     const d = await deployments(ns).get('example-foo');
@@ -75,7 +69,7 @@ describe('the sample-controller Foo', () => {
   });
 
   it('a Deployment of that name the Foo does not own is left alone (MessageResourceExists)', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await deployments(ns).create(webDeployment(ns, 'taken', 1));
     await fooClient(ns).create(exampleFoo(ns, 'taken', 3));
     // Give the controller time to act, then check it did not.
@@ -90,7 +84,7 @@ describe('the sample-controller Foo', () => {
   });
 
   it('deleting a Foo deletes its Deployment and pods (the garbage collector follows the owner reference)', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await fooClient(ns).create(exampleFoo(ns, 'short-lived', 1));
     await expect.poll(() => runningPods(ns, 'short-lived'), poll).toBe(1);
     await fooClient(ns).delete('short-lived');
@@ -101,7 +95,7 @@ describe('the sample-controller Foo', () => {
   });
 
   it('kubectl shows Foos with their printer columns and refuses replicas over 10 with 422', async () => {
-    const ns = await api.namespace();
+    const ns = await demo.api.namespace();
     await fooClient(ns).create(exampleFoo(ns, 'shown', 1));
     await expect
       .poll(async () => (await fooClient(ns).get('shown')).status?.availableReplicas, poll)
