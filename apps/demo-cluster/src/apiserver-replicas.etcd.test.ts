@@ -85,3 +85,15 @@ it('pnpm demo --apiservers needs the etcd3 backend: the replicas share one etcd'
   expect(out).toMatch(/--apiservers needs --storage-backend etcd3/);
   expect(code).toBe(1);
 });
+
+it('pnpm demo --secure with --apiservers is refused, naming both, before anything starts', async () => {
+  const { code, out } = await runDemo([
+    '--storage-backend',
+    'etcd3',
+    '--apiservers',
+    '2',
+    '--secure',
+  ]);
+  expect(out).toMatch(/--secure and --apiservers do not go together/);
+  expect(code).toBe(1);
+});
