@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
+import { DashboardServer } from './dashboard-server.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 const apiserverDir = fileURLToPath(new URL('../../../packages/apiserver', import.meta.url));
@@ -30,8 +31,12 @@ function start(cwd: string, args: string[]): { child: ChildProcess; out: () => s
   return { child, out: () => out };
 }
 
-async function startApiServer(port: number, dataDir: string): Promise<ChildProcess> {
-  const { child } = start(apiserverDir, ['--port', String(port), '--data-dir', dataDir]);
+async function startApiServer(
+  port: number,
+  dataDir: string,
+  flags: string[] = [],
+): Promise<ChildProcess> {
+  const { child } = start(apiserverDir, ['--port', String(port), '--data-dir', dataDir, ...flags]);
   await expect
     .poll(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status, {
       timeout: 30_000,
@@ -69,7 +74,15 @@ afterAll(async () => {
 async function newPage(): Promise<Page> {
   browser ??= await chromium.launch({
     executablePath: process.env['CHROMIUM'] ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   return browser.newPage({ viewport: { width: 1400, height: 900 } });
 }
@@ -203,4 +216,101 @@ it('the dashboard keeps up while the web Deployment scales to 1,000 pods: every 
   expect(draws).toBeLessThan(events / 2);
   console.info(`dashboard: ${events} events in ${draws} draws, ${meanMs} ms mean, ${maxMs} ms max`);
   await stop(demo.child);
+}, 180_000);
+
+/** The web Deployment's pods as the apiserver lists them, by name. */
+async function listWebPods(server: string): Promise<{ name: string; phase?: string }[]> {
+  const res = await fetch(`${server}/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb`);
+  const list = (await res.json()) as {
+    items: { metadata: { name: string }; status?: { phase?: string } }[];
+  };
+  return list.items.map((p) => ({ name: p.metadata.name, phase: p.status?.phase }));
+}
+
+// client-go's reflector (tools/cache/reflector.go): a watch ended by 410 Expired relists and
+// watches on from the new list's resourceVersion; the store is replaced, so what went away while
+// the watch was down is deleted and nothing is kept twice.
+it('the dashboard relists when its watch gets 410 Gone (its resourceVersion fell out of the watch cache while the network was cut) and then shows exactly the current pods, none twice and none stale', async () => {
+  const dir = tempDir('listwatch-dashboard-gone-');
+  let proxy: TcpProxy | undefined;
+  let dashboard: DashboardServer | undefined;
+  try {
+    const port = await freePort();
+    const server = `http://127.0.0.1:${port}`;
+    // A watch cache of 10 events per resource: the pods the scaling below churns overflow it.
+    const apiserver = await startApiServer(port, dir.path, ['--default-watch-cache-size', '10']);
+    // The demo reaches the apiserver directly and keeps the cluster converging during the cut;
+    // only the page goes through the relay.
+    const demo = start(appDir, ['--server', server, '--dashboard-port', '0', '--interval', '1000']);
+    await expect.poll(demo.out, { timeout: 30_000, interval: 200 }).toMatch(/dashboard on http/);
+    proxy = await TcpProxy.start(port);
+    dashboard = new DashboardServer(proxy.endpoint);
+    const dashboardUrl = await dashboard.listen('127.0.0.1', 0, false);
+
+    const page = await newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(dashboardUrl);
+    const watches = page.locator('#watches');
+    const attr = async (name: string) => Number(await watches.getAttribute(`data-${name}`));
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
+    await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(3);
+    const shownBefore = new Set((await listWebPods(server)).map((p) => p.name));
+    expect(await attr('relists')).toBe(0);
+
+    proxy.cut();
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('5');
+    // Up to 6 and down to 2 while the page is away: new pods, and pods it saw that are gone.
+    await scaleWeb(server, 6);
+    await expect
+      .poll(async () => (await listWebPods(server)).filter((p) => p.phase === 'Running').length, {
+        timeout: 30_000,
+      })
+      .toBe(6);
+    await scaleWeb(server, 2);
+    await expect.poll(async () => (await listWebPods(server)).length, { timeout: 30_000 }).toBe(2);
+    const current = (await listWebPods(server)).map((p) => p.name).sort();
+    const gone = [...shownBefore].filter((name) => !current.includes(name));
+    expect(gone.length).toBeGreaterThan(0);
+    proxy.restore();
+
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
+    expect(await attr('relists')).toBeGreaterThanOrEqual(1);
+    const chipNames = (selector: string) =>
+      page
+        .locator(selector)
+        .evaluateAll((chips: { getAttribute(name: string): string | null }[]) =>
+          chips.map((c) => c.getAttribute('data-name') ?? ''),
+        );
+    // Under the Deployment and under the nodes: each current pod once, nothing else.
+    await expect
+      .poll(async () => (await chipNames('[data-deployment="demo/web"] .pod')).sort(), {
+        timeout: 30_000,
+      })
+      .toEqual(current);
+    const onNodes = await chipNames('#nodes .pod[data-namespace="demo"]');
+    expect(onNodes.filter((name) => name.startsWith('web-')).sort()).toEqual(current);
+    const allPods = await fetch(`${server}/api/v1/pods`).then(
+      async (res) => ((await res.json()) as { items: unknown[] }).items.length,
+    );
+    expect(onNodes.length).toBe(new Set(onNodes).size);
+    expect(Number(await page.locator('#stat-pods').textContent())).toBe(allPods);
+    // The pods gone while it was away are told as deletions, as a reflector's Replace tells them.
+    const deleted = await chipNames('#feed [data-kind="pod"][data-type="DELETED"]');
+    for (const name of gone) expect(deleted).toContain(name);
+
+    // It watches on from the relist's resourceVersion: a later change arrives as an event.
+    const relists = await attr('relists');
+    await scaleWeb(server, 3);
+    await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(3);
+    expect(await attr('relists')).toBe(relists);
+    expect(pageErrors).toEqual([]);
+
+    await stop(demo.child);
+    await stop(apiserver);
+  } finally {
+    await dashboard?.close();
+    await proxy?.close();
+    dir.remove();
+  }
 }, 180_000);
