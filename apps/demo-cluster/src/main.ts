@@ -151,8 +151,6 @@ async function main(): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   if (secureIndex >= 0 && external)
     throw ApiError.badRequest('--secure starts its own apiserver: it cannot be used with --server');
-  if (secureIndex >= 0 && apiservers !== undefined)
-    throw ApiError.badRequest('--secure and --apiservers do not go together yet');
   const pki =
     secureIndex >= 0
       ? await createSecurePki(
@@ -165,7 +163,12 @@ async function main(): Promise<void> {
   const server = external
     ? { url: external.replace(/\/$/, ''), close: () => Promise.resolve() }
     : apiservers !== undefined
-      ? await startReplicated(apiservers, args, options.bindAddress ?? '127.0.0.1', say)
+      ? await startReplicated(
+          apiservers,
+          [...args, ...(pki?.serverFlags ?? [])],
+          options.bindAddress ?? '127.0.0.1',
+          say,
+        )
       : await startApiServer(options);
   say(
     external

@@ -59,14 +59,25 @@ export function exampleFoo(namespace: string, name = 'example-foo', replicas = 1
   };
 }
 
-/** Creates the Foo unless an earlier run did. */
-export async function ensureFoo(client: RestClient, foo: Foo): Promise<void> {
-  try {
-    await client
-      .resource<Foo>(foos)
-      .namespace(foo.metadata.namespace ?? '')
-      .create(foo);
-  } catch (err) {
-    if (!isApiError(err) || err.code !== 409) throw err;
+/**
+ * Creates the Foo unless an earlier run did. Behind a balancer (`--apiservers N`) the replica
+ * asked may not serve the just-established CRD yet and answer 404 for a moment, as
+ * kube-apiservers in HA do (apiextensions-apiserver delays Established by 5 s with more than one
+ * master for that reason): 404s are retried for up to `timeoutMs`.
+ */
+export async function ensureFoo(client: RestClient, foo: Foo, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await client
+        .resource<Foo>(foos)
+        .namespace(foo.metadata.namespace ?? '')
+        .create(foo);
+      return;
+    } catch (err) {
+      if (isApiError(err) && err.code === 409) return;
+      if (!isApiError(err) || err.code !== 404 || Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }

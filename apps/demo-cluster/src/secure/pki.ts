@@ -11,6 +11,9 @@ export interface KeyPair {
   key: string;
 }
 
+/** The serving certificate's file name in the PKI directory (`<name>.crt`, `<name>.key`). */
+export const SERVING = 'apiserver';
+
 /**
  * The demo's certificate authority, made with the openssl CLI into a state directory at each
  * start, as kubeadm's `init phase certs` does into /etc/kubernetes/pki: a CA, the apiserver's
@@ -58,7 +61,7 @@ export class DemoPki {
   /** The apiserver's serving certificate: 127.0.0.1, ::1 and localhost. */
   serving(): Promise<KeyPair> {
     return this.issue(
-      'apiserver',
+      SERVING,
       '/CN=kube-apiserver',
       'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature',
     );

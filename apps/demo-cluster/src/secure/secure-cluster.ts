@@ -1,7 +1,7 @@
 import type { ApiServerOptions } from '@listwatch/apiserver';
 import { clientCertificate, RestClient, type Logger } from '@listwatch/client';
 import { join } from 'node:path';
-import { DemoPki, writeKubeconfig, type KeyPair } from './pki.js';
+import { DemoPki, SERVING, writeKubeconfig, type KeyPair } from './pki.js';
 import {
   ADMIN,
   CONTROLLER_MANAGER,
@@ -47,6 +47,13 @@ export function demoComponents(nodes: readonly string[]): string[] {
 export interface SecurePki {
   dir: string;
   serverOptions: Pick<ApiServerOptions, 'tlsCert' | 'tlsKey' | 'clientCA' | 'authorizationMode'>;
+  /**
+   * The same as `pnpm apiserver` flags naming the files in `dir`, for apiserver processes
+   * (`--apiservers N`): every replica serves the one serving certificate and trusts the one CA,
+   * so a client verifies and is verified alike whichever replica the balancer picks. The
+   * service-account token keys default to the serving key, so they are shared too.
+   */
+  serverFlags: string[];
   ca: string;
   certificates: ReadonlyMap<string, KeyPair>;
 }
@@ -74,6 +81,16 @@ export async function createSecurePki(
       clientCA: pki.ca.cert,
       authorizationMode: ['RBAC'],
     },
+    serverFlags: [
+      '--tls-cert-file',
+      join(dir, `${SERVING}.crt`),
+      '--tls-private-key-file',
+      join(dir, `${SERVING}.key`),
+      '--client-ca-file',
+      join(dir, 'ca.crt'),
+      '--authorization-mode',
+      'RBAC',
+    ],
   };
 }
 
