@@ -170,6 +170,41 @@ describe('the pod-template hash', () => {
     ).not.toBe(computeHash(template, undefined));
   });
 
+  /** The same value with every object's keys in reverse insertion order. */
+  const reverseKeys = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(reverseKeys)
+      : typeof v === 'object' && v !== null
+        ? Object.fromEntries(
+            Object.entries(v)
+              .reverse()
+              .map(([k, x]) => [k, reverseKeys(x)]),
+          )
+        : v;
+
+  it("a hash reads as kube's: at most 10 characters of SafeEncodeString's alphabet (a uint32's decimal digits map onto 456789bcdf), one value per template whatever its key order, and a collisionCount of 0 differs from none", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          metadata: fc.record({ labels: fc.dictionary(fc.string(), fc.string()) }),
+          spec: fc.object(),
+        }),
+        fc.option(fc.integer({ min: 0, max: 2 ** 31 - 1 }), { nil: undefined }),
+        (t, collisionCount) => {
+          const hash = computeHash(t, collisionCount);
+          expect(hash).toMatch(/^[456789bcdf]{1,10}$/);
+          expect(computeHash(reverseKeys(t) as typeof t, collisionCount)).toBe(hash);
+          if (collisionCount === undefined) expect(computeHash(t, 0)).not.toBe(hash);
+        },
+      ),
+    );
+  });
+
+  it('the hash of a template does not change from one release to the next (a new serialization would rename every ReplicaSet and roll every Deployment)', () => {
+    expect(computeHash(template, undefined)).toBe('5776f98846');
+    expect(computeHash(template, 1)).toBe('7fdf679775');
+  });
+
   it('templates equal but for pod-template-hash are the same template', () => {
     const hashed = {
       ...template,
