@@ -219,7 +219,7 @@ it('the dashboard keeps up while the web Deployment scales to 1,000 pods: every 
 }, 180_000);
 
 /** The web Deployment's pods as the apiserver lists them, by name. */
-async function listWebPods(server: string): Promise<{ name: string; phase?: string }[]> {
+async function listWebPods(server: string): Promise<{ name: string; phase: string | undefined }[]> {
   const res = await fetch(`${server}/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb`);
   const list = (await res.json()) as {
     items: { metadata: { name: string }; status?: { phase?: string } }[];
