@@ -79,7 +79,7 @@ it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the c
       }
     }
   }
-});
+}, 150_000);
 
 it('pnpm demo --apiservers needs the etcd3 backend: the replicas share one etcd', async () => {
   const { code, out } = await runDemo(['--storage-backend', 'memory', '--apiservers', '2']);
