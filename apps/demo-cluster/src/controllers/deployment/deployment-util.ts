@@ -145,8 +145,10 @@ function canonicalJson(value: unknown): string {
 /**
  * ComputeHash: FNV-32a of the template, then of collisionCount as 8 little-endian bytes when
  * set, the decimal sum safe-encoded. Kube hashes Go's spew rendering of the typed struct; here
- * the template's canonical JSON is hashed, so the value is as stable and collision-handled but
- * not the same digits a kube cluster would print for the same template.
+ * the template's canonical JSON is hashed, so the value is as stable and collision-handled, and
+ * reads alike (at most 10 characters of 456789bcdf), but its digits differ from a kube cluster's.
+ * Kube's own digits change between releases (each new PodSpec field changes spew's text), which
+ * is why FindNewReplicaSet matches by EqualIgnoreHash, not by name.
  */
 export function computeHash(template: PodTemplate, collisionCount: number | undefined): string {
   let hash = fnv32a(Buffer.from(canonicalJson(template), 'utf8'));
