@@ -55,7 +55,7 @@ export interface Etcd3StorageOptions extends BackendOptions {
   watchQueueBound?: number;
 }
 
-/** Bytes of JSON the storage keeps of its own latest writes (see `written`). */
+/** Characters of JSON the storage keeps of its own latest writes (see `written`). */
 const WRITTEN_BYTES = 4 * 1024 * 1024;
 
 function revisionOf(kv: { mod_revision: string }): Revision {
@@ -278,6 +278,7 @@ export class Etcd3Storage implements Storage {
     json: string,
     expectedRevision: Revision,
   ): Promise<{ updated: KubeObject } | { current: KubeObject | undefined }> {
+    validateKey(this.prefix, key);
     const res = await this.put(key, json, expectedRevision);
     if (res.succeeded) return { updated: this.wrote(key, json, Number(res.header.revision)) };
     this.forget(key);
