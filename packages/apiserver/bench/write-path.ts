@@ -1,8 +1,9 @@
 // `write-path`: 64 concurrent writers creating then updating ~1 KB ConfigMaps, through our
 // apiserver on etcd3 vs the same compare-and-swap transactions sent straight to the same etcd
-// with the etcd3 package (the physical limit of any apiserver on that etcd); the apiserver on
-// each embedded backend (memory, sqlite) too. etcd runs with --unsafe-no-fsync (the test
-// harness's), so etcd's disk is not what is measured.
+// with the etcd3 package (the physical limit of any apiserver on that etcd), and through our
+// Etcd3Storage alone (the storage layer's share); the apiserver on each embedded backend
+// (memory, sqlite) too. etcd runs with --unsafe-no-fsync (the test harness's), so etcd's disk is
+// not what is measured.
 import { EtcdCluster, tempDir } from '@listwatch/testing';
 import type { Scenario } from '../../../bench/lib.js';
 import { forkChild, type Child } from '../../../bench/proc.js';
@@ -30,7 +31,7 @@ export const scenario: Scenario = {
   title: `${WRITERS} concurrent writers, create + update of ~1 KB ConfigMaps: apiserver vs raw etcd`,
   processes: () =>
     'etcd (1 member) + the apiserver under test (child, one per backend, one writing at a time) + ' +
-    `${WRITERS} writers (one child) / the raw etcd3 writers (one child); runner idle`,
+    `${WRITERS} writers (one child) / the raw etcd3 and Etcd3Storage writers (one child); runner idle`,
   rounds: (ctx) => (ctx.quick ? 2 : 5),
   async open(ctx) {
     const etcd = await EtcdCluster.start();
@@ -76,6 +77,16 @@ export const scenario: Scenario = {
           cpuPerOp['raw_etcd_client'] = ((await raw.request<number>('cpu')) - cpu) / r.ops;
           rates['raw_etcd'] = r.ops / r.seconds;
           perOp['raw_etcd'] = ((await etcdRequests(endpoint)) - before) / r.ops;
+          // The same writes through our Etcd3Storage alone: the storage layer's share.
+          before = await etcdRequests(endpoint);
+          cpu = await raw.request<number>('cpu');
+          const st = await raw.request<{ ops: number; seconds: number }>('runStorage', {
+            writers: WRITERS,
+            ms,
+          });
+          cpuPerOp['storage_etcd3'] = ((await raw.request<number>('cpu')) - cpu) / st.ops;
+          rates['storage_etcd3'] = st.ops / st.seconds;
+          perOp['storage_etcd3'] = ((await etcdRequests(endpoint)) - before) / st.ops;
           for (const [backend, { url, child }] of servers) {
             before = await etcdRequests(endpoint);
             cpu = await child.request<number>('cpu');
@@ -109,6 +120,7 @@ export const scenario: Scenario = {
               vs_raw_etcd: rates['apiserver_etcd3']! / rates['raw_etcd'],
               memory_vs_raw_etcd: rates['apiserver_memory']! / rates['raw_etcd'],
               sqlite_vs_raw_etcd: rates['apiserver_sqlite']! / rates['raw_etcd'],
+              storage_vs_raw_etcd: rates['storage_etcd3'] / rates['raw_etcd'],
             },
           };
         },

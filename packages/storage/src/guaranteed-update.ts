@@ -1,7 +1,27 @@
 import type { KubeObject } from '@listwatch/api';
-import type { Storage, TryUpdate } from './storage.js';
+import type { Revision, Storage, TryUpdate } from './storage.js';
 import { StorageError, isStorageError } from './storage-error.js';
 import { decodeObject, encodeObject, isStale } from './stored-object.js';
+
+/** A state of a key as this storage wrote it: its stored JSON (encodeObject's) and revision. */
+export interface WrittenState {
+  json: string;
+  revision: Revision;
+}
+
+/** What guaranteedUpdate needs of a storage. */
+export interface GuaranteedUpdateStorage extends Pick<Storage, 'get' | 'update'> {
+  /**
+   * update() of an object already encoded (encodeObject's JSON) if the key is at
+   * `expectedRevision`; otherwise the key's current state, read in the same transaction
+   * (undefined: it is gone).
+   */
+  updateEncoded?(
+    key: string,
+    json: string,
+    expectedRevision: Revision,
+  ): Promise<{ updated: KubeObject } | { current: KubeObject | undefined }>;
+}
 
 /**
  * Read-modify-write with optimistic concurrency, as kube-apiserver's GuaranteedUpdate
@@ -15,18 +35,30 @@ import { decodeObject, encodeObject, isStale } from './stored-object.js';
  * first attempt skips the read: the write's compare-and-swap proves it current. Whatever the
  * stale copy may have caused — a conflict, an error from `tryUpdate`, a no-op — is decided again
  * on a fresh read, and an error stands only when the fresh read is at the same revision.
+ *
+ * `written` (what this storage itself last wrote under the key) is such a copy too: it is taken
+ * instead of the cache's when newer, so an update right after this apiserver's own write, before
+ * the watch cache has seen it, needs no read either.
  */
 export async function guaranteedUpdate(
-  storage: Pick<Storage, 'get' | 'update'>,
+  storage: GuaranteedUpdateStorage,
   key: string,
   tryUpdate: TryUpdate,
   cachedExisting?: KubeObject,
+  written?: WrittenState,
 ): Promise<KubeObject> {
   let current: KubeObject | undefined;
   let before: string;
   // Whether `current` was read from storage (origStateIsCurrent).
-  let isCurrent = cachedExisting === undefined;
-  if (cachedExisting) {
+  let isCurrent = cachedExisting === undefined && written === undefined;
+  if (
+    written &&
+    (!cachedExisting || written.revision > Number(cachedExisting.metadata.resourceVersion))
+  ) {
+    // Decoded afresh: a private copy, as below.
+    before = written.json;
+    current = decodeObject(key, before, written.revision);
+  } else if (cachedExisting) {
     // A private copy: tryUpdate may change what it is given, and the cache's object is shared.
     before = encodeObject(key, cachedExisting);
     current = decodeObject(key, before, Number(cachedExisting.metadata.resourceVersion));
@@ -61,6 +93,16 @@ export async function guaranteedUpdate(
         continue;
       }
       return { ...next, metadata: { ...next.metadata, resourceVersion: String(revision) } };
+    }
+    if (storage.updateEncoded) {
+      const result = await storage.updateEncoded(key, after, revision);
+      if ('updated' in result) return result.updated;
+      // The failed transaction read the key: that is the fresh state, no read needed
+      // (store.go GuaranteedUpdate's OptimisticPut with GetOnFailure).
+      current = result.current;
+      before = current ? encodeObject(key, current) : '';
+      isCurrent = true;
+      continue;
     }
     try {
       return await storage.update(key, next, { expectedRevision: revision });

@@ -100,7 +100,11 @@ export class StoredObjectCodec {
   constructor(private readonly transformerFor: TransformerForKey = () => undefined) {}
 
   encode(key: string, object: KubeObject): string | Uint8Array {
-    const json = encodeObject(key, object);
+    return this.fromJson(key, encodeObject(key, object));
+  }
+
+  /** The stored value of an object already encoded by encodeObject. */
+  fromJson(key: string, json: string): string | Uint8Array {
     const transformer = this.transformerFor(key);
     if (!transformer) return json;
     const data = transformer.toStorage(Buffer.from(json), key);

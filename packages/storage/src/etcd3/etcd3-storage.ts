@@ -2,7 +2,7 @@ import type { KubeObject } from '@listwatch/api';
 import type { Etcd3, ICompare, IKeyValue, IRequestOp, ITxnResponse, KVClient } from 'etcd3';
 import type * as Etcd3Module from 'etcd3';
 import { Compactor, DEFAULT_COMPACTION_INTERVAL, type CompactionClaim } from '../compactor.js';
-import { guaranteedUpdate } from '../guaranteed-update.js';
+import { guaranteedUpdate, type WrittenState } from '../guaranteed-update.js';
 import {
   DEFAULT_PREFIX,
   prefixEnd,
@@ -25,7 +25,7 @@ import type {
   TryUpdate,
 } from '../storage.js';
 import { StorageError, isStorageError } from '../storage-error.js';
-import { StoredObjectCodec } from '../stored-object.js';
+import { decodeObject, encodeObject, StoredObjectCodec } from '../stored-object.js';
 import { WatchChannel } from '../watch-channel.js';
 import { WATCH_QUEUE_BOUND } from '../watch-hub.js';
 import { isFutureRevisionError, isTransient, neverSent, toStorageError } from './etcd3-errors.js';
@@ -55,6 +55,9 @@ export interface Etcd3StorageOptions extends BackendOptions {
   watchQueueBound?: number;
 }
 
+/** Characters of JSON the storage keeps of its own latest writes (see `written`). */
+const WRITTEN_BYTES = 4 * 1024 * 1024;
+
 function revisionOf(kv: { mod_revision: string }): Revision {
   return Number(kv.mod_revision);
 }
@@ -80,6 +83,13 @@ export class Etcd3Storage implements Storage {
   private readonly progressNotifyInterval: number;
   private readonly watchQueueBound: number;
   private readonly progressSupport: ProgressSupport;
+  /**
+   * The latest state this client wrote under each recently written key, oldest first, at most
+   * WRITTEN_BYTES of JSON: guaranteedUpdate starts from it when the watch cache has not caught
+   * up yet, instead of reading the key (the write's compare-and-swap proves it current).
+   */
+  private readonly written = new Map<string, WrittenState>();
+  private writtenBytes = 0;
   private closed = false;
 
   constructor(options: Etcd3StorageOptions = {}) {
@@ -233,7 +243,8 @@ export class Etcd3Storage implements Storage {
 
   async create(key: string, object: KubeObject): Promise<KubeObject> {
     validateKey(this.prefix, key);
-    const data = this.objects.encode(key, object);
+    const json = encodeObject(key, object);
+    const data = this.objects.fromJson(key, json);
     await this.beforeWrite();
     const res = await this.txn(
       key,
@@ -243,7 +254,7 @@ export class Etcd3Storage implements Storage {
       },
     );
     if (!res.succeeded) throw StorageError.keyExists(key);
-    return this.objects.decode(key, data, Number(res.header.revision));
+    return this.wrote(key, json, Number(res.header.revision));
   }
 
   async update(
@@ -252,26 +263,80 @@ export class Etcd3Storage implements Storage {
     options: StorageUpdateOptions = {},
   ): Promise<KubeObject> {
     validateKey(this.prefix, key);
-    const data = this.objects.encode(key, object);
-    await this.beforeWrite();
-    const res = await this.txn(key, [this.modCompare(key, options.expectedRevision)], {
-      request_put: { key: Buffer.from(key), value: Buffer.from(data) },
-    });
-    if (!res.succeeded) this.failed(key, res, options.expectedRevision);
-    return this.objects.decode(key, data, Number(res.header.revision));
+    const json = encodeObject(key, object);
+    const res = await this.put(key, json, options.expectedRevision);
+    if (!res.succeeded) {
+      this.forget(key);
+      this.failed(key, res, options.expectedRevision);
+    }
+    return this.wrote(key, json, Number(res.header.revision));
   }
 
-  guaranteedUpdate(
+  /** guaranteedUpdate's write: a failed compare answers with the key's current state. */
+  async updateEncoded(
+    key: string,
+    json: string,
+    expectedRevision: Revision,
+  ): Promise<{ updated: KubeObject } | { current: KubeObject | undefined }> {
+    validateKey(this.prefix, key);
+    const res = await this.put(key, json, expectedRevision);
+    if (res.succeeded) return { updated: this.wrote(key, json, Number(res.header.revision)) };
+    this.forget(key);
+    const current = res.responses[0]?.response_range.kvs[0];
+    return { current: current && this.decode(current) };
+  }
+
+  private async put(
+    key: string,
+    json: string,
+    expectedRevision: Revision | undefined,
+  ): Promise<ITxnResponse> {
+    const data = this.objects.fromJson(key, json);
+    await this.beforeWrite();
+    return this.txn(key, [this.modCompare(key, expectedRevision)], {
+      request_put: { key: Buffer.from(key), value: Buffer.from(data) },
+    });
+  }
+
+  /** The object just written, from its JSON (no round trip through the transformer). */
+  private wrote(key: string, json: string, revision: Revision): KubeObject {
+    const known = this.written.get(key);
+    // Responses to concurrent writes of one key may arrive in any order: keep the newest.
+    if (!known || known.revision < revision) {
+      this.forget(key);
+      if (json.length <= WRITTEN_BYTES / 16) {
+        this.written.set(key, { json, revision });
+        this.writtenBytes += json.length;
+        for (const [oldest, state] of this.written) {
+          if (this.writtenBytes <= WRITTEN_BYTES) break;
+          this.written.delete(oldest);
+          this.writtenBytes -= state.json.length;
+        }
+      }
+    }
+    return decodeObject(key, json, revision);
+  }
+
+  private forget(key: string): void {
+    const known = this.written.get(key);
+    if (!known) return;
+    this.written.delete(key);
+    this.writtenBytes -= known.json.length;
+  }
+
+  async guaranteedUpdate(
     key: string,
     tryUpdate: TryUpdate,
     cachedExisting?: KubeObject,
   ): Promise<KubeObject> {
-    return guaranteedUpdate(this, key, tryUpdate, cachedExisting);
+    validateKey(this.prefix, key);
+    return await guaranteedUpdate(this, key, tryUpdate, cachedExisting, this.written.get(key));
   }
 
   async delete(key: string, options: StorageDeleteOptions = {}): Promise<KubeObject> {
     validateKey(this.prefix, key);
     await this.beforeWrite();
+    this.forget(key);
     const res = await this.txn(key, [this.modCompare(key, options.expectedRevision)], {
       request_delete_range: { key: Buffer.from(key), prev_kv: true },
     });
@@ -430,6 +495,7 @@ export class Etcd3Storage implements Storage {
       this.compactor.stop();
       this.progressSupport.stop();
       for (const watch of [...this.watches]) watch.close();
+      this.written.clear();
       this.client.close();
     }
     return Promise.resolve();

@@ -5,6 +5,9 @@ type FaultHandling = NonNullable<IOptions['faultHandling']>;
 type HostPolicy = ReturnType<NonNullable<FaultHandling['host']>>;
 type GlobalPolicy = NonNullable<FaultHandling['global']>;
 
+/** The etcd3 client's calls ignore the policies' signal: one that never aborts serves all. */
+const NEVER_ABORTED = new AbortController().signal;
+
 /** Thrown instead of calling a member that failed a moment ago while another one may answer. */
 export class HostDownError extends Error {
   constructor(host: string) {
@@ -48,7 +51,7 @@ export class HostHealth {
         throw new HostDownError(host);
       }
       try {
-        const result = await fn({ signal: new AbortController().signal });
+        const result = await fn({ signal: NEVER_ABORTED });
         this.downUntil.delete(host);
         return result;
       } catch (err) {
@@ -62,5 +65,5 @@ export class HostHealth {
 
 const passThrough = {
   execute: <T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> =>
-    Promise.resolve().then(() => fn({ signal: new AbortController().signal })),
+    Promise.resolve().then(() => fn({ signal: NEVER_ABORTED })),
 };

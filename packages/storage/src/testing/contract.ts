@@ -292,7 +292,10 @@ export function storageContract(name: string, backend: ContractBackend): void {
           },
           cached,
         );
-        expect(seen).toEqual(['1', '2']);
+        // A storage may start from a newer copy than the cache's (etcd3: the state it last wrote
+        // itself); either way the update is computed last from the current state.
+        expect(seen.at(-1)).toBe('2');
+        expect(seen.length).toBeLessThanOrEqual(2);
         expect(updated['data']).toEqual({ v: '2+' });
         expect((await s.get(key(s, 'a')))!['data']).toEqual({ v: '2+' });
       });
