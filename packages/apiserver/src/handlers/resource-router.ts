@@ -2,6 +2,7 @@ import { ApiError } from '@listwatch/api';
 import type Koa from 'koa';
 import type { Attributes } from '../authorization/attributes.js';
 import { parseRequestInfo } from '../registry/request-info.js';
+import { streamResponse } from '../middleware/request-end.js';
 import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
 import { strategyOf } from '../registry/strategy.js';
@@ -94,12 +95,15 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
         const untrack = server.authorizer.track(ctx.state['attributes'] as Attributes, () =>
           watch.watcher.end('closed'),
         );
-        ctx.respond = false;
-        await serveHttpWatch(ctx.res, watch, (events) => {
-          untrack();
-          server.metrics.watches.dec(gauge);
-          server.metrics.watchEventsSent.inc({ resource: entry.definition.plural }, events);
-        });
+        // The chain returns now; the watch streams on its own (request-end.ts).
+        streamResponse(
+          ctx,
+          serveHttpWatch(ctx.res, watch, (events) => {
+            untrack();
+            server.metrics.watches.dec(gauge);
+            server.metrics.watchEventsSent.inc({ resource: entry.definition.plural }, events);
+          }),
+        );
         return;
       }
       case 'create':
