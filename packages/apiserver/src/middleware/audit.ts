@@ -156,7 +156,10 @@ function syncImpersonation(audit: RequestAudit, state: Record<string, unknown>):
 export function audit(server: ServerContext): Koa.Middleware {
   return async (ctx, next) => {
     const sink: AuditSink | undefined = server.audit;
-    if (!sink) return next();
+    if (!sink) {
+      await next();
+      return;
+    }
     const request = auditedRequest(
       ctx.req,
       ctx.state['auditID'] as string,

@@ -229,7 +229,8 @@ describe('request-end.ts with koa', () => {
         }),
       );
     koa.use(handler);
-    const server: Server = createServer(koa.callback());
+    const callback = koa.callback();
+    const server: Server = createServer((req, res) => void callback(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return { ends, url, close: () => new Promise((resolve) => server.close(resolve)) };
