@@ -523,9 +523,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   }
   // Every connection, so shutdown can close keep-alive ones too (no request may reach a closed storage).
   const sockets = new Set<Socket>();
+  // One listener for every connection ('close' comes once): no closure per open watch.
+  function forgetSocket(this: Socket): void {
+    sockets.delete(this);
+  }
   listener.on('connection', (socket: Socket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.on('close', forgetSocket);
   });
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
