@@ -20,7 +20,8 @@ export function isLongRunning(ctx: Koa.Context): boolean {
   if (ctx.method !== 'GET') return false;
   return (
     ctx.path.includes('/watch/') ||
-    queryBool(ctx.query['watch']) ||
+    // Read from the query string, not ctx.query: koa would keep its parse for a watch's life.
+    queryBool(new URLSearchParams(ctx.querystring).get('watch')) ||
     LONG_RUNNING_SUBRESOURCE.test(ctx.path)
   );
 }
