@@ -112,24 +112,14 @@ export function serveParent(handlers: Handlers): void {
 }
 
 /** Memory of this process in MiB, after a GC when --expose-gc is on (unless `collect` is false). */
-export function memoryMB(collect = true): {
-  rss: number;
-  heap: number;
-  heapTotal: number;
-  external: number;
-} {
+export function memoryMB(collect = true): { rss: number; heap: number } {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (collect) {
     gc?.();
     gc?.();
   }
   const m = process.memoryUsage();
-  return {
-    rss: m.rss / 2 ** 20,
-    heap: m.heapUsed / 2 ** 20,
-    heapTotal: m.heapTotal / 2 ** 20,
-    external: m.external / 2 ** 20,
-  };
+  return { rss: m.rss / 2 ** 20, heap: m.heapUsed / 2 ** 20 };
 }
 
 /** This process's CPU time so far (user + system), in µs. */
