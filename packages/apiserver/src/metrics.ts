@@ -11,7 +11,7 @@ export class ApiServerMetrics {
   );
   readonly requestDuration = this.histogram(
     'apiserver_request_duration_seconds',
-    'Request latency by verb and resource (watches: time to open).',
+    'Request latency by verb and resource (a watch: until it ends, as kube-apiserver).',
     ['verb', 'resource'],
     [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   );

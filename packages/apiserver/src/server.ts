@@ -221,14 +221,21 @@ const SHUTDOWN_QUIET_MS = 250;
 function closeIdleSessions(server: Http2Server | Http2SecureServer, idleMs: number): void {
   server.on('session', (session: ServerHttp2Session) => {
     let open = 0;
+    // One listener per session, added to each stream ('close' comes once): none per stream.
+    const closed = () => open--;
     session.on('stream', (stream: ServerHttp2Stream) => {
       open++;
-      stream.once('close', () => open--);
+      stream.on('close', closed);
     });
     session.setTimeout(idleMs, () => {
       if (open === 0) session.close();
     });
   });
+}
+
+/** A connection's 'error' listener: one function for all of them, nothing kept per connection. */
+function destroySocket(this: Socket): void {
+  this.destroy();
 }
 
 function isLoopback(address: string): boolean {
@@ -424,6 +431,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   let active = 0;
   let lastRequestAt = 0;
   let drained: (() => void) | undefined;
+  // One listener for every response ('close' comes once): no closure per open watch.
+  const responseClosed = () => {
+    if (--active === 0) drained?.();
+  };
   const handler = (
     req: Parameters<typeof callback>[0],
     res: Parameters<typeof callback>[1],
@@ -433,9 +444,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     // While shutting down, an HTTP/1.1 connection closes after its response, so its client's
     // next request opens a new one, which a load balancer sends to another replica.
     if (context.shuttingDown && req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
-    res.once('close', () => {
-      if (--active === 0) drained?.();
-    });
+    res.on('close', responseClosed);
     // Shutting down: no connection is kept for another request (WithRetryAfter's
     // Connection: close), so clients reconnect, to the next apiserver, rather than reuse one
     // about to close.
@@ -492,13 +501,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     closeIdleSessions(h2c, headersTimeout);
     const plain = createNetServer((socket: Socket) => {
       // A client may reset before sending anything: that ends its connection, never the server.
-      socket.on('error', () => socket.destroy());
+      socket.on('error', destroySocket);
       // One that sends nothing at all is closed after the header timeout.
       const silent = setTimeout(() => socket.destroy(), headersTimeout);
-      socket.once('close', () => clearTimeout(silent));
+      const unsilent = () => clearTimeout(silent);
+      socket.once('close', unsilent);
       // Sniff the first bytes: h2c with prior knowledge, or HTTP/1.1 (which may upgrade to WebSocket).
       socket.once('readable', () => {
-        clearTimeout(silent);
+        unsilent();
+        socket.off('close', unsilent); // nothing of the sniffing stays on the connection
         const head = socket.read(H2_PREFACE.length) as Buffer | null;
         if (head) socket.unshift(head);
         if (head && head.equals(H2_PREFACE)) h2c!.emit('connection', socket);
@@ -512,9 +523,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   }
   // Every connection, so shutdown can close keep-alive ones too (no request may reach a closed storage).
   const sockets = new Set<Socket>();
+  // One listener for every connection ('close' comes once): no closure per open watch.
+  function forgetSocket(this: Socket): void {
+    sockets.delete(this);
+  }
   listener.on('connection', (socket: Socket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.on('close', forgetSocket);
   });
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

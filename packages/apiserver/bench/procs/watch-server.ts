@@ -57,6 +57,8 @@ serveParent({
         storage,
         port: 0,
         logger: silentLogger,
+        // Every watcher here is anonymous: no per-user cap (--max-watches-per-user) on 10k of them.
+        maxWatchesPerUser: 0,
         ...opts.apiOptions,
         ...(mode === 'per-watcher' ? { watchEncodeOnce: false } : {}),
       });

@@ -2,13 +2,15 @@ import { ApiError } from '@listwatch/api';
 import type Koa from 'koa';
 import type { Attributes } from '../authorization/attributes.js';
 import { parseRequestInfo } from '../registry/request-info.js';
+import { streamResponse } from '../middleware/request-end.js';
+import type { ResourceEntry } from '../registry/resource-registry.js';
 import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
 import { strategyOf } from '../registry/strategy.js';
 import { serveConnect } from './connect.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
-import { noSuchResource, requestScope } from './request-scope.js';
+import { noSuchResource, requestScope, type RequestScope } from './request-scope.js';
 import { serveScale } from './scale.js';
 import { serveTokenRequest } from './token-request.js';
 import { verbOf } from './verb.js';
@@ -30,6 +32,30 @@ function connectStrategyOf(
   if (subresource === undefined || !definition.subresources.includes(subresource)) return undefined;
   const own = strategyOf(definition).connect;
   return own && Object.hasOwn(own, subresource) ? own[subresource] : undefined;
+}
+
+/**
+ * Opens a watch and hands its stream over: the chain returns and the watch streams on its own
+ * (request-end.ts), keeping only what its end needs.
+ */
+async function serveWatch(scope: RequestScope, entry: ResourceEntry): Promise<void> {
+  const { ctx, server } = scope;
+  const watch = await openWatch(server, scope.info, entry, scope.query, ctx.get('accept'));
+  const resource = entry.definition.plural;
+  const gauge = { resource, transport: ctx.req.httpVersionMajor === 2 ? 'http2' : 'http1' };
+  server.metrics.watches.inc(gauge);
+  // A watch whose permission is revoked ends; its client relists and is refused.
+  const untrack = server.authorizer.track(ctx.state['attributes'] as Attributes, () =>
+    watch.watcher.end('closed'),
+  );
+  streamResponse(
+    ctx,
+    serveHttpWatch(ctx.res, watch, (events) => {
+      untrack();
+      server.metrics.watches.dec(gauge);
+      server.metrics.watchEventsSent.inc({ resource }, events);
+    }),
+  );
 }
 
 /** Routes `/api/...` and `/apis/...` resource requests to their verb's handler. */
@@ -86,21 +112,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
             1,
           );
         }
-        const watch = await openWatch(server, info, entry, scope.query, ctx.get('accept'));
-        const transport = ctx.req.httpVersionMajor === 2 ? 'http2' : 'http1';
-        const gauge = { resource: entry.definition.plural, transport };
-        server.metrics.watches.inc(gauge);
-        // A watch whose permission is revoked ends; its client relists and is refused.
-        const untrack = server.authorizer.track(ctx.state['attributes'] as Attributes, () =>
-          watch.watcher.end('closed'),
-        );
-        ctx.respond = false;
-        await serveHttpWatch(ctx.res, watch, (events) => {
-          untrack();
-          server.metrics.watches.dec(gauge);
-          server.metrics.watchEventsSent.inc({ resource: entry.definition.plural }, events);
-        });
-        return;
+        return serveWatch(scope, entry);
       }
       case 'create':
         return createObject(scope);

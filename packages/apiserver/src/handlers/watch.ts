@@ -13,22 +13,36 @@ import type { ResourceEntry } from '../registry/resource-registry.js';
 import type { ServerContext } from '../server-context.js';
 import { pinnedName, predicateOf } from './selectors.js';
 
-/** An opened watch and how its events are to be written. */
-export interface OpenWatch {
-  watcher: CacheWatcher;
-  codec: NegotiatedWatchCodec;
-  /** The view of each event (Table, metadata only); `first` is for the first event of the stream. */
-  view(first: boolean): EventView | undefined;
-  /**
-   * The event's encodings to write from: the one shared by every watcher, or (watchEncodeOnce
-   * off, a benchmark's baseline) a fresh one of this watcher's own.
-   */
-  encodedOf(event: { encoded: EncodedEvent }): EncodedEvent;
+/** What a watch stream is written as. */
+export type WatchCodec = Pick<NegotiatedWatchCodec, 'contentType' | 'encoding' | 'format'>;
+
+type Encodings = (event: { encoded: EncodedEvent }) => EncodedEvent;
+
+/**
+ * An opened watch and how its events are to be written. It lives as long as the watch, one per
+ * idle watch: fields and prototype methods, no closures of its own.
+ */
+export class OpenWatch {
+  constructor(
+    readonly watcher: CacheWatcher,
+    readonly codec: WatchCodec,
+    /** The views (Table, metadata only) of the first event and of the rest; none for objects. */
+    private readonly views: readonly [EventView, EventView] | undefined,
+    /**
+     * The event's encodings to write from: the one shared by every watcher, or (watchEncodeOnce
+     * off, a benchmark's baseline) a fresh one of this watcher's own.
+     */
+    readonly encodedOf: Encodings,
+  ) {}
+
+  /** The view of each event; `first` is for the first event of the stream. */
+  view(first: boolean): EventView | undefined {
+    return this.views?.[first ? 0 : 1];
+  }
 }
 
-const shared = (event: { encoded: EncodedEvent }): EncodedEvent => event.encoded;
-const own = (event: { encoded: EncodedEvent }): EncodedEvent =>
-  new EncodedEvent(event.encoded.event);
+const shared: Encodings = (event) => event.encoded;
+const own: Encodings = (event) => new EncodedEvent(event.encoded.event);
 
 /**
  * Opens a WATCH (shared by every transport): validates the query, negotiates the encoding, picks
@@ -67,21 +81,26 @@ export async function openWatch(
     timeoutMs,
   });
   const version = codec.version ?? 'v1';
-  return {
+  const table = (columns: boolean): EventView => ({
+    as: 'Table',
+    definition,
+    includeObject: includeObject ?? 'Metadata',
+    version,
+    columns,
+  });
+  const metadata: EventView = { as: 'PartialObjectMetadata', version };
+  const views: readonly [EventView, EventView] | undefined =
+    codec.as === 'Table'
+      ? [table(true), table(false)]
+      : codec.as === 'PartialObjectMetadata'
+        ? [metadata, metadata]
+        : undefined;
+  // Only what the stream needs is kept for its life, not the whole negotiation.
+  const { contentType, encoding, format } = codec;
+  return new OpenWatch(
     watcher,
-    codec,
-    encodedOf: server.watchEncodeOnce ? shared : own,
-    view: (first) =>
-      codec.as === 'Table'
-        ? {
-            as: 'Table',
-            definition,
-            includeObject: includeObject ?? 'Metadata',
-            version,
-            columns: first,
-          }
-        : codec.as === 'PartialObjectMetadata'
-          ? { as: 'PartialObjectMetadata', version }
-          : undefined,
-  };
+    { contentType, encoding, format },
+    views,
+    server.watchEncodeOnce ? shared : own,
+  );
 }

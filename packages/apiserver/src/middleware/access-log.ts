@@ -2,14 +2,16 @@ import type Koa from 'koa';
 import type { UserInfo } from '../authentication/user.js';
 import type { RequestLabels } from '../handlers/resource-router.js';
 import type { ServerContext } from '../server-context.js';
+import { atEnd } from './request-end.js';
 
-/** One structured line per request and its metrics; headers (tokens) are never logged. */
+/**
+ * One structured line per request and its metrics, once the request is over (a watch: when it
+ * ends); headers (tokens) are never logged.
+ */
 export function accessLog(server: ServerContext): Koa.Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
+    return atEnd(ctx, next, (failure) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const labels = ctx.state['request'] as RequestLabels | undefined;
       const verb = labels?.verb ?? ctx.method.toLowerCase();
@@ -29,6 +31,7 @@ export function accessLog(server: ServerContext): Koa.Middleware {
         ms: Math.round(seconds * 1000),
         userAgent: ctx.get('user-agent'),
       });
-    }
+      if (failure) throw failure.error;
+    });
   };
 }

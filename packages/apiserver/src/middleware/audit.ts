@@ -18,6 +18,7 @@ import type { Authorization } from '../authorization/authorizer.js';
 import { bodyIfRead, ClientClosedRequest } from '../handlers/body.js';
 import type { ServerContext } from '../server-context.js';
 import { isLongRunning } from './limits.js';
+import { atEnd } from './request-end.js';
 
 // Audit logging as k8s.io/apiserver's filters do it: audit_init.go (the Audit-Id header),
 // authn_audit.go (failed credentials), audit.go (the stages) and authorization.go (annotations).
@@ -84,15 +85,15 @@ export function auditedRequest(
  * the audit event of a request whose credential failed (401).
  */
 export function auditInit(server: ServerContext): Koa.Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const auditID = auditIdOf(ctx.req);
     const receivedAt = nowMicros();
     ctx.set(AUDIT_ID_HEADER, auditID);
     ctx.state['auditID'] = auditID;
     ctx.state['receivedAt'] = receivedAt;
-    try {
-      await next();
-    } catch (err) {
+    return atEnd(ctx, next, (failure) => {
+      if (!failure) return;
+      const err = failure.error;
       const sink = server.audit;
       if (sink && !auditOf(ctx.state) && err instanceof ApiError && err.code === 401) {
         const request = auditedRequest(ctx.req, auditID, receivedAt, undefined);
@@ -102,7 +103,7 @@ export function auditInit(server: ServerContext): Koa.Middleware {
         );
       }
       throw err;
-    }
+    });
   };
 }
 
@@ -179,29 +180,25 @@ export function audit(server: ServerContext): Koa.Middleware {
         syncImpersonation(record, ctx.state);
         record.responseStarted(code);
       });
-    let failure: unknown;
-    try {
-      await next();
-    } catch (err) {
-      failure = err;
-      if (err instanceof ApiError) record.respond(auditStatus(err.status));
-      throw err;
-    } finally {
+    return atEnd(ctx, next, (failed) => {
+      const failure = failed?.error;
+      if (failure instanceof ApiError) record.respond(auditStatus(failure.status));
       const finish = () => {
         syncImpersonation(record, ctx.state);
         if (record.logsRequestObject) record.objects(requestObject(ctx), responseObject(ctx));
-        if (failure !== undefined && !(failure instanceof ApiError)) {
+        if (failed && !(failure instanceof ApiError)) {
           if (failure instanceof ClientClosedRequest) record.complete(undefined, longRunning);
           else record.panic(failure);
           return;
         }
-        const status = failure
+        const status = failed
           ? auditStatus(toApiError(failure).status)
           : auditStatus({ code: ctx.res.statusCode });
         record.complete(status, longRunning);
       };
       if (ctx.res.writableFinished || ctx.res.destroyed) finish();
       else ctx.res.once('close', finish);
-    }
+      if (failed) throw failure;
+    });
   };
 }

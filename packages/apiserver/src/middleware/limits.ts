@@ -2,6 +2,7 @@ import { ApiError, queryBool } from '@listwatch/api';
 import type Koa from 'koa';
 import type { UserInfo } from '../authentication/user.js';
 import type { ServerContext } from '../server-context.js';
+import { atEnd } from './request-end.js';
 
 export interface InflightLimits {
   /** `--max-requests-inflight` (read-only requests; 0: no limit). */
@@ -19,7 +20,8 @@ export function isLongRunning(ctx: Koa.Context): boolean {
   if (ctx.method !== 'GET') return false;
   return (
     ctx.path.includes('/watch/') ||
-    queryBool(ctx.query['watch']) ||
+    // Read from the query string, not ctx.query: koa would keep its parse for a watch's life.
+    queryBool(new URLSearchParams(ctx.querystring).get('watch')) ||
     LONG_RUNNING_SUBRESOURCE.test(ctx.path)
   );
 }
@@ -80,15 +82,13 @@ export function watchOwner(state: Record<string, unknown>): string {
  */
 export function inflightLimits(server: ServerContext, limits: InflightLimits): Koa.Middleware {
   const counts = { readOnly: 0, mutating: 0 };
-  return async (ctx, next): Promise<void> => {
+  return (ctx, next): Promise<void> => {
     if (isLongRunning(ctx)) {
       const release = server.watchLimiter.acquire(watchOwner(ctx.state));
-      try {
-        await next();
-      } finally {
+      return atEnd(ctx, next, (failure) => {
         release();
-      }
-      return;
+        if (failure) throw failure.error;
+      });
     }
     const kind = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'readOnly' : 'mutating';
     const limit = limits[kind];
@@ -97,11 +97,10 @@ export function inflightLimits(server: ServerContext, limits: InflightLimits): K
     }
     counts[kind]++;
     server.metrics.inflight.set({ request_kind: kind }, counts[kind]);
-    try {
-      await next();
-    } finally {
+    return atEnd(ctx, next, (failure) => {
       counts[kind]--;
       server.metrics.inflight.set({ request_kind: kind }, counts[kind]);
-    }
+      if (failure) throw failure.error;
+    });
   };
 }

@@ -39,68 +39,90 @@ function waitDrain(res: Response): Promise<void> {
 }
 
 /**
+ * One watch stream's state. It lives as long as the watch: fields and prototype methods, one
+ * bound listener, no closures of its own (an idle watch should hold little).
+ */
+class HttpWatchStream {
+  private closed = false;
+  private first = true;
+  private sent = 0;
+  private readonly chunks: Uint8Array[] = [];
+  private bytes = 0;
+  private readonly onClose = this.close.bind(this);
+
+  constructor(
+    private readonly res: Response,
+    private readonly watch: OpenWatch,
+  ) {}
+
+  private close(): void {
+    this.closed = true;
+    this.watch.watcher.end('closed');
+  }
+
+  private take(batch: readonly { encoded: EncodedEvent }[]): void {
+    const { watch } = this;
+    for (const event of batch) {
+      const chunk = watch.encodedOf(event).bytes(watch.codec.format, watch.view(this.first));
+      this.chunks.push(chunk);
+      this.bytes += chunk.byteLength;
+      this.first = false;
+    }
+    this.sent += batch.length;
+  }
+
+  async serve(onEnd: (events: number) => void): Promise<void> {
+    const { res, watch } = this;
+    const { watcher, codec } = watch;
+    res.statusCode = 200;
+    res.setHeader('Content-Type', codec.contentType);
+    res.setHeader('Cache-Control', 'no-cache, private');
+    if ('flushHeaders' in res && typeof res.flushHeaders === 'function') res.flushHeaders();
+    else res.writeHead(200);
+    res.on('close', this.onClose);
+    try {
+      let ended = false;
+      while (!ended) {
+        const batch = await watcher.nextBatch();
+        if (batch === null || this.closed) break;
+        this.take(batch);
+        // Let the rest of a burst arrive: while events keep coming turn after turn of the event
+        // loop (within COALESCE_MS and COALESCE_BYTES), they join this write.
+        const until = performance.now() + COALESCE_MS;
+        while (this.bytes < COALESCE_BYTES) {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (this.closed || watcher.buffered === 0) break;
+          const more = await watcher.nextBatch();
+          if (more === null) ended = true;
+          else this.take(more);
+          if (ended || performance.now() >= until) break;
+        }
+        if (this.closed) break;
+        const ok = (res as ServerResponse).write(joined(this.chunks, this.bytes));
+        this.chunks.length = 0;
+        this.bytes = 0;
+        if (!ok) await waitDrain(res);
+      }
+    } finally {
+      res.off('close', this.onClose);
+      watcher.end('closed');
+      if (!this.closed) res.end();
+      onEnd(this.sent);
+    }
+  }
+}
+
+/**
  * Streams a watch over HTTP/1.1 (chunked) or an HTTP/2 stream: headers flushed at once so a
  * quiet watch never trips a client's header timeout, then one write per burst of events — every
- * event already encoded once for all watchers, a burst gathered while it keeps arriving. Backpressure stops reading from the watcher, whose
- * bounded buffer then ends the watch if the client stays slow.
+ * event already encoded once for all watchers, a burst gathered while it keeps arriving.
+ * Backpressure stops reading from the watcher, whose bounded buffer then ends the watch if the
+ * client stays slow.
  */
-export async function serveHttpWatch(
+export function serveHttpWatch(
   res: Response,
   watch: OpenWatch,
   onEnd: (events: number) => void,
 ): Promise<void> {
-  const { watcher, codec } = watch;
-  res.statusCode = 200;
-  res.setHeader('Content-Type', codec.contentType);
-  res.setHeader('Cache-Control', 'no-cache, private');
-  if ('flushHeaders' in res && typeof res.flushHeaders === 'function') res.flushHeaders();
-  else res.writeHead(200);
-  let closed = false;
-  const onClose = () => {
-    closed = true;
-    watcher.end('closed');
-  };
-  res.on('close', onClose);
-  let first = true;
-  let sent = 0;
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  const take = (batch: readonly { encoded: EncodedEvent }[]) => {
-    for (const event of batch) {
-      const chunk = watch.encodedOf(event).bytes(codec.format, watch.view(first));
-      chunks.push(chunk);
-      bytes += chunk.byteLength;
-      first = false;
-    }
-    sent += batch.length;
-  };
-  try {
-    let ended = false;
-    while (!ended) {
-      const batch = await watcher.nextBatch();
-      if (batch === null || closed) break;
-      take(batch);
-      // Let the rest of a burst arrive: while events keep coming turn after turn of the event
-      // loop (within COALESCE_MS and COALESCE_BYTES), they join this write.
-      const until = performance.now() + COALESCE_MS;
-      while (bytes < COALESCE_BYTES) {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (closed || watcher.buffered === 0) break;
-        const more = await watcher.nextBatch();
-        if (more === null) ended = true;
-        else take(more);
-        if (ended || performance.now() >= until) break;
-      }
-      if (closed) break;
-      const ok = (res as ServerResponse).write(joined(chunks, bytes));
-      chunks.length = 0;
-      bytes = 0;
-      if (!ok) await waitDrain(res);
-    }
-  } finally {
-    res.off('close', onClose);
-    watcher.end('closed');
-    if (!closed) res.end();
-    onEnd(sent);
-  }
+  return new HttpWatchStream(res, watch).serve(onEnd);
 }

@@ -118,6 +118,9 @@ export class Cacher implements ListWatchSource {
   private ticker: NodeJS.Timeout | undefined;
   private progressTimer: NodeJS.Timeout | undefined;
   private readonly nextBookmark = new Map<CacheWatcher, number>();
+  /** One function for every watcher's end, not a closure per watcher (idle watches are many). */
+  private readonly endWatcher = (w: CacheWatcher, reason: WatcherEndReason) =>
+    this.onWatcherEnd(w, reason);
   private terminations = 0;
 
   constructor(options: CacherOptions) {
@@ -540,7 +543,7 @@ export class Cacher implements ListWatchSource {
       capacity: this.opts.watcherCapacity,
       blockedBudgetMs: this.opts.blockedBudgetMs,
       now: this.now,
-      onEnd: (w, reason) => this.onWatcherEnd(w, reason),
+      onEnd: this.endWatcher,
     });
     const { keyPrefix, exactKey, predicate } = watcher.options;
     if (semantics.initialEvents) {
