@@ -436,9 +436,15 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
     while (!run.abort.signal.aborted) {
       try {
         await run.fifo.pop(process);
-        // What is queued already is processed without a promise per item: awaiting each pop
-        // made half of what an initial sync of 50,000 objects allocated after its LIST.
-        while (!run.abort.signal.aborted && run.fifo.tryPop(process) !== undefined);
+        // Without handlers, what is queued already is processed at once, without a promise per
+        // item (awaiting each pop made half of what a sync of 50,000 objects allocated after
+        // its LIST). With handlers every pop yields, so that their lanes keep pace with the
+        // FIFO instead of filling up and overflowing.
+        while (
+          this.listeners.size === 0 &&
+          !run.abort.signal.aborted &&
+          run.fifo.tryPop(process) !== undefined
+        );
       } catch (err) {
         if (isFIFOClosedError(err)) return;
         // A bad object (no key, a throwing index function) must not stop the informer.
