@@ -16,6 +16,8 @@ const settleMs = (quick: boolean) => (quick ? 300 : 3_000);
 interface Result {
   objects: number;
   seconds: number;
+  /** The client's CPU time (all its threads, GC included) from start to synced. */
+  cpuSeconds: number;
   heapMB: number;
   baseMB: number;
 }
@@ -60,11 +62,14 @@ export const scenario: Scenario = {
           const mode = MODES[(i + index) % MODES.length]!;
           const r = await measure(mode);
           got.set(mode, r);
-          ctx.progress(`  ${mode}: ${r.seconds.toFixed(2)} s, ${r.heapMB.toFixed(0)} MB heap`);
+          ctx.progress(
+            `  ${mode}: ${r.seconds.toFixed(2)} s (${r.cpuSeconds.toFixed(2)} s CPU), ${r.heapMB.toFixed(0)} MB heap`,
+          );
         }
         const metrics: Record<string, number> = { pods: n };
         for (const [mode, r] of got) {
           metrics[`${KEYS[mode]}_s`] = r.seconds;
+          metrics[`${KEYS[mode]}_cpu_s`] = r.cpuSeconds;
           metrics[`${KEYS[mode]}_heap_mb`] = r.heapMB;
         }
         const ours = got.get('ours: SharedIndexInformer')!;
@@ -75,6 +80,8 @@ export const scenario: Scenario = {
           metrics,
           ratios: {
             vs_floor: ours.seconds / floor.seconds,
+            // The same in client CPU time: steadier than wall time on shared cores.
+            cpu_vs_floor: ours.cpuSeconds / floor.cpuSeconds,
             heap_vs_client_node: ours.heapMB / node.heapMB,
             vs_client_node: ours.seconds / node.seconds,
             make_informer_vs_floor: got.get('ours: makeInformer')!.seconds / floor.seconds,

@@ -39,6 +39,18 @@ describe('DeltaFIFO', () => {
     expect(await popAll(fifo)).toEqual([['Added:a@1'], ['Added:b@1'], ['Updated:a@2']]);
   });
 
+  it('tryPop processes the next key at once, handing over that key, and undefined once empty', () => {
+    const fifo = new DeltaFIFO();
+    fifo.add(configMap('ns', 'a', '1'));
+    fifo.update(configMap('ns', 'a', '2'));
+    const seen: string[] = [];
+    const process = (deltas: Deltas, _initial: boolean, key?: string) =>
+      void seen.push(`${shape(deltas).join(',')} ${key}`);
+    expect(fifo.tryPop(process)).toHaveLength(2);
+    expect(fifo.tryPop(process)).toBeUndefined();
+    expect(seen).toEqual(['Added:a@1,Updated:a@2 ns/a']);
+  });
+
   it('a key popped and queued again goes to the back of the queue', async () => {
     const fifo = new DeltaFIFO();
     fifo.add(configMap('ns', 'a', '1'));

@@ -132,6 +132,17 @@ export class DeltaFIFO<T extends KubernetesObject = KubeObject>
         if (this.closed) throw new FIFOClosedError();
         await this.cond.wait();
       }
+      const popped = this.tryPop(process);
+      if (popped !== undefined) return popped;
+    }
+  }
+
+  /**
+   * pop without waiting: processes the next queued key at once and returns its deltas, or
+   * returns undefined when nothing is queued. Throws what `process` throws.
+   */
+  tryPop(process: PopProcessFunc<T>): Deltas<T> | undefined {
+    while (this.queue.length > 0) {
       const isInInitialList = !this.hasSynced();
       const id = this.queue.shift() as string;
       if (this.initialPopulationCount > 0) this.initialPopulationCount--;
@@ -141,8 +152,10 @@ export class DeltaFIFO<T extends KubernetesObject = KubeObject>
         continue;
       }
       this.items.delete(id);
-      return this.deliver(process, deltas, isInInitialList);
+      // A transform may change what the key function sees: then the consumer computes it.
+      return this.deliver(process, deltas, isInInitialList, this.transformer ? undefined : id);
     }
+    return undefined;
   }
 
   /** The newest object of every queued key. */

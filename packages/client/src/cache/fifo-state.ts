@@ -66,9 +66,10 @@ export abstract class FifoState {
     process: PopProcessFunc<T>,
     deltas: Deltas<T>,
     isInInitialList: boolean,
+    key: string | undefined,
   ): Deltas<T> {
     try {
-      process(deltas, isInInitialList);
+      process(deltas, isInInitialList, key);
     } catch (err) {
       throw toApiError(err);
     } finally {

@@ -195,14 +195,14 @@ class IndexedStore<T extends KubernetesObject> implements Indexer<T> {
         { cause: err },
       );
     }
-    if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
+    if (!isStringArray(values)) {
       throw new ApiError({
         code: 500,
         reason: 'InternalError',
         message: `index function "${name}" returned ${JSON.stringify(values)} for key "${key}", want an array of strings`,
       });
     }
-    return values as string[];
+    return values;
   }
 
   /** Moves `key` from its old index values to its new ones (client-go updateIndices). */
@@ -257,4 +257,10 @@ function addToIndexes<T extends KubernetesObject>(
       keys.add(key);
     }
   }
+}
+
+function isStringArray(values: unknown): values is string[] {
+  if (!Array.isArray(values)) return false;
+  for (let i = 0; i < values.length; i++) if (typeof values[i] !== 'string') return false;
+  return true;
 }

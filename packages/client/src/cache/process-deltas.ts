@@ -9,12 +9,15 @@ import type { Store } from './store.js';
  * become an add or an update depending on whether the store already has the key — so a relist
  * or resync of a known object is an update with the old object — and Deleted a delete.
  * The store is updated before the handler runs, so a handler reading the store sees the change.
+ * `key`, if given, is the deltas' key as `clientState` computes it (a queue's PopProcessFunc
+ * hands it over): it saves computing it again.
  */
 export function processDeltas<T extends KubernetesObject>(
   handler: ResourceEventHandler<T>,
   clientState: Store<T>,
   deltas: Deltas<T>,
   isInInitialList: boolean,
+  key?: string,
 ): void {
   for (const delta of deltas) {
     if (delta.type === 'Deleted') {
@@ -23,7 +26,7 @@ export function processDeltas<T extends KubernetesObject>(
       continue;
     }
     const obj = delta.object;
-    const old = clientState.get(obj);
+    const old = key === undefined ? clientState.get(obj) : clientState.getByKey(key);
     if (old !== undefined) {
       clientState.update(obj);
       handler.onUpdate?.(old, obj);

@@ -11,6 +11,12 @@ import type { Deltas } from './delta.js';
 export type PopProcessFunc<T extends KubernetesObject = KubeObject> = (
   deltas: Deltas<T>,
   isInInitialList: boolean,
+  /**
+   * The deltas' key, when the queue computed it with its key function from the objects as
+   * delivered (no transform in between): a consumer whose store keys objects the same way can
+   * use it rather than compute it again.
+   */
+  key?: string,
 ) => void;
 
 /**

@@ -32,6 +32,32 @@ describe('RealFIFO', () => {
     expect(await popAll(fifo)).toEqual(['Added:a@1', 'Deleted:a@2', 'Deleted:a@2']);
   });
 
+  it('tryPop processes what is queued at once, with the key it computed, and undefined once empty', () => {
+    const fifo = new RealFIFO<KubeObject>({ knownObjects: newIndexer() });
+    fifo.replace([configMap('ns', 'a', '1'), configMap('ns', 'b', '1')], '1');
+    const seen: string[] = [];
+    const process = (deltas: readonly Delta[], initial: boolean, key?: string) =>
+      void seen.push(`${label(deltas[0]!)} ${key} ${initial}`);
+    expect(fifo.tryPop(process)).toHaveLength(1);
+    expect(fifo.tryPop(process)).toHaveLength(1);
+    expect(fifo.tryPop(process)).toBeUndefined();
+    expect(seen).toEqual(['Replaced:a@1 ns/a true', 'Replaced:b@1 ns/b true']);
+    expect(fifo.hasSynced()).toBe(true);
+  });
+
+  it('hands over no key for a transformed object: the transform may change what the key is made of', () => {
+    const fifo = new RealFIFO<KubeObject>({
+      knownObjects: newIndexer(),
+      transformer: (o) => ({ ...o, metadata: { ...o.metadata, name: 'renamed' } }),
+    });
+    fifo.add(configMap('ns', 'a', '1'));
+    fifo.delete(new DeletedFinalStateUnknown('ns/b', undefined));
+    const keys: (string | undefined)[] = [];
+    const process = (_d: readonly Delta[], _i: boolean, key?: string) => void keys.push(key);
+    while (fifo.tryPop(process));
+    expect(keys).toEqual([undefined, 'ns/b']);
+  });
+
   it('a relist queues its tombstones before the listed objects', async () => {
     const known = newIndexer();
     known.add(configMap('ns', 'gone', '1'));

@@ -27,6 +27,11 @@ export class RealFIFO<T extends KubernetesObject = KubeObject>
   implements Queue<T>
 {
   private readonly items = new Deque<Delta<T>>();
+  /**
+   * The key of each queued item, in step with `items`: computed once, when it is queued, and
+   * handed to the consumer with it (undefined where a transform ran after it was computed).
+   */
+  private readonly keys = new Deque<string | undefined>();
   private readonly keyFunc: KeyFunc<T>;
   private readonly knownObjects: KeyListerGetter<T>;
   private readonly transformer: TransformFunc<T> | undefined;
@@ -68,11 +73,8 @@ export class RealFIFO<T extends KubernetesObject = KubeObject>
     // Only what is queued or stored can have vanished (on the first list, nothing): the listed
     // keys are kept only then. Every key is computed before anything is queued, so a bad object
     // fails the whole replace.
-    const newKeys = lastQueued.size > 0 || knownKeys.length > 0 ? new Set<string>() : undefined;
-    for (const obj of list) {
-      const key = this.keyOf(obj);
-      newKeys?.add(key);
-    }
+    const listed = list.map((obj) => this.keyOf(obj));
+    const newKeys = lastQueued.size > 0 || knownKeys.length > 0 ? new Set(listed) : undefined;
 
     const tombstones: DeletedFinalStateUnknown<T>[] = [];
     if (newKeys) {
@@ -88,7 +90,7 @@ export class RealFIFO<T extends KubernetesObject = KubeObject>
     }
 
     for (const tombstone of tombstones) this.append('Deleted', tombstone, true);
-    for (const obj of list) this.queue('Replaced', obj, false);
+    for (let i = 0; i < list.length; i++) this.queue('Replaced', list[i]!, false, listed[i]!);
 
     if (!this.populated) {
       this.initialPopulationCount = this.items.length;
@@ -112,11 +114,21 @@ export class RealFIFO<T extends KubernetesObject = KubeObject>
       if (this.closed) throw new FIFOClosedError();
       await this.cond.wait();
     }
+    return this.tryPop(process)!;
+  }
+
+  /**
+   * pop without waiting: processes the next queued notification at once and returns it, or
+   * returns undefined when nothing is queued. Throws what `process` throws.
+   */
+  tryPop(process: PopProcessFunc<T>): Deltas<T> | undefined {
+    if (this.items.length === 0) return undefined;
     const isInInitialList = !this.hasSynced();
     const item = this.items.shift() as Delta<T>;
+    const key = this.keys.shift();
     if (this.initialPopulationCount > 0) this.initialPopulationCount--;
     const deltas: Deltas<T> = [item];
-    return this.deliver(process, deltas, isInInitialList);
+    return this.deliver(process, deltas, isInInitialList, key);
   }
 
   /** The number of queued notifications. */
@@ -130,21 +142,25 @@ export class RealFIFO<T extends KubernetesObject = KubeObject>
     skipTransform: boolean,
   ): void {
     // The key must be computable, or replace could not reconcile this item later.
-    this.keyOf(input);
-    this.queue(type, input, skipTransform);
+    this.queue(type, input, skipTransform, this.keyOf(input));
   }
 
-  /** append for an object whose key is known to be computable. */
+  /** append for an object whose key is known. */
   private queue(
     type: DeltaType,
     input: T | DeletedFinalStateUnknown<T>,
     skipTransform: boolean,
+    key: string,
   ): void {
     let obj = input;
+    let deliveredKey: string | undefined = key;
     if (this.transformer && !skipTransform && !(obj instanceof DeletedFinalStateUnknown)) {
       obj = this.transformer(obj);
+      // What the key function would make of the transformed object is the consumer's to compute.
+      deliveredKey = undefined;
     }
     this.items.push({ type, object: obj } as Delta<T>);
+    this.keys.push(deliveredKey);
     this.cond.broadcast();
   }
 }

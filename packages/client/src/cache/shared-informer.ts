@@ -30,7 +30,7 @@ import {
   type HandlerMetrics,
   type Notification,
 } from './processor-listener.js';
-import { isFIFOClosedError, type PopProcessFunc, type Queue, type TransformFunc } from './queue.js';
+import { isFIFOClosedError, type PopProcessFunc, type TransformFunc } from './queue.js';
 import { RealFIFO } from './real-fifo.js';
 import { Reflector } from './reflector.js';
 import type { ResourceEventHandler } from './resource-event-handler.js';
@@ -102,7 +102,7 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
   private transform: TransformFunc<T> | undefined;
   private resyncCheckPeriodMs: number;
   private readonly defaultResyncMs: number;
-  private fifo: Queue<T> | undefined;
+  private fifo: Fifo<T> | undefined;
   private reflector: Reflector<T> | undefined;
   private watchErrorHandler: ((err: ApiError) => void) | undefined;
   private watchStartHandler: ((rv: string) => void) | undefined;
@@ -282,7 +282,7 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
       knownObjects: this.indexer,
       ...(this.transform ? { transformer: this.transform } : {}),
     };
-    const fifo: Queue<T> =
+    const fifo: Fifo<T> =
       this.options.fifo === 'delta' ? new DeltaFIFO<T>(fifoOptions) : new RealFIFO<T>(fifoOptions);
     // Set now, not at launch: hasSynced() must not answer for the previous run's FIFO.
     this.fifo = fifo;
@@ -403,7 +403,10 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
 
   /** The distributor handed to processDeltas: the store is updated before handlers hear. */
   private readonly distributor: ResourceEventHandler<T> = {
-    onAdd: (obj, isInInitialList) => this.distribute({ type: 'add', obj, isInInitialList }, false),
+    onAdd: (obj, isInInitialList) => {
+      // An informer without handlers (a cache for listers) makes no notifications.
+      if (this.listeners.size > 0) this.distribute({ type: 'add', obj, isInInitialList }, false);
+    },
     // An update that did not change the resourceVersion is a resync (or a relist of an
     // unchanged object): only handlers whose resync is due get it.
     onUpdate: (oldObj, newObj) =>
@@ -420,11 +423,28 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
   }
 
   private async processLoop(run: Run<T>): Promise<void> {
-    const process: PopProcessFunc<T> = (deltas, isInInitialList) =>
-      processDeltas(this.distributor, this.indexer, deltas, isInInitialList && run.initialList);
+    // The FIFO and the indexer key objects alike (metaNamespaceKeyFunc): the FIFO's key is
+    // the indexer's.
+    const process: PopProcessFunc<T> = (deltas, isInInitialList, key) =>
+      processDeltas(
+        this.distributor,
+        this.indexer,
+        deltas,
+        isInInitialList && run.initialList,
+        key,
+      );
     while (!run.abort.signal.aborted) {
       try {
         await run.fifo.pop(process);
+        // Without handlers, what is queued already is processed at once, without a promise per
+        // item (awaiting each pop made half of what a sync of 50,000 objects allocated after
+        // its LIST). With handlers every pop yields, so that their lanes keep pace with the
+        // FIFO instead of filling up and overflowing.
+        while (
+          this.listeners.size === 0 &&
+          !run.abort.signal.aborted &&
+          run.fifo.tryPop(process) !== undefined
+        );
       } catch (err) {
         if (isFIFOClosedError(err)) return;
         // A bad object (no key, a throwing index function) must not stop the informer.
@@ -439,10 +459,13 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
 
 const LISTENER = Symbol('listener');
 
+/** The informer's queue: either FIFO, both of which can pop without waiting. */
+type Fifo<T extends KubernetesObject> = RealFIFO<T> | DeltaFIFO<T>;
+
 /** One start()-to-stop() span: its own FIFO, reflector and pop loop. */
 interface Run<T extends KubernetesObject> {
   abort: AbortController;
-  fifo: Queue<T>;
+  fifo: Fifo<T>;
   /** Its FIFO's first list is the informer's initial list: no earlier run synced. */
   initialList: boolean;
   /** Its reflector, pop loop and the handlers are going. */
