@@ -137,6 +137,22 @@ export function controllerOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);
 }
 
+/** The reference a controller puts on what it creates (apimachinery metav1.NewControllerRef). */
+export function newControllerRef(
+  owner: KubeObject,
+  apiVersion: string,
+  kind: string,
+): OwnerReference {
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
 /**
  * The owner a controller reference points at, from an informer's cache: of `kind`, in the
  * dependent's namespace, and the very object (same uid), not a later one of the same name

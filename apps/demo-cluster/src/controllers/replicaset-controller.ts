@@ -12,6 +12,7 @@ import { ControllerExpectations } from './controller-expectations.js';
 import {
   cachedObject,
   controllerOf,
+  newControllerRef,
   isPodActive,
   isPodReady,
   resolveControllerRef,
@@ -198,16 +199,7 @@ export class ReplicaSetController {
         ...(template.metadata?.annotations
           ? { annotations: { ...template.metadata.annotations } }
           : {}),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rs.metadata.name ?? '',
-            uid: rs.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
       },
       spec: structuredClone(template.spec ?? {}),
     });

@@ -15,6 +15,7 @@ import {
 import {
   cachedObject,
   controllerOf,
+  newControllerRef,
   resolveControllerRef,
   resources,
   type Deployment,
@@ -261,14 +262,7 @@ export class DeploymentController {
   }
 
   private controllerRef(d: Deployment): OwnerReference {
-    return {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      name: d.metadata.name ?? '',
-      uid: d.metadata.uid ?? '',
-      controller: true,
-      blockOwnerDeletion: true,
-    };
+    return newControllerRef(d, 'apps/v1', 'Deployment');
   }
 
   /** checkPausedConditions: a Progressing Unknown condition marks a pause and a resume. */

@@ -16,6 +16,7 @@ import {
 import {
   cachedObject,
   controllerOf,
+  newControllerRef,
   resolveControllerRef,
   resources,
   type Deployment,
@@ -136,16 +137,7 @@ export function newDeployment(foo: Foo): Deployment {
     metadata: {
       name: foo.spec?.deploymentName ?? '',
       namespace: foo.metadata.namespace ?? '',
-      ownerReferences: [
-        {
-          apiVersion: FOO_API_VERSION,
-          kind: 'Foo',
-          name: foo.metadata.name ?? '',
-          uid: foo.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [newControllerRef(foo, FOO_API_VERSION, 'Foo')],
     },
     spec: {
       ...(foo.spec?.replicas !== undefined ? { replicas: foo.spec.replicas } : {}),
