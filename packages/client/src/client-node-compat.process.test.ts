@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient } from './rest/client.js';
 import { startTestApiServer } from './testing/apiserver.js';
 import { eventually } from './testing/eventually.js';
-import { runProgram, typecheck } from './testing/typecheck.js';
+import { runModule, typecheck } from './testing/typecheck.js';
 import { coreV1 } from './typed/resources.js';
 
 /**
@@ -105,7 +105,7 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
   /** Runs the program on its own namespace, writes a ConfigMap's life, returns what it logged. */
   async function run(module: string, ns: string): Promise<string[]> {
     await client.resource(coreV1.namespaces).create({ metadata: { name: ns } });
-    const run = runProgram(program(module), { KUBECONFIG: kubeconfig, NS: ns });
+    const run = runModule(program(module), { KUBECONFIG: kubeconfig, NS: ns });
     await eventually(() => expect(run.out, run.err).toContain('ready'), 20_000);
     const cms = client.resource(coreV1.configmaps).namespace(ns);
     await cms.create({ metadata: { name: 'settings' }, data: { a: '1' } });

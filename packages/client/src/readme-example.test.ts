@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient } from './rest/client.js';
 import { eventually } from './testing/eventually.js';
 import { configMap } from './testing/fixtures.js';
-import { packageDir, runProgram, typecheck } from './testing/typecheck.js';
+import { packageDir, runModule, typecheck } from './testing/typecheck.js';
 import { startTestApiServer } from './testing/apiserver.js';
 
 /** The first ```ts block of the package README: the example it opens with. */
@@ -54,7 +54,7 @@ users: [{name: me, user: {token: t}}]
 contexts: [{name: local, context: {cluster: local, user: me, namespace: default}}]
 `,
       );
-      const run = runProgram(code, { KUBECONFIG: kubeconfig });
+      const run = runModule(code, { KUBECONFIG: kubeconfig });
 
       const writer = new RestClient({ server: apiserver.url });
       try {

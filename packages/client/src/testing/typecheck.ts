@@ -41,7 +41,7 @@ export function transpile(code: string): string {
 }
 
 /** A TypeScript program run in a child node (with tsx), and what it has written so far. */
-export interface ProgramRun {
+export interface ModuleRun {
   child: ChildProcess;
   readonly out: string;
   readonly err: string;
@@ -53,7 +53,7 @@ export interface ProgramRun {
  * Runs `code` (transpiled) as a module in a child `node --import tsx` from this package, with
  * `env` added to the environment; the child does not outlive the test that started it.
  */
-export function runProgram(code: string, env: Record<string, string>): ProgramRun {
+export function runModule(code: string, env: Record<string, string>): ModuleRun {
   const child = spawn(
     process.execPath,
     [
