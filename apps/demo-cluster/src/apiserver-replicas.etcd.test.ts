@@ -1,6 +1,4 @@
-import { EtcdCluster } from '@listwatch/testing';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { EtcdCluster, spawnSource } from '@listwatch/testing';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runDemo } from './testing/run-demo.js';
@@ -14,45 +12,39 @@ beforeAll(async () => {
 afterAll(() => etcd?.destroy());
 
 it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the controllers resume through the other without relisting and every step converges', async () => {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@listwatch/source',
-      '--import',
-      'tsx',
-      'src/main.ts',
-      '--port',
-      '0',
-      '--storage-backend',
-      'etcd3',
-      '--etcd-servers',
-      etcd.endpoints.join(','),
-      '--apiservers',
-      '2',
-      '--duration',
-      '90',
-    ],
-    { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = once(child, 'exit');
+  const demo = spawnSource(appDir, 'src/main.ts', [
+    '--port',
+    '0',
+    '--storage-backend',
+    'etcd3',
+    '--etcd-servers',
+    etcd.endpoints.join(','),
+    '--apiservers',
+    '2',
+    '--duration',
+    '90',
+  ]);
+  const child = demo.child;
+  const exited = demo.exit;
   const pids = () =>
-    [...out.matchAll(/apiserver replica \d on \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+    [...demo.output().matchAll(/apiserver replica \d on \S+ \(pid (\d+)\)/g)].map((m) =>
+      Number(m[1]),
+    );
   try {
     await expect.poll(() => pids().length, { timeout: 30_000, interval: 100 }).toBe(2);
-    expect(out).toMatch(
+    expect(demo.output()).toMatch(
       /apiserver on http:\/\/127\.0\.0\.1:\d+ \(storage: etcd3 \S+; a balancer over 2 replicas\)/,
     );
     // Mid-run: the Deployments exist and their pods are being scheduled and started.
     await expect
-      .poll(() => out, { timeout: 60_000, interval: 50 })
+      .poll(demo.output, { timeout: 60_000, interval: 50 })
       .toMatch(/ok\s+create Deployments web \(3\) and api \(2\)/);
     const victim = pids()[0]!;
     process.kill(victim, 'SIGKILL');
     const [code] = (await exited) as [number | null];
-    expect(out).toMatch(new RegExp(`apiserver replica 1 \\(pid ${victim}\\) exited \\(SIGKILL\\)`));
+    expect(demo.output()).toMatch(
+      new RegExp(`apiserver replica 1 \\(pid ${victim}\\) exited \\(SIGKILL\\)`),
+    );
     for (const step of [
       /ok\s+scale web up to 5/,
       /ok\s+roll out api with nginx:1\.28/,
@@ -60,11 +52,12 @@ it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the c
       /ok\s+delete Deployment api \(its ReplicaSets and pods go\)/,
       /ok\s+delete namespace scenario-\w+/,
     ])
-      expect(out).toMatch(step);
-    expect(out).toMatch(/scenario: every step converged \(11 steps\)/);
+      expect(demo.output()).toMatch(step);
+    expect(demo.output()).toMatch(/scenario: every step converged \(11 steps\)/);
     // The scenario's informers lost their watches with the replica and resumed from their last
     // resourceVersion on the survivor, whose watch cache still held it: no relist.
-    const [, restarts, relists] = /watch restarts: (\d+)\s+relists: (\d+)/.exec(out) ?? [];
+    const [, restarts, relists] =
+      /watch restarts: (\d+)\s+relists: (\d+)/.exec(demo.output()) ?? [];
     expect(Number(restarts)).toBeGreaterThan(0);
     expect(Number(relists)).toBe(0);
     expect(code).toBe(0);
