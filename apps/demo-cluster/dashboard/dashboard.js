@@ -63,34 +63,22 @@ function onEvent(kind) {
   };
 }
 
-const watches = {
-  node: new ResourceWatch(config.apiserver, '/api/v1/nodes', {
-    token,
-    onEvent: onEvent('node'),
-    onState: schedule,
-  }),
-  deployment: new ResourceWatch(config.apiserver, '/apis/apps/v1/deployments', {
-    token,
-    onEvent: onEvent('deployment'),
-    onState: schedule,
-  }),
-  replicaset: new ResourceWatch(config.apiserver, '/apis/apps/v1/replicasets', {
-    token,
-    onEvent: onEvent('replicaset'),
-    onState: schedule,
-  }),
-  pod: new ResourceWatch(config.apiserver, '/api/v1/pods', {
-    token,
-    onEvent: onEvent('pod'),
-    onState: schedule,
-  }),
+/** The resources the dashboard watches, by the kind its events and chips name them. */
+const WATCHED = {
+  node: '/api/v1/nodes',
+  deployment: '/apis/apps/v1/deployments',
+  replicaset: '/apis/apps/v1/replicasets',
+  pod: '/api/v1/pods',
   // kubernetes/sample-controller's custom resource, served from the CRD the demo installs.
-  foo: new ResourceWatch(config.apiserver, '/apis/samplecontroller.k8s.io/v1alpha1/foos', {
-    token,
-    onEvent: onEvent('foo'),
-    onState: schedule,
-  }),
+  foo: '/apis/samplecontroller.k8s.io/v1alpha1/foos',
 };
+
+const watches = Object.fromEntries(
+  Object.entries(WATCHED).map(([kind, path]) => [
+    kind,
+    new ResourceWatch(config.apiserver, path, { token, onEvent: onEvent(kind), onState: schedule }),
+  ]),
+);
 
 function isReady(node) {
   return (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');

@@ -1,6 +1,4 @@
-import { EtcdCluster, KUBECTL, runProgram, tempDir } from '@listwatch/testing';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { EtcdCluster, KUBECTL, runProgram, spawnSource, tempDir } from '@listwatch/testing';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -15,45 +13,39 @@ beforeAll(async () => {
 afterAll(() => etcd?.destroy());
 
 it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the controllers resume through the other without relisting and every step converges', async () => {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@listwatch/source',
-      '--import',
-      'tsx',
-      'src/main.ts',
-      '--port',
-      '0',
-      '--storage-backend',
-      'etcd3',
-      '--etcd-servers',
-      etcd.endpoints.join(','),
-      '--apiservers',
-      '2',
-      '--duration',
-      '90',
-    ],
-    { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = once(child, 'exit');
+  const demo = spawnSource(appDir, 'src/main.ts', [
+    '--port',
+    '0',
+    '--storage-backend',
+    'etcd3',
+    '--etcd-servers',
+    etcd.endpoints.join(','),
+    '--apiservers',
+    '2',
+    '--duration',
+    '90',
+  ]);
+  const child = demo.child;
+  const exited = demo.exit;
   const pids = () =>
-    [...out.matchAll(/apiserver replica \d on \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+    [...demo.output().matchAll(/apiserver replica \d on \S+ \(pid (\d+)\)/g)].map((m) =>
+      Number(m[1]),
+    );
   try {
     await expect.poll(() => pids().length, { timeout: 30_000, interval: 100 }).toBe(2);
-    expect(out).toMatch(
+    expect(demo.output()).toMatch(
       /apiserver on http:\/\/127\.0\.0\.1:\d+ \(storage: etcd3 \S+; a balancer over 2 replicas\)/,
     );
     // Mid-run: the Deployments exist and their pods are being scheduled and started.
     await expect
-      .poll(() => out, { timeout: 60_000, interval: 50 })
+      .poll(demo.output, { timeout: 60_000, interval: 50 })
       .toMatch(/ok\s+create Deployments web \(3\) and api \(2\)/);
     const victim = pids()[0]!;
     process.kill(victim, 'SIGKILL');
     const [code] = (await exited) as [number | null];
-    expect(out).toMatch(new RegExp(`apiserver replica 1 \\(pid ${victim}\\) exited \\(SIGKILL\\)`));
+    expect(demo.output()).toMatch(
+      new RegExp(`apiserver replica 1 \\(pid ${victim}\\) exited \\(SIGKILL\\)`),
+    );
     for (const step of [
       /ok\s+scale web up to 5/,
       /ok\s+roll out api with nginx:1\.28/,
@@ -61,11 +53,12 @@ it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the c
       /ok\s+delete Deployment api \(its ReplicaSets and pods go\)/,
       /ok\s+delete namespace scenario-\w+/,
     ])
-      expect(out).toMatch(step);
-    expect(out).toMatch(/scenario: every step converged \(11 steps\)/);
+      expect(demo.output()).toMatch(step);
+    expect(demo.output()).toMatch(/scenario: every step converged \(11 steps\)/);
     // The scenario's informers lost their watches with the replica and resumed from their last
     // resourceVersion on the survivor, whose watch cache still held it: no relist.
-    const [, restarts, relists] = /watch restarts: (\d+)\s+relists: (\d+)/.exec(out) ?? [];
+    const [, restarts, relists] =
+      /watch restarts: (\d+)\s+relists: (\d+)/.exec(demo.output()) ?? [];
     expect(Number(restarts)).toBeGreaterThan(0);
     expect(Number(relists)).toBe(0);
     expect(code).toBe(0);
@@ -89,38 +82,28 @@ it('pnpm demo --apiservers needs the etcd3 backend: the replicas share one etcd'
 
 it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA and RBAC, the admin kubeconfig reaches the cluster through the balancer, the components converge and each replica refuses the anonymous alike', async () => {
   const dir = tempDir('listwatch-secure-replicas-');
-  const demo = spawn(
-    process.execPath,
-    [
-      '--conditions=@listwatch/source',
-      '--import',
-      'tsx',
-      'src/main.ts',
-      '--secure',
-      '--port',
-      '0',
-      '--dashboard-port',
-      '0',
-      '--data-dir',
-      dir.path,
-      '--storage-backend',
-      'etcd3',
-      '--etcd-servers',
-      etcd.endpoints.join(','),
-      '--etcd-prefix',
-      '/secure-replicas',
-      '--apiservers',
-      '2',
-      '--events',
-    ],
-    { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  demo.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  demo.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = once(demo, 'exit');
+  const demo = spawnSource(appDir, 'src/main.ts', [
+    '--secure',
+    '--port',
+    '0',
+    '--dashboard-port',
+    '0',
+    '--data-dir',
+    dir.path,
+    '--storage-backend',
+    'etcd3',
+    '--etcd-servers',
+    etcd.endpoints.join(','),
+    '--etcd-prefix',
+    '/secure-replicas',
+    '--apiservers',
+    '2',
+    '--events',
+  ]);
+  const out = () => demo.output();
+  const exited = demo.exit;
   const replicas = () =>
-    [...out.matchAll(/apiserver replica \d on (\S+) \(pid (\d+)\)/g)].map((m) => ({
+    [...out().matchAll(/apiserver replica \d on (\S+) \(pid (\d+)\)/g)].map((m) => ({
       url: m[1]!,
       pid: Number(m[2]),
     }));
@@ -140,13 +123,13 @@ it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA 
     return Number(stdout);
   };
   try {
-    await expect.poll(() => out, { timeout: 60_000, interval: 200 }).toMatch(/dashboard on http/);
+    await expect.poll(out, { timeout: 60_000, interval: 200 }).toMatch(/dashboard on http/);
     const [, server] =
       /apiserver on (https:\/\/127\.0\.0\.1:\d+) \(storage: etcd3 \S+; a balancer over 2 replicas\)/.exec(
-        out,
+        out(),
       ) ?? [];
     expect(server).toBeDefined();
-    const [, kubeconfig] = /admin kubeconfig: (\S+)/.exec(out) ?? [];
+    const [, kubeconfig] = /admin kubeconfig: (\S+)/.exec(out()) ?? [];
     expect(replicas()).toHaveLength(2);
     // Every replica: https only, verified with the demo CA; the admin's certificate is allowed,
     // the anonymous user is not.
@@ -170,7 +153,7 @@ it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA 
         env: { PATH: process.env['PATH'] ?? '', HOME: dir.path },
       });
     const whoami = await kubectl('auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}');
-    expect(whoami.stderr, out).toBe('');
+    expect(whoami.stderr, out()).toBe('');
     expect(whoami.stdout).toBe('kubernetes-admin');
     // The components, each as itself under its roles, keep the web Deployment's pods running.
     const running = async () => {
@@ -186,16 +169,16 @@ it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA 
       );
       return res.stdout.split(' ').filter((phase) => phase === 'Running').length;
     };
-    await expect.poll(running, { timeout: 60_000, interval: 500, message: out }).toBe(3);
+    await expect.poll(running, { timeout: 60_000, interval: 500, message: out() }).toBe(3);
     expect((await kubectl('scale', 'deployment', 'web', '-n', 'demo', '--replicas=4')).code).toBe(
       0,
     );
     await expect.poll(running, { timeout: 60_000, interval: 500 }).toBe(4);
-    demo.kill('SIGTERM');
+    demo.child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];
     expect(code).toBe(0);
   } finally {
-    demo.kill('SIGKILL');
+    demo.child.kill('SIGKILL');
     for (const { pid } of replicas()) {
       try {
         process.kill(pid, 'SIGKILL');

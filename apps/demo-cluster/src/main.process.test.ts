@@ -1,4 +1,4 @@
-import { tempDir } from '@listwatch/testing';
+import { spawnSource, tempDir, TSX_NODE_ARGS } from '@listwatch/testing';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -9,44 +9,36 @@ const appDir = fileURLToPath(new URL('..', import.meta.url));
 
 it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes ConfigMaps and prints the events, then stops cleanly on SIGTERM', async () => {
   const dir = tempDir('listwatch-demo-');
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@listwatch/source',
-      '--import',
-      'tsx',
-      'src/main.ts',
-      '--port',
-      '0',
-      '--data-dir',
-      dir.path,
-      '--interval',
-      '50',
-    ],
-    { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const demo = spawnSource(appDir, 'src/main.ts', [
+    '--port',
+    '0',
+    '--data-dir',
+    dir.path,
+    '--interval',
+    '50',
+  ]);
+  const child = demo.child;
   try {
     await expect
-      .poll(() => out, { timeout: 30_000, interval: 200 })
+      .poll(demo.output, { timeout: 30_000, interval: 200 })
       .toMatch(/MODIFIED\s+configmap\/config-0/);
     const runningPods = () =>
       new Set(
-        [...out.matchAll(/MODIFIED\s+pod\/(web-\w+-\w{5})\s+node=node-\d\s+phase=Running/g)].map(
-          (m) => m[1],
-        ),
+        [
+          ...demo
+            .output()
+            .matchAll(/MODIFIED\s+pod\/(web-\w+-\w{5})\s+node=node-\d\s+phase=Running/g),
+        ].map((m) => m[1]),
       ).size;
     await expect.poll(runningPods, { timeout: 30_000, interval: 200 }).toBeGreaterThanOrEqual(3);
-    expect(out).toMatch(/apiserver on http:\/\/127\.0\.0\.1:\d+/);
-    expect(out).toMatch(/dashboard on http:\/\/127\.0\.0\.1:\d+\//);
-    expect(out).toMatch(/kubectl --server http:\S+ get pods -n demo -o wide -w/);
-    expect(out).toMatch(/controllers: leading as /);
-    expect(out).toMatch(/ADDED\s+configmap\/config-0/);
-    expect(out).toMatch(/ADDED\s+pod\/web-\w+-\w{5}\s+node=<none>\s+phase=Pending/);
-    expect(out).toMatch(/ADDED\s+deployment\/web\s+desired=3/);
-    const url = /apiserver on (http:\/\/\S+)/.exec(out)![1]!;
+    expect(demo.output()).toMatch(/apiserver on http:\/\/127\.0\.0\.1:\d+/);
+    expect(demo.output()).toMatch(/dashboard on http:\/\/127\.0\.0\.1:\d+\//);
+    expect(demo.output()).toMatch(/kubectl --server http:\S+ get pods -n demo -o wide -w/);
+    expect(demo.output()).toMatch(/controllers: leading as /);
+    expect(demo.output()).toMatch(/ADDED\s+configmap\/config-0/);
+    expect(demo.output()).toMatch(/ADDED\s+pod\/web-\w+-\w{5}\s+node=<none>\s+phase=Pending/);
+    expect(demo.output()).toMatch(/ADDED\s+deployment\/web\s+desired=3/);
+    const url = /apiserver on (http:\/\/\S+)/.exec(demo.output())![1]!;
     const get = async (path: string) => (await fetch(`${url}${path}`)).json();
     const nodes = (await get('/api/v1/nodes')) as { items: { metadata: { name: string } }[] };
     expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1', 'node-2', 'node-3']);
@@ -113,9 +105,7 @@ it('pnpm demo on a terminal draws a live one-screen summary: nodes, deployments 
   // `script` gives the demo a pseudo-terminal, as a person's shell does.
   const command = [
     process.execPath,
-    '--conditions=@listwatch/source',
-    '--import',
-    'tsx',
+    ...TSX_NODE_ARGS,
     'src/main.ts',
     '--port',
     '0',

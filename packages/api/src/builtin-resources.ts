@@ -2,6 +2,7 @@ import { ageSince } from './human-duration.js';
 import { labelSelectorFromMetaV1 } from './label-selector.js';
 import type { NameRule } from './names.js';
 import type { KubeObject } from './object-meta.js';
+import { fieldAtPath } from './schema.js';
 import type {
   FieldGetter,
   IndexGetter,
@@ -50,6 +51,17 @@ function int(object: unknown, path: string): number {
   return typeof value === 'number' ? value : 0;
 }
 
+/**
+ * The documentation of the field at `path` below a type of the schema source (`batch.v1.CronJob`,
+ * `spec.schedule`), as kube's printers take a column's description from the Go type
+ * (printers.go: `batchv1.CronJobSpec{}.SwaggerDoc()["schedule"]`).
+ */
+function fieldDoc(type: string, path: string): string {
+  const description = fieldAtPath(`io.k8s.api.${type}`, path)?.description;
+  if (description === undefined) throw new Error(`the schema source has no ${type} ${path}`);
+  return description;
+}
+
 /** The Name column every Table starts with (kube's printers and default table convertor). */
 export const NAME_COLUMN: TableColumn = {
   name: 'Name',
@@ -93,6 +105,22 @@ function wide(name: string, description: string, cell: TableColumn['cell']): Tab
 /** An integer column read from a path of the object (replica counts and the like). */
 function intColumn(name: string, description: string, path: string): TableColumn {
   return column(name, description, (o) => int(o, path), { type: 'integer' });
+}
+
+/** The text at `path` of an object of `type`, described by that field's documentation. */
+function fieldText(
+  name: string,
+  type: string,
+  path: string,
+  fallback?: string,
+  options?: { priority?: number },
+): TableColumn {
+  return column(name, fieldDoc(type, path), (o) => text(o, path, fallback), options);
+}
+
+/** The integer at `path` of an object of `type`, described by that field's documentation. */
+function intField(name: string, type: string, path: string): TableColumn {
+  return intColumn(name, fieldDoc(type, path), path);
 }
 
 /** The verbs of a resource that supports every operation. */
@@ -288,7 +316,7 @@ const serviceaccounts = define({
     // printServiceAccount: the count of secrets, in a column typed string.
     column(
       'Secrets',
-      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
+      fieldDoc('core.v1.ServiceAccount', 'secrets'),
       (o) => array(o, 'secrets').length,
     ),
     AGE,
@@ -324,9 +352,7 @@ const nodes = define({
       return roles.length ? roles.sort().join(',') : '<none>';
     }),
     AGE,
-    column('Version', 'Kubelet Version reported by the node.', (o) =>
-      text(o, 'status.nodeInfo.kubeletVersion', ''),
-    ),
+    fieldText('Version', 'core.v1.Node', 'status.nodeInfo.kubeletVersion', ''),
     wide('Internal-IP', 'List of internal IPs for the node.', (o) => address(o, 'InternalIP')),
     wide('External-IP', 'List of external IPs for the node.', (o) => address(o, 'ExternalIP')),
     wide('OS-Image', 'OS image reported by the node.', (o) => text(o, 'status.nodeInfo.osImage')),
@@ -420,9 +446,7 @@ const events = define({
       (o) =>
         `${text(o, 'involvedObject.kind', '').toLowerCase()}/${text(o, 'involvedObject.name', '')}`,
     ),
-    column('Message', 'A human-readable description of the status of this operation.', (o) =>
-      text(o, 'message', ''),
-    ),
+    fieldText('Message', 'core.v1.Event', 'message', ''),
   ],
 });
 
@@ -457,15 +481,9 @@ const replicasets = define({
   fields: ['status.replicas'],
   columns: [
     NAME_COLUMN,
-    column('Desired', 'Number of desired pods.', (o) => int(o, 'spec.replicas'), {
-      type: 'integer',
-    }),
-    column('Current', 'Number of actual replicas.', (o) => int(o, 'status.replicas'), {
-      type: 'integer',
-    }),
-    column('Ready', 'The number of ready replicas.', (o) => int(o, 'status.readyReplicas'), {
-      type: 'integer',
-    }),
+    intColumn('Desired', 'Number of desired pods.', 'spec.replicas'),
+    intColumn('Current', 'Number of actual replicas.', 'status.replicas'),
+    intColumn('Ready', 'The number of ready replicas.', 'status.readyReplicas'),
     AGE,
     ...workloadColumns(),
   ],
@@ -653,41 +671,18 @@ const daemonsets = define({
   subresources: ['status'],
   columns: [
     NAME_COLUMN,
-    intColumn(
-      'Desired',
-      'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
-      'status.desiredNumberScheduled',
-    ),
-    intColumn(
-      'Current',
-      'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
-      'status.currentNumberScheduled',
-    ),
-    intColumn(
-      'Ready',
-      'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
-      'status.numberReady',
-    ),
-    intColumn(
-      'Up-to-date',
-      'The total number of nodes that are running updated daemon pod',
-      'status.updatedNumberScheduled',
-    ),
-    intColumn(
-      'Available',
-      'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
-      'status.numberAvailable',
-    ),
-    column(
-      'Node Selector',
-      "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
-      (o) => labelsText(at(o, 'spec.template.spec.nodeSelector')),
+    intField('Desired', 'apps.v1.DaemonSet', 'status.desiredNumberScheduled'),
+    intField('Current', 'apps.v1.DaemonSet', 'status.currentNumberScheduled'),
+    intField('Ready', 'apps.v1.DaemonSet', 'status.numberReady'),
+    intField('Up-to-date', 'apps.v1.DaemonSet', 'status.updatedNumberScheduled'),
+    intField('Available', 'apps.v1.DaemonSet', 'status.numberAvailable'),
+    column('Node Selector', fieldDoc('core.v1.PodSpec', 'nodeSelector'), (o) =>
+      labelsText(at(o, 'spec.template.spec.nodeSelector')),
     ),
     AGE,
     ...containerCells(TEMPLATE_CONTAINERS),
-    selector(
-      "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
-      (o) => selectorText(at(o, 'spec.selector')),
+    selector(fieldDoc('apps.v1.DaemonSetSpec', 'selector'), (o) =>
+      selectorText(at(o, 'spec.selector')),
     ),
   ],
 });
@@ -716,7 +711,7 @@ const controllerrevisions = define({
       const kind = `${ref.kind ?? ''}${group ? `.${group}` : ''}`.toLowerCase();
       return kind ? `${kind}/${ref.name ?? ''}` : (ref.name ?? '');
     }),
-    column('Revision', 'Revision indicates the revision of the state represented by Data.', (o) =>
+    column('Revision', fieldDoc('apps.v1.ControllerRevision', 'revision'), (o) =>
       String(int(o, 'revision')),
     ),
     AGE,
@@ -774,18 +769,11 @@ const jobs = define({
   columns: [
     NAME_COLUMN,
     column('Status', 'Status of the job.', jobStatus),
-    column(
-      'Completions',
-      'The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.',
-      jobCompletions,
-    ),
+    column('Completions', fieldDoc('batch.v1.JobStatus', 'succeeded'), jobCompletions),
     column('Duration', 'Time required to complete the job.', jobDuration),
     AGE,
     ...containerCells(TEMPLATE_CONTAINERS),
-    selector(
-      'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
-      (o) => selectorText(at(o, 'spec.selector')),
-    ),
+    selector(fieldDoc('batch.v1.JobSpec', 'selector'), (o) => selectorText(at(o, 'spec.selector'))),
   ],
 });
 
@@ -799,19 +787,11 @@ const cronjobs = define({
   subresources: ['status'],
   columns: [
     NAME_COLUMN,
-    column(
-      'Schedule',
-      'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
-      (o) => text(o, 'spec.schedule', ''),
-    ),
-    column(
-      'Timezone',
-      'The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones',
-      (o) => text(o, 'spec.timeZone'),
-    ),
+    fieldText('Schedule', 'batch.v1.CronJob', 'spec.schedule', ''),
+    fieldText('Timezone', 'batch.v1.CronJob', 'spec.timeZone'),
     column(
       'Suspend',
-      'This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.',
+      fieldDoc('batch.v1.CronJobSpec', 'suspend'),
       (o) => {
         const suspend = at(o, 'spec.suspend');
         return typeof suspend === 'boolean' ? (suspend ? 'True' : 'False') : '<unset>';
@@ -820,25 +800,20 @@ const cronjobs = define({
     ),
     column(
       'Active',
-      'A list of pointers to currently running jobs.',
+      fieldDoc('batch.v1.CronJobStatus', 'active'),
       (o) => array(o, 'status.active').length,
       {
         type: 'integer',
       },
     ),
-    column(
-      'Last Schedule',
-      'Information when was the last time the job was successfully scheduled.',
-      (o, now) => {
-        const last = text(o, 'status.lastScheduleTime', '');
-        return last ? ageSince(last, now) : '<none>';
-      },
-    ),
+    column('Last Schedule', fieldDoc('batch.v1.CronJobStatus', 'lastScheduleTime'), (o, now) => {
+      const last = text(o, 'status.lastScheduleTime', '');
+      return last ? ageSince(last, now) : '<none>';
+    }),
     AGE,
     ...containerCells('spec.jobTemplate.spec.template.spec.containers'),
-    selector(
-      'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
-      (o) => selectorText(at(o, 'spec.jobTemplate.spec.selector')),
+    selector(fieldDoc('batch.v1.JobSpec', 'selector'), (o) =>
+      selectorText(at(o, 'spec.jobTemplate.spec.selector')),
     ),
   ],
 });
@@ -885,11 +860,7 @@ const endpoints = define({
   namespaced: true,
   columns: [
     NAME_COLUMN,
-    column(
-      'Endpoints',
-      'The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.',
-      endpointsText,
-    ),
+    column('Endpoints', fieldDoc('core.v1.Endpoints', 'subsets'), endpointsText),
     AGE,
   ],
 });
@@ -912,28 +883,18 @@ const endpointslices = define({
   namespaced: true,
   columns: [
     NAME_COLUMN,
-    column(
-      'AddressType',
-      'addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType "IPv4" and "IPv6". No semantics are defined for the "FQDN" type.',
-      (o) => text(o, 'addressType', ''),
-    ),
-    column(
-      'Ports',
-      'ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. Each slice may include a maximum of 100 ports. Services always have at least 1 port, so EndpointSlices generated by the EndpointSlice controller will likewise always have at least 1 port. EndpointSlices used for other purposes may have an empty ports list.',
-      (o) =>
-        firstThree(
-          (array(o, 'ports') as { port?: number }[]).map((p) =>
-            typeof p.port === 'number' ? String(p.port) : '<unset>',
-          ),
+    fieldText('AddressType', 'discovery.v1.EndpointSlice', 'addressType', ''),
+    column('Ports', fieldDoc('discovery.v1.EndpointSlice', 'ports'), (o) =>
+      firstThree(
+        (array(o, 'ports') as { port?: number }[]).map((p) =>
+          typeof p.port === 'number' ? String(p.port) : '<unset>',
         ),
+      ),
     ),
-    column(
-      'Endpoints',
-      'endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.',
-      (o) =>
-        firstThree(
-          (array(o, 'endpoints') as { addresses?: string[] }[]).flatMap((e) => e.addresses ?? []),
-        ),
+    column('Endpoints', fieldDoc('discovery.v1.EndpointSlice', 'endpoints'), (o) =>
+      firstThree(
+        (array(o, 'endpoints') as { addresses?: string[] }[]).flatMap((e) => e.addresses ?? []),
+      ),
     ),
     AGE,
   ],
@@ -971,34 +932,22 @@ const persistentvolumeclaims = define({
   subresources: ['status'],
   columns: [
     NAME_COLUMN,
-    column(
-      'Status',
-      'phase represents the current phase of PersistentVolumeClaim.',
-      phaseOrTerminating,
-    ),
-    column(
-      'Volume',
-      'volumeName is the binding reference to the PersistentVolume backing this claim.',
-      (o) => text(o, 'spec.volumeName', ''),
-    ),
-    column('Capacity', 'capacity represents the actual resources of the underlying volume.', (o) =>
+    column('Status', fieldDoc('core.v1.PersistentVolumeClaimStatus', 'phase'), phaseOrTerminating),
+    fieldText('Volume', 'core.v1.PersistentVolumeClaim', 'spec.volumeName', ''),
+    column('Capacity', fieldDoc('core.v1.PersistentVolumeClaimStatus', 'capacity'), (o) =>
       text(o, 'spec.volumeName', '') ? text(o, 'status.capacity.storage', '') : '',
     ),
-    column(
-      'Access Modes',
-      'accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1',
-      (o) => (text(o, 'spec.volumeName', '') ? accessModes(o, 'status.accessModes') : ''),
+    column('Access Modes', fieldDoc('core.v1.PersistentVolumeClaimStatus', 'accessModes'), (o) =>
+      text(o, 'spec.volumeName', '') ? accessModes(o, 'status.accessModes') : '',
     ),
     column('StorageClass', 'StorageClass of the pvc', storageClassOf),
     column('VolumeAttributesClass', 'VolumeAttributesClass of the pvc', (o) =>
       text(o, 'spec.volumeAttributesClassName', '<unset>'),
     ),
     AGE,
-    wide(
-      'VolumeMode',
-      'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.',
-      (o) => text(o, 'spec.volumeMode', '<unset>'),
-    ),
+    fieldText('VolumeMode', 'core.v1.PersistentVolumeClaim', 'spec.volumeMode', '<unset>', {
+      priority: 1,
+    }),
   ],
 });
 
@@ -1010,49 +959,31 @@ const persistentvolumes = define({
   subresources: ['status'],
   columns: [
     NAME_COLUMN,
-    column(
-      'Capacity',
-      "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
-      (o) => text(o, 'spec.capacity.storage', ''),
+    column('Capacity', fieldDoc('core.v1.PersistentVolumeSpec', 'capacity'), (o) =>
+      text(o, 'spec.capacity.storage', ''),
     ),
-    column(
-      'Access Modes',
-      'accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes',
-      (o) => accessModes(o, 'spec.accessModes'),
+    column('Access Modes', fieldDoc('core.v1.PersistentVolumeSpec', 'accessModes'), (o) =>
+      accessModes(o, 'spec.accessModes'),
     ),
     column(
       'Reclaim Policy',
-      'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming',
+      fieldDoc('core.v1.PersistentVolumeSpec', 'persistentVolumeReclaimPolicy'),
       (o) => text(o, 'spec.persistentVolumeReclaimPolicy', ''),
     ),
-    column(
-      'Status',
-      'phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase',
-      phaseOrTerminating,
-    ),
-    column(
-      'Claim',
-      'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding',
-      (o) => {
-        const ref = at(o, 'spec.claimRef') as { namespace?: string; name?: string } | undefined;
-        return ref ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : '';
-      },
-    ),
+    column('Status', fieldDoc('core.v1.PersistentVolumeStatus', 'phase'), phaseOrTerminating),
+    column('Claim', fieldDoc('core.v1.PersistentVolumeSpec', 'claimRef'), (o) => {
+      const ref = at(o, 'spec.claimRef') as { namespace?: string; name?: string } | undefined;
+      return ref ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : '';
+    }),
     column('StorageClass', 'StorageClass of the pv', storageClassOf),
     column('VolumeAttributesClass', 'VolumeAttributesClass of the pv', (o) =>
       text(o, 'spec.volumeAttributesClassName', '<unset>'),
     ),
-    column(
-      'Reason',
-      'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.',
-      (o) => text(o, 'status.reason', ''),
-    ),
+    fieldText('Reason', 'core.v1.PersistentVolume', 'status.reason', ''),
     AGE,
-    wide(
-      'VolumeMode',
-      'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.',
-      (o) => text(o, 'spec.volumeMode', '<unset>'),
-    ),
+    fieldText('VolumeMode', 'core.v1.PersistentVolume', 'spec.volumeMode', '<unset>', {
+      priority: 1,
+    }),
   ],
 });
 
@@ -1123,26 +1054,13 @@ const replicationcontrollers = define({
   fields: ['status.replicas'],
   columns: [
     NAME_COLUMN,
-    intColumn(
-      'Desired',
-      'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
-      'spec.replicas',
-    ),
-    intColumn(
-      'Current',
-      'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
-      'status.replicas',
-    ),
-    intColumn(
-      'Ready',
-      'The number of ready replicas for this replication controller.',
-      'status.readyReplicas',
-    ),
+    intField('Desired', 'core.v1.ReplicationController', 'spec.replicas'),
+    intField('Current', 'core.v1.ReplicationController', 'status.replicas'),
+    intField('Ready', 'core.v1.ReplicationController', 'status.readyReplicas'),
     AGE,
     ...containerCells(TEMPLATE_CONTAINERS),
-    selector(
-      'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
-      (o) => labelsText(at(o, 'spec.selector')),
+    selector(fieldDoc('core.v1.ReplicationControllerSpec', 'selector'), (o) =>
+      labelsText(at(o, 'spec.selector')),
     ),
   ],
 });
@@ -1268,9 +1186,7 @@ const eventsV1 = define({
       'The object this event is about',
       (o) => `${text(o, 'regarding.kind', '').toLowerCase()}/${text(o, 'regarding.name', '')}`,
     ),
-    column('Message', 'A human-readable description of the status of this operation.', (o) =>
-      text(o, 'note', ''),
-    ),
+    column('Message', fieldDoc('core.v1.Event', 'message'), (o) => text(o, 'note', '')),
   ],
 });
 
@@ -1280,7 +1196,7 @@ function hpaColumns(targets: (o: KubeObject) => string): TableColumn[] {
     NAME_COLUMN,
     column(
       'Reference',
-      'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.',
+      fieldDoc('autoscaling.v2.HorizontalPodAutoscalerSpec', 'scaleTargetRef'),
       (o) =>
         `${text(o, 'spec.scaleTargetRef.kind', '')}/${text(o, 'spec.scaleTargetRef.name', '')}`,
     ),
@@ -1297,14 +1213,12 @@ function hpaColumns(targets: (o: KubeObject) => string): TableColumn[] {
         return typeof min === 'number' ? String(min) : '<unset>';
       },
     ),
-    column(
-      'MaxPods',
-      'maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.',
-      (o) => String(int(o, 'spec.maxReplicas')),
+    column('MaxPods', fieldDoc('autoscaling.v2.HorizontalPodAutoscalerSpec', 'maxReplicas'), (o) =>
+      String(int(o, 'spec.maxReplicas')),
     ),
     column(
       'Replicas',
-      'currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.',
+      fieldDoc('autoscaling.v2.HorizontalPodAutoscalerStatus', 'currentReplicas'),
       (o) => String(int(o, 'status.currentReplicas')),
     ),
     AGE,

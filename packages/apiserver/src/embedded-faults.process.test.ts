@@ -1,6 +1,5 @@
-import { tempDir } from '@listwatch/testing';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSource, tempDir } from '@listwatch/testing';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,36 +16,24 @@ afterAll(() => dir.remove());
 
 interface Server {
   child: ChildProcess;
-  output(): string;
+  output: () => string;
   url(): Promise<string>;
   exit: Promise<unknown[]>;
 }
 
 function start(dataDir: string): Server {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@listwatch/source',
-      '--import',
-      'tsx',
-      'src/main.ts',
-      '--port=0',
-      `--data-dir=${dataDir}`,
-      '--log-level=warn',
-    ],
-    { cwd: pkg, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exit = once(child, 'exit');
+  const { child, output, exit } = spawnSource(pkg, 'src/main.ts', [
+    '--port=0',
+    `--data-dir=${dataDir}`,
+    '--log-level=warn',
+  ]);
   return {
     child,
     exit,
-    output: () => out,
+    output,
     url: async () => {
-      await expect.poll(() => out, { timeout: 30_000 }).toMatch(/serving on http:\/\/\S+/);
-      return /serving on (\S+)/.exec(out)![1]!;
+      await expect.poll(output, { timeout: 30_000 }).toMatch(/serving on http:\/\/\S+/);
+      return /serving on (\S+)/.exec(output())![1]!;
     },
   };
 }

@@ -1,5 +1,4 @@
-import { tempDir } from '@listwatch/testing';
-import { spawn } from 'node:child_process';
+import { spawnSource, tempDir } from '@listwatch/testing';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,25 +8,8 @@ describe('pnpm apiserver', () => {
   it('prints its URL once ready; on SIGTERM it ends watches cleanly, keeps every acknowledged write and exits 0', async () => {
     const dir = tempDir('listwatch-sigterm-');
     const pkg = fileURLToPath(new URL('..', import.meta.url));
-    const start = () => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--conditions=@listwatch/source',
-          '--import',
-          'tsx',
-          'src/main.ts',
-          '--port=0',
-          `--data-dir=${dir.path}`,
-          '--log-level=warn',
-        ],
-        { cwd: pkg, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-      return { child, output: () => out };
-    };
+    const start = () =>
+      spawnSource(pkg, 'src/main.ts', ['--port=0', `--data-dir=${dir.path}`, '--log-level=warn']);
     try {
       const first = start();
       await expect

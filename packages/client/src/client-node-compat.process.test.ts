@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { silentLogger } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { tempDir } from '@listwatch/testing';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient } from './rest/client.js';
+import { startTestApiServer } from './testing/apiserver.js';
 import { eventually } from './testing/eventually.js';
-import { packageDir, transpile, typecheck } from './testing/typecheck.js';
+import { runModule, typecheck } from './testing/typecheck.js';
 import { coreV1 } from './typed/resources.js';
 
 /**
@@ -78,11 +76,7 @@ describe("a program written against @kubernetes/client-node's API", () => {
   let client: RestClient;
 
   beforeAll(async () => {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-    });
+    apiserver = await startTestApiServer();
     client = new RestClient({ server: apiserver.url });
     dir = tempDir('listwatch-client-node-');
     kubeconfig = join(dir.path, 'config');
@@ -111,35 +105,14 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
   /** Runs the program on its own namespace, writes a ConfigMap's life, returns what it logged. */
   async function run(module: string, ns: string): Promise<string[]> {
     await client.resource(coreV1.namespaces).create({ metadata: { name: ns } });
-    const child = spawn(
-      process.execPath,
-      [
-        '--conditions=@listwatch/source',
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        transpile(program(module)),
-      ],
-      {
-        cwd: packageDir,
-        env: { ...process.env, KUBECONFIG: kubeconfig, NS: ns },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    onTestFinished(() => void child.kill('SIGKILL'));
-    await eventually(() => expect(out, err).toContain('ready'), 20_000);
+    const run = runModule(program(module), { KUBECONFIG: kubeconfig, NS: ns });
+    await eventually(() => expect(run.out, run.err).toContain('ready'), 20_000);
     const cms = client.resource(coreV1.configmaps).namespace(ns);
     await cms.create({ metadata: { name: 'settings' }, data: { a: '1' } });
     await cms.patch('settings', { data: { a: '2' } });
     await cms.delete('settings');
-    expect(await exited, err).toBe(0);
-    return out.trim().split('\n').sort();
+    expect(await run.exited, run.err).toBe(0);
+    return run.out.trim().split('\n').sort();
   }
 
   it('hears the same events, in the same shape, from client-node and from @listwatch/client', async () => {

@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findBuiltinResource, silentLogger } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import { findBuiltinResource } from '@listwatch/api';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { tempDir } from '@listwatch/testing';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient } from './rest/client.js';
 import { eventually } from './testing/eventually.js';
 import { configMap } from './testing/fixtures.js';
-import { packageDir, transpile, typecheck } from './testing/typecheck.js';
+import { packageDir, runModule, typecheck } from './testing/typecheck.js';
+import { startTestApiServer } from './testing/apiserver.js';
 
 /** The first ```ts block of the package README: the example it opens with. */
 function readmeExample(): string {
@@ -35,11 +34,7 @@ describe("the README's opening example", () => {
     let dir: { path: string; remove(): void };
 
     beforeAll(async () => {
-      apiserver = await startApiServer({
-        port: 0,
-        storage: new MemoryStorage(),
-        logger: silentLogger,
-      });
+      apiserver = await startTestApiServer();
       dir = tempDir('listwatch-readme-');
     });
     afterAll(async () => {
@@ -59,40 +54,24 @@ users: [{name: me, user: {token: t}}]
 contexts: [{name: local, context: {cluster: local, user: me, namespace: default}}]
 `,
       );
-      const js = transpile(code);
-      const child = spawn(
-        process.execPath,
-        ['--conditions=@listwatch/source', '--import', 'tsx', '--input-type=module', '-e', js],
-        {
-          cwd: packageDir,
-          env: { ...process.env, KUBECONFIG: kubeconfig },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      // Whatever happens to the test, the example does not outlive it.
-      onTestFinished(() => void child.kill('SIGKILL'));
+      const run = runModule(code, { KUBECONFIG: kubeconfig });
 
       const writer = new RestClient({ server: apiserver.url });
       try {
         const cms = writer.resource(findBuiltinResource('configmaps')!).namespace('default');
         await cms.create({ ...configMap('default', 'settings'), data: { a: '1', b: '2' } });
-        await eventually(() => expect(out).toContain('default/settings: 2 keys'), 20_000);
+        await eventually(() => expect(run.out).toContain('default/settings: 2 keys'), 20_000);
         await cms.delete('settings');
-        await eventually(() => expect(out).toContain('default/settings: deleted'), 20_000);
+        await eventually(() => expect(run.out).toContain('default/settings: deleted'), 20_000);
       } finally {
         await writer.close();
-        child.kill('SIGINT');
+        run.child.kill('SIGINT');
       }
       const stopped = await Promise.race([
-        exited,
+        run.exited,
         new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 10_000)),
       ]);
-      expect(stopped, err).toBe(0);
+      expect(stopped, run.err).toBe(0);
     }, 60_000);
   });
 });

@@ -1,10 +1,10 @@
 import type { Revision, StorageChange } from './storage.js';
 import { StorageError } from './storage-error.js';
-import type { StoredObjectCodec } from './stored-object.js';
+import type { StoredObjectCodec, StoredValue } from './stored-object.js';
 
 /** A key's state at one revision, as a log keeps it. */
 export interface StoredVersion {
-  value: string | Uint8Array;
+  value: StoredValue;
   modRevision: Revision;
 }
 
@@ -16,7 +16,7 @@ export interface LogRecord {
   revision: Revision;
   key: string;
   createRevision: Revision;
-  value: string | Uint8Array | undefined;
+  value: StoredValue | undefined;
   prev: StoredVersion | undefined;
 }
 

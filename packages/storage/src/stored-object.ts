@@ -3,6 +3,9 @@ import type { Revision } from './storage.js';
 import { StorageError } from './storage-error.js';
 import type { TransformerForKey } from './value/transformer.js';
 
+/** What a backend stores for an object: its JSON, or the bytes its transformers make of it. */
+export type StoredValue = string | Uint8Array;
+
 /** etcd's default `--max-request-bytes` (1.5 MiB): the largest write etcd accepts. */
 export const MAX_REQUEST_BYTES = 1_572_864;
 
@@ -53,11 +56,7 @@ export function encodeObject(key: string, object: KubeObject): string {
  * The object stored under `key` at `revision`, with `metadata.resourceVersion` set from it.
  * Anything that is not a JSON object with a metadata object is InvalidObject, naming the key.
  */
-export function decodeObject(
-  key: string,
-  data: string | Uint8Array,
-  revision: Revision,
-): KubeObject {
+export function decodeObject(key: string, data: StoredValue, revision: Revision): KubeObject {
   const text =
     typeof data === 'string'
       ? data
@@ -99,12 +98,12 @@ export function isStale(object: KubeObject): boolean {
 export class StoredObjectCodec {
   constructor(private readonly transformerFor: TransformerForKey = () => undefined) {}
 
-  encode(key: string, object: KubeObject): string | Uint8Array {
+  encode(key: string, object: KubeObject): StoredValue {
     return this.fromJson(key, encodeObject(key, object));
   }
 
   /** The stored value of an object already encoded by encodeObject. */
-  fromJson(key: string, json: string): string | Uint8Array {
+  fromJson(key: string, json: string): StoredValue {
     const transformer = this.transformerFor(key);
     if (!transformer) return json;
     const data = transformer.toStorage(Buffer.from(json), key);
@@ -113,7 +112,7 @@ export class StoredObjectCodec {
     return data;
   }
 
-  decode(key: string, data: string | Uint8Array, revision: Revision): KubeObject {
+  decode(key: string, data: StoredValue, revision: Revision): KubeObject {
     const transformer = this.transformerFor(key);
     if (!transformer) return decodeObject(key, data, revision);
     let plain: { data: Uint8Array; stale: boolean };

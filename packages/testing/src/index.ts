@@ -13,7 +13,14 @@ export {
 } from './prerequisites.js';
 export { findOnPath, KUBECTL } from './programs.js';
 export { KubectlSession } from './kubectl.js';
-export { runProgram, RunningProcess, type ProcessResult } from './process.js';
+export {
+  runProgram,
+  RunningProcess,
+  spawnSource,
+  TSX_NODE_ARGS,
+  type ProcessResult,
+  type SourceProcess,
+} from './process.js';
 export {
   storageBackends,
   type StorageBackend,

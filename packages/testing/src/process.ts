@@ -1,4 +1,5 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { eventually } from './eventually.js';
 
 // Programs the e2e tests run as a user would (kubectl, curl, the demo): to completion, or kept
@@ -96,4 +97,27 @@ export class RunningProcess {
     await this.exited;
     return this.exitCode;
   }
+}
+
+/** Node's arguments before a TypeScript file of the repo run from source: tsx, and the
+ * packages' `@listwatch/source` export condition (what `pnpm apiserver` and `pnpm demo` use). */
+export const TSX_NODE_ARGS = ['--conditions=@listwatch/source', '--import', 'tsx'] as const;
+
+/** A program of the repo running in a child node: stdout and stderr read together. */
+export interface SourceProcess {
+  child: ChildProcess;
+  readonly output: () => string;
+  exit: Promise<unknown[]>;
+}
+
+/** Runs `file` (a .ts path, relative to `cwd`) from source with `args`, as `pnpm` scripts do. */
+export function spawnSource(cwd: string, file: string, args: readonly string[]): SourceProcess {
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, file, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+  return { child, output: () => out, exit: once(child, 'exit') };
 }

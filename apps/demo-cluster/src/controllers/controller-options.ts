@@ -1,5 +1,13 @@
-import { silentLogger, type Logger } from '@listwatch/api';
-import { Controller, type RestClient, type SharedInformerFactory } from '@listwatch/client';
+import { silentLogger, type KubeObject, type Logger } from '@listwatch/api';
+import {
+  Controller,
+  type Lister,
+  type ResourceClient,
+  type ResourceRefOf,
+  type RestClient,
+  type SharedIndexInformer,
+  type SharedInformerFactory,
+} from '@listwatch/client';
 
 /** What every informer-driven controller of the demo is given (kube-controller-manager's ControllerContext). */
 export interface ControllerOptions {
@@ -28,4 +36,22 @@ export function workQueueController(
     reconcile,
     cacheSyncs,
   });
+}
+
+/**
+ * One resource as a controller uses it: written through the client, read from the shared
+ * informer's cache (a kube controller's clientset and lister for a kind).
+ */
+export interface CachedResource<T extends KubeObject> {
+  client: ResourceClient<T>;
+  informer: SharedIndexInformer<T>;
+  lister: Lister<T>;
+}
+
+export function cachedResource<T extends KubeObject>(
+  options: ControllerOptions,
+  resource: ResourceRefOf<T>,
+): CachedResource<T> {
+  const informer = options.factory.informerFor<T>(resource);
+  return { client: options.client.resource<T>(resource), informer, lister: informer.lister() };
 }

@@ -18,6 +18,7 @@ import {
 import { release } from 'node:os';
 import { ContainerLogServer } from './container-logs.js';
 import {
+  cachedObject,
   isPodActive,
   isPodReady,
   now,
@@ -310,13 +311,8 @@ export class Kubelet {
 
   private async syncPod(lister: Lister<Pod>, key: string): Promise<void> {
     const { namespace, name } = splitMetaNamespaceKey(key);
-    let pod: Pod;
-    try {
-      pod = lister.namespace(namespace).get(name);
-    } catch (err) {
-      if (isApiError(err) && err.code === 404) return; // deleted: nothing ran, nothing to stop
-      throw err;
-    }
+    const pod = cachedObject(lister, namespace, name);
+    if (!pod) return; // deleted: nothing ran, nothing to stop
     if (pod.metadata.deletionTimestamp) return this.terminatePod(pod, key);
     if (!isPodActive(pod) || (pod.status?.phase === 'Running' && isPodReady(pod))) return;
     const t = now();

@@ -1,11 +1,13 @@
 import {
   ApiError,
   findBuiltinResource,
+  isApiError,
   type KubeObject,
   type MetaLabelSelector,
   type OwnerReference,
   type ResourceDefinition,
 } from '@listwatch/api';
+import type { Lister } from '@listwatch/client';
 
 // The few fields of core/v1 and apps/v1 types the demo's controllers read and write.
 
@@ -133,6 +135,55 @@ export function now(): string {
 /** The owner reference with controller=true, if any (metav1.GetControllerOf). */
 export function controllerOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);
+}
+
+/** The reference a controller puts on what it creates (apimachinery metav1.NewControllerRef). */
+export function newControllerRef(
+  owner: KubeObject,
+  apiVersion: string,
+  kind: string,
+): OwnerReference {
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/**
+ * The owner a controller reference points at, from an informer's cache: of `kind`, in the
+ * dependent's namespace, and the very object (same uid), not a later one of the same name
+ * (kube's controllers' resolveControllerRef).
+ */
+export function resolveControllerRef<T extends KubeObject>(
+  lister: Lister<T>,
+  kind: string,
+  namespace: string,
+  ref: OwnerReference,
+): T | undefined {
+  if (ref.kind !== kind) return undefined;
+  const owner = cachedObject(lister, namespace, ref.name);
+  return owner?.metadata.uid === ref.uid ? owner : undefined;
+}
+
+/**
+ * The object `namespace/name` in an informer's cache, or undefined when the cache has none (the
+ * NotFound of a lister's Get, which kube's controllers read as "deleted since it was queued").
+ */
+export function cachedObject<T extends KubeObject>(
+  lister: Lister<T>,
+  namespace: string,
+  name: string,
+): T | undefined {
+  try {
+    return lister.namespace(namespace).get(name);
+  } catch (err) {
+    if (isApiError(err) && err.code === 404) return undefined;
+    throw err;
+  }
 }
 
 /** Neither finished nor being deleted (controller.IsPodActive). */

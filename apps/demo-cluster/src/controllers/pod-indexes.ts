@@ -1,5 +1,5 @@
-import type { Indexers, SharedIndexInformer } from '@listwatch/client';
-import { controllerOf, type Pod } from './objects.js';
+import type { Indexers, SharedIndexInformer, SharedInformerFactory } from '@listwatch/client';
+import { controllerOf, resources, type Pod } from './objects.js';
 
 /** Pods by the uid of their controller: a ReplicaSet finds its pods without a scan. */
 export const CONTROLLER_UID_INDEX = 'controller-uid';
@@ -28,4 +28,19 @@ export function ensureIndexers<T extends Pod>(
   const existing = informer.getIndexer().getIndexers();
   const missing = Object.entries(indexers).filter(([name]) => !(name in existing));
   if (missing.length > 0) informer.addIndexers(Object.fromEntries(missing));
+}
+
+/**
+ * The shared pods informer with the controller-uid index: how the ReplicaSet and Deployment
+ * controllers find the pods a ReplicaSet controls (`controlledPods`).
+ */
+export function podsByController(factory: SharedInformerFactory): SharedIndexInformer<Pod> {
+  const informer = factory.informerFor<Pod>(resources.pods);
+  ensureIndexers(informer, { [CONTROLLER_UID_INDEX]: podControllerUid });
+  return informer;
+}
+
+/** The cached pods whose controller has `uid`. */
+export function controlledPods(informer: SharedIndexInformer<Pod>, uid: string): Pod[] {
+  return informer.getIndexer().byIndex(CONTROLLER_UID_INDEX, uid);
 }

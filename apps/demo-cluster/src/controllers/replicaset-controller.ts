@@ -1,31 +1,32 @@
-import {
-  isApiError,
-  objectKey,
-  toApiError,
-  type ApiError,
-  type OwnerReference,
-} from '@listwatch/api';
+import { isApiError, objectKey, toApiError, type ApiError } from '@listwatch/api';
 import type { Controller } from '@listwatch/client';
 import {
   deletedObject,
   enqueueKeys,
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
-  type Lister,
   type ResourceClient,
   type SharedIndexInformer,
 } from '@listwatch/client';
 import { ControllerExpectations } from './controller-expectations.js';
 import {
+  cachedObject,
   controllerOf,
+  newControllerRef,
   isPodActive,
   isPodReady,
+  resolveControllerRef,
   resources,
   type Pod,
   type ReplicaSet,
 } from './objects.js';
-import { CONTROLLER_UID_INDEX, ensureIndexers, podControllerUid } from './pod-indexes.js';
-import { workQueueController, type ControllerOptions } from './controller-options.js';
+import { controlledPods, podsByController } from './pod-indexes.js';
+import {
+  cachedResource,
+  workQueueController,
+  type CachedResource,
+  type ControllerOptions,
+} from './controller-options.js';
 
 // Follows kubernetes pkg/controller/replicaset/replica_set.go (and client-go's
 // sample-controller for the informer → work queue → worker loop).
@@ -38,8 +39,6 @@ const BURST_REPLICAS = 500;
 /** Creations start with one pod and double while they succeed (SlowStartInitialBatchSize). */
 const SLOW_START_INITIAL_BATCH_SIZE = 1;
 
-export type ReplicaSetControllerOptions = ControllerOptions;
-
 /**
  * Keeps `spec.replicas` pods for every apps/v1 ReplicaSet: creates pods from the template (owned
  * by the ReplicaSet, named by generateName), deletes the extra ones, and reports
@@ -49,22 +48,20 @@ export type ReplicaSetControllerOptions = ControllerOptions;
  */
 export class ReplicaSetController {
   readonly controller: Controller<string>;
-  private readonly replicaSets: ResourceClient<ReplicaSet>;
+  private readonly replicaSets: CachedResource<ReplicaSet>;
   private readonly pods: ResourceClient<Pod>;
-  private readonly rsLister: Lister<ReplicaSet>;
   private readonly podInformer: SharedIndexInformer<Pod>;
   private readonly expectations = new ControllerExpectations();
 
-  constructor(options: ReplicaSetControllerOptions) {
-    this.replicaSets = options.client.resource<ReplicaSet>(resources.replicasets);
+  constructor(options: ControllerOptions) {
+    this.replicaSets = cachedResource<ReplicaSet>(options, resources.replicasets);
     this.pods = options.client.resource<Pod>(resources.pods);
-    const rsInformer = options.factory.informerFor<ReplicaSet>(resources.replicasets);
-    this.podInformer = options.factory.informerFor<Pod>(resources.pods);
-    ensureIndexers(this.podInformer, { [CONTROLLER_UID_INDEX]: podControllerUid });
-    this.rsLister = rsInformer.lister();
+    this.podInformer = podsByController(options.factory);
     // The handlers only run once the factory starts, by which time the controller exists.
     const enqueue = { add: (key: string) => this.controller.enqueue(key) };
-    const rsRegistration = rsInformer.addEventHandler(enqueueKeys(enqueue, { skipResyncs: true }));
+    const rsRegistration = this.replicaSets.informer.addEventHandler(
+      enqueueKeys(enqueue, { skipResyncs: true }),
+    );
     const podRegistration = this.podInformer.addEventHandler({
       onAdd: (pod) => this.addPod(pod),
       onUpdate: (oldPod, newPod) => this.updatePod(oldPod, newPod),
@@ -82,20 +79,17 @@ export class ReplicaSetController {
   }
 
   /** The ReplicaSet a controller reference points at, if it is in the cache with that uid. */
-  private resolveControllerRef(namespace: string, ref: OwnerReference): string | undefined {
-    if (ref.kind !== 'ReplicaSet') return undefined;
-    try {
-      const rs = this.rsLister.namespace(namespace).get(ref.name);
-      return rs.metadata.uid === ref.uid ? objectKey(rs.metadata) : undefined;
-    } catch (err) {
-      if (isApiError(err) && err.code === 404) return undefined;
-      throw err;
-    }
-  }
-
   private ownerKey(pod: Pod): string | undefined {
     const ref = controllerOf(pod);
-    return ref ? this.resolveControllerRef(pod.metadata.namespace ?? '', ref) : undefined;
+    const rs =
+      ref &&
+      resolveControllerRef(
+        this.replicaSets.lister,
+        'ReplicaSet',
+        pod.metadata.namespace ?? '',
+        ref,
+      );
+    return rs ? objectKey(rs.metadata) : undefined;
   }
 
   private addPod(pod: Pod): void {
@@ -133,21 +127,15 @@ export class ReplicaSetController {
   /** One pass over one ReplicaSet (replica_set.go syncReplicaSet). */
   private async sync(key: string): Promise<void> {
     const { namespace, name } = splitMetaNamespaceKey(key);
-    let rs: ReplicaSet;
-    try {
-      rs = this.rsLister.namespace(namespace).get(name);
-    } catch (err) {
-      if (!isApiError(err) || err.code !== 404) throw err;
+    const rs = cachedObject(this.replicaSets.lister, namespace, name);
+    if (!rs) {
       // Its pods are the garbage collector's.
       this.expectations.delete(key);
       return;
     }
     const uid = rs.metadata.uid ?? '';
     const needsSync = this.expectations.satisfied(key);
-    const pods = this.podInformer
-      .getIndexer()
-      .byIndex(CONTROLLER_UID_INDEX, uid)
-      .filter(isPodActive);
+    const pods = controlledPods(this.podInformer, uid).filter(isPodActive);
     let manageError: ApiError | undefined;
     if (needsSync && !rs.metadata.deletionTimestamp) {
       try {
@@ -211,16 +199,7 @@ export class ReplicaSetController {
         ...(template.metadata?.annotations
           ? { annotations: { ...template.metadata.annotations } }
           : {}),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rs.metadata.name ?? '',
-            uid: rs.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
       },
       spec: structuredClone(template.spec ?? {}),
     });
@@ -244,7 +223,7 @@ export class ReplicaSetController {
   ): Promise<void> {
     if (sameStatus(rs.status ?? {}, status)) return;
     try {
-      await this.replicaSets.namespace(rs.metadata.namespace ?? '').applyStatus(
+      await this.replicaSets.client.namespace(rs.metadata.namespace ?? '').applyStatus(
         {
           apiVersion: 'apps/v1',
           kind: 'ReplicaSet',

@@ -12,7 +12,14 @@ import {
   type SharedIndexInformer,
   type SharedInformerFactory,
 } from '@listwatch/client';
-import { isNodeSchedulable, isPodActive, resources, type Node, type Pod } from './objects.js';
+import {
+  cachedObject,
+  isNodeSchedulable,
+  isPodActive,
+  resources,
+  type Node,
+  type Pod,
+} from './objects.js';
 import { ensureIndexers, NODE_NAME_INDEX, podNodeName } from './pod-indexes.js';
 
 /** Pods that name no scheduler get this one (core/v1 defaults.go). */
@@ -88,13 +95,8 @@ export class Scheduler {
 
   private async schedule(key: string): Promise<void> {
     const { namespace, name } = splitMetaNamespaceKey(key);
-    let pod: Pod;
-    try {
-      pod = this.pending.namespace(namespace).get(name);
-    } catch (err) {
-      if (isApiError(err) && err.code === 404) return; // bound or deleted since
-      throw err;
-    }
+    const pod = cachedObject(this.pending, namespace, name);
+    if (!pod) return; // bound or deleted since
     if (pod.spec?.nodeName || !isPodActive(pod)) return;
     if ((pod.spec?.['schedulerName'] ?? DEFAULT_SCHEDULER_NAME) !== DEFAULT_SCHEDULER_NAME) return;
     const node = this.pickNode();

@@ -1,11 +1,8 @@
 import * as k8s from '@kubernetes/client-node';
-import { silentLogger } from '@listwatch/api';
-import { MemoryStorage } from '@listwatch/storage';
-import { TestCa, tempDir } from '@listwatch/testing';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { TestCa } from '@listwatch/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiServer, type RunningApiServer } from '../server.js';
+import { startRbacCluster, type RbacCluster } from '../authorization/rbac-cluster.test-helper.js';
+import type { RunningApiServer } from '../server.js';
 
 // @kubernetes/client-node 1.4 as an authenticated client: a client certificate or a bearer token
 // from its KubeConfig, typed APIs and its Watch, against --client-ca-file, --token-auth-file and
@@ -14,7 +11,7 @@ import { startApiServer, type RunningApiServer } from '../server.js';
 describe('@kubernetes/client-node with certificates and tokens against an RBAC apiserver', () => {
   const ca = new TestCa();
   const foreign = new TestCa();
-  const dir = tempDir('listwatch-client-node-auth-');
+  let cluster: RbacCluster;
   let server: RunningApiServer;
 
   function configAs(user: Omit<k8s.User, 'name'>): k8s.KubeConfig {
@@ -39,20 +36,8 @@ describe('@kubernetes/client-node with certificates and tokens against an RBAC a
     );
 
   beforeAll(async () => {
-    const tokens = join(dir.path, 'tokens.csv');
-    writeFileSync(tokens, 'alice-token,alice,2\n');
-    const serving = ca.server();
-    server = await startApiServer({
-      storage: new MemoryStorage({ compactionInterval: 0 }),
-      port: 0,
-      logger: silentLogger,
-      tlsCert: serving.cert,
-      tlsKey: serving.key,
-      clientCA: ca.cert,
-      tokenAuthFile: tokens,
-      anonymousAuth: false,
-      authorizationMode: ['RBAC'],
-    });
+    cluster = await startRbacCluster({ clientCA: ca.cert, anonymousAuth: false }, ca);
+    server = cluster.server;
     const admin = configAs(certUser(ca.client('admin', ['system:masters'])));
     await admin
       .makeApiClient(k8s.CoreV1Api)
@@ -67,10 +52,8 @@ describe('@kubernetes/client-node with certificates and tokens against an RBAC a
     });
   });
   afterAll(async () => {
-    await server.close();
-    ca.remove();
+    await cluster.close();
     foreign.remove();
-    dir.remove();
   });
 
   it('a client certificate in system:masters lists namespaces and watches ConfigMaps', async () => {

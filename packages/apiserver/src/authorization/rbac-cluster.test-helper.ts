@@ -29,6 +29,7 @@ export interface Reply {
 
 export interface RbacCluster {
   server: RunningApiServer;
+  ca: TestCa;
   dir: string;
   /** An HTTPS request as `who` (or anonymous) with a JSON body; the raw response. */
   send(
@@ -49,9 +50,15 @@ export interface RbacCluster {
   close(): Promise<void>;
 }
 
-export async function startRbacCluster(options: ApiServerOptions = {}): Promise<RbacCluster> {
+/**
+ * `ca` signs the serving certificate (and, with `clientCA: ca.cert` in the options, the client
+ * certificates the server accepts); it is removed when the cluster closes.
+ */
+export async function startRbacCluster(
+  options: ApiServerOptions = {},
+  ca = new TestCa(),
+): Promise<RbacCluster> {
   const dir = tempDir('listwatch-rbac-');
-  const ca = new TestCa();
   const tokens = join(dir.path, 'tokens.csv');
   writeFileSync(tokens, `${Object.values(USERS).join('\n')}\n`);
   const serving = ca.server();
@@ -119,6 +126,7 @@ export async function startRbacCluster(options: ApiServerOptions = {}): Promise<
 
   return {
     server,
+    ca,
     dir: dir.path,
     send,
     as,

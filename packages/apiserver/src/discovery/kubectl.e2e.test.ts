@@ -5,6 +5,7 @@ import {
   startDiscoveryServer,
   type DiscoveryServer,
 } from './discovery-server.test-helper.js';
+import { webDeployment, yamlManifest } from '../e2e/e2e.test-helper.js';
 
 // The real kubectl 1.32 (KUBECTL from @listwatch/testing) against a server that mounts only
 // discovery.
@@ -19,29 +20,10 @@ afterAll(async () => {
   await server.close();
 });
 
-const MANIFESTS = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: settings
-data:
-  mode: fast
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: web
-        image: nginx
-        resources: {limits: {cpu: 1}}
-`;
+const MANIFESTS = yamlManifest(
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { mode: 'fast' } },
+  webDeployment({ container: { resources: { limits: { cpu: 1 } } } }),
+);
 
 /**
  * The requests in kubectl's log, as `GET /api?timeout=32s`: -v=6 logs `GET <url> 200 OK in 1ms`

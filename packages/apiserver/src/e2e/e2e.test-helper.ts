@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { stringify } from 'yaml';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../server.js';
 
 // Shared by the end-to-end tests: a real apiserver on loopback, and real clients (kubectl 1.32,
@@ -194,4 +195,40 @@ export function tableRow(stdout: string): { header: string[]; cells: string[] } 
   const [head = '', first = ''] = stdout.trimEnd().split('\n');
   const split = (line: string) => line.trim().split(/\s{2,}/);
   return { header: split(head), cells: split(first) };
+}
+
+export interface WebDeploymentOptions {
+  replicas?: number;
+  image?: string;
+  labels?: Record<string, string>;
+  /** More fields of the Deployment's spec, written after replicas. */
+  spec?: Record<string, unknown>;
+  /** More fields of its container, written after name and image. */
+  container?: Record<string, unknown>;
+}
+
+/** The `web` Deployment the kubectl tests write: nginx pods labelled app=web. */
+export function webDeployment(options: WebDeploymentOptions = {}): KubeObject {
+  const app = { app: 'web' };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', ...(options.labels ? { labels: options.labels } : {}) },
+    spec: {
+      ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
+      ...options.spec,
+      selector: { matchLabels: app },
+      template: {
+        metadata: { labels: app },
+        spec: {
+          containers: [{ name: 'web', image: options.image ?? 'nginx', ...options.container }],
+        },
+      },
+    },
+  };
+}
+
+/** Objects as the multi-document YAML file `kubectl -f` reads. */
+export function yamlManifest(...objects: object[]): string {
+  return objects.map((o) => stringify(o)).join('---\n');
 }

@@ -1,6 +1,12 @@
 import type { KubeList, KubeObject, Status } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
-import { eventually, e2eForFile, uniqueName } from './e2e.test-helper.js';
+import {
+  eventually,
+  e2eForFile,
+  uniqueName,
+  webDeployment,
+  yamlManifest,
+} from './e2e.test-helper.js';
 
 // The real kubectl 1.32 (/usr/bin/kubectl) against a real apiserver on loopback, each command
 // run the way a new user runs it, its output and its effects checked. `kubectl scale` and
@@ -21,23 +27,6 @@ const pod = (name: string, nodeName?: string): KubeObject => ({
   metadata: { name, labels: { app: name } },
   spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'main', image: 'nginx' }] },
 });
-
-const deploymentManifest = (replicas: number, extra = '') => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: ${replicas}
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: web
-        image: nginx
-${extra}`;
 
 /** The rows of a kubectl table, split on runs of spaces. */
 function rows(stdout: string): string[][] {
@@ -219,7 +208,7 @@ describe('kubectl writes', () => {
     const ns = await e2e.api.namespace('create');
     e2e.kubectl.write(
       'create.yaml',
-      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: fast}\n---\n${deploymentManifest(1)}`,
+      yamlManifest(configMap('settings'), webDeployment({ replicas: 1 })),
     );
     const { code, stdout, stderr } = await e2e.kubectl.run([
       'create',
@@ -247,7 +236,7 @@ describe('kubectl writes', () => {
     const ns = await e2e.api.namespace('strict');
     e2e.kubectl.write(
       'strict.yaml',
-      deploymentManifest(1).replace('  replicas: 1', '  replicas: 1\n  foo: bar'),
+      yamlManifest(webDeployment({ replicas: 1, spec: { foo: 'bar' } })),
     );
     const { code, stdout, stderr } = await e2e.kubectl.run([
       'create',
@@ -268,9 +257,12 @@ describe('kubectl writes', () => {
     const ns = await e2e.api.namespace('warn');
     e2e.kubectl.write(
       'warn.yaml',
-      deploymentManifest(1, '        ports: [{containerPort: 80, bogus: 1}]\n').replace(
-        '  replicas: 1',
-        '  replicas: 1\n  foo: bar',
+      yamlManifest(
+        webDeployment({
+          replicas: 1,
+          spec: { foo: 'bar' },
+          container: { ports: [{ containerPort: 80, bogus: 1 }] },
+        }),
       ),
     );
     const { code, stdout, stderr } = await e2e.kubectl.run([
@@ -296,13 +288,13 @@ describe('kubectl writes', () => {
 
   it('apply creates, applies a changed manifest over it, and records the last applied configuration', async () => {
     const ns = await e2e.api.namespace('apply');
-    e2e.kubectl.write('apply.yaml', deploymentManifest(2));
+    e2e.kubectl.write('apply.yaml', yamlManifest(webDeployment({ replicas: 2 })));
     const first = await e2e.kubectl.run(['apply', '-f', 'apply.yaml', '-n', ns]);
     expect(first.stderr).toBe('');
     expect(first.stdout.trim()).toBe('deployment.apps/web created');
     e2e.kubectl.write(
       'apply.yaml',
-      deploymentManifest(3).replace('image: nginx', 'image: nginx:1.27'),
+      yamlManifest(webDeployment({ replicas: 3, image: 'nginx:1.27' })),
     );
     const second = await e2e.kubectl.run(['apply', '-f', 'apply.yaml', '-n', ns]);
     expect(second.stderr).toBe('');
@@ -327,9 +319,9 @@ describe('kubectl writes', () => {
 
   it('diff shows what a re-apply would change, from a server-side dry run that writes nothing', async () => {
     const ns = await e2e.api.namespace('diff');
-    e2e.kubectl.write('diff.yaml', deploymentManifest(2));
+    e2e.kubectl.write('diff.yaml', yamlManifest(webDeployment({ replicas: 2 })));
     expect((await e2e.kubectl.run(['apply', '-f', 'diff.yaml', '-n', ns])).code).toBe(0);
-    e2e.kubectl.write('diff.yaml', deploymentManifest(3));
+    e2e.kubectl.write('diff.yaml', yamlManifest(webDeployment({ replicas: 3 })));
     const { code, stdout, stderr } = await e2e.kubectl.run(['diff', '-f', 'diff.yaml', '-n', ns]);
     expect(stderr).toBe('');
     expect(code).toBe(1); // diff's "there are differences"

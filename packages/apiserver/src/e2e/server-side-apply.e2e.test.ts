@@ -3,7 +3,7 @@ import { PYTHON } from '@listwatch/testing';
 import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { e2eForFile } from './e2e.test-helper.js';
+import { e2eForFile, webDeployment, yamlManifest } from './e2e.test-helper.js';
 
 // `kubectl apply --server-side` (kubectl 1.32) against the apiserver: create, update, no-op,
 // conflicts between field managers and --force-conflicts, pruning of fields a manager stops
@@ -205,25 +205,13 @@ describe('kubectl apply --server-side', () => {
 
   it('a Deployment records containers by name and ports by containerPort and protocol', async () => {
     const ns = await e2e.api.namespace('ssa-deploy');
-    const manifest = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels: {app: web}
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: web
-        image: nginx
-        ports:
-        - containerPort: 80
-`;
+    const manifest = yamlManifest(
+      webDeployment({
+        labels: { app: 'web' },
+        replicas: 2,
+        container: { ports: [{ containerPort: 80 }] },
+      }),
+    );
     const { code, stderr } = await apply(ns, 'deploy.yaml', manifest);
     expect(stderr).toBe('');
     expect(code).toBe(0);

@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findBuiltinResource, silentLogger, type ApiError, type KubeObject } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import { findBuiltinResource, type ApiError, type KubeObject } from '@listwatch/api';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { tempDir } from '@listwatch/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '../clientcmd/kubeconfig.js';
@@ -11,6 +10,7 @@ import { RestClient } from '../rest/client.js';
 import { eventually } from '../testing/eventually.js';
 import { configMap } from '../testing/fixtures.js';
 import { PausableProxy } from '../testing/pausable-proxy.js';
+import { startTestApiServer } from '../testing/apiserver.js';
 
 describe('makeInformer (the @kubernetes/client-node surface)', () => {
   let apiserver: RunningApiServer;
@@ -19,11 +19,7 @@ describe('makeInformer (the @kubernetes/client-node surface)', () => {
   let kubeConfig: KubeConfig;
 
   beforeAll(async () => {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-    });
+    apiserver = await startTestApiServer();
     proxy = await PausableProxy.start(apiserver.port);
     dir = tempDir('listwatch-make-informer-');
     const path = join(dir.path, 'config');

@@ -2,11 +2,10 @@ import {
   ApiError,
   findBuiltinResource,
   jsonLineLogger,
-  silentLogger,
   type KubeObject,
   type Logger,
 } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient } from '../rest/client.js';
 import type { ResourceClient } from '../rest/resource-client.js';
@@ -19,6 +18,7 @@ import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { SharedInformerFactory, type InformerFactoryOptions } from './informer-factory.js';
 import type { EventHandler } from './processor-listener.js';
 import type { SharedIndexInformer } from './shared-informer.js';
+import { startTestApiServer } from '../testing/apiserver.js';
 
 const configmaps = findBuiltinResource('configmaps')!;
 const FAST = { backoff: { initialMs: 10, maxMs: 50 } };
@@ -114,10 +114,8 @@ describe.each(backends())(
 
     beforeAll(async () => {
       await backend.setup();
-      apiserver = await startApiServer({
-        port: 0,
+      apiserver = await startTestApiServer({
         storage: backend.open('main'),
-        logger: silentLogger,
         bookmarkIntervalMs: 500,
       });
     });
@@ -233,10 +231,8 @@ describe.each(backends())(
     });
 
     it('relists after a 410 and reports the deletes it missed as tombstones', async () => {
-      const small = await startApiServer({
-        port: 0,
+      const small = await startTestApiServer({
         storage: backend.open('small-window'),
-        logger: silentLogger,
         defaultWatchCacheSize: 5,
       });
       cleanups.push(() => small.close());
@@ -321,10 +317,8 @@ describe.each(backends())(
     it.each(persistent)(
       'resumes after the apiserver restarts on the same port and data',
       async () => {
-        const first = await startApiServer({
-          port: 0,
+        const first = await startTestApiServer({
           storage: backend.open('restart'),
-          logger: silentLogger,
         });
         const port = first.port;
         // The informer reaches the server through a proxy that resets its connections when the
@@ -340,10 +334,9 @@ describe.each(backends())(
         const { informer, rec } = await syncedInformer(client(proxy.url), { namespace: 'default' });
         await proxy.pause();
         await first.close();
-        const second = await startApiServer({
+        const second = await startTestApiServer({
           port,
           storage: backend.open('restart'),
-          logger: silentLogger,
         });
         cleanups.push(() => second.close());
         await proxy.resume();
@@ -365,10 +358,8 @@ describe.each(backends())(
     it.each(persistent)(
       'resumes its watch from its resourceVersion across a graceful restart, without relisting',
       async () => {
-        const first = await startApiServer({
-          port: 0,
+        const first = await startTestApiServer({
           storage: backend.open('resume'),
-          logger: silentLogger,
         });
         const port = first.port;
         const direct = () => client(`http://127.0.0.1:${port}`).resource(configmaps);
@@ -388,10 +379,9 @@ describe.each(backends())(
           configMap('default', 'while-down'),
         );
         await down.close();
-        const second = await startApiServer({
+        const second = await startTestApiServer({
           port,
           storage: backend.open('resume'),
-          logger: silentLogger,
         });
         cleanups.push(() => second.close());
         await direct().namespace('default').create(configMap('default', 'after-restart'));

@@ -1,6 +1,4 @@
-import { silentLogger } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   newFilteredDynamicSharedInformerFactory,
@@ -13,6 +11,7 @@ import { createFooCRD, foo, FOO_GROUP, type Foo } from '../testing/crd.js';
 import { eventually } from '../testing/eventually.js';
 import { coreV1 } from '../typed/resources.js';
 import { resourceRefFromGVR, type Unstructured } from './dynamic.js';
+import { startTestApiServer } from '../testing/apiserver.js';
 
 const fooGVR = { group: FOO_GROUP, version: 'v1alpha1', resource: 'foos' };
 
@@ -22,11 +21,7 @@ describe('dynamic informers and listers by group/version/resource', () => {
   let client: RestClient;
 
   beforeAll(async () => {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-    });
+    apiserver = await startTestApiServer();
     client = new RestClient({ server: apiserver.url });
     for (const name of ['team-a', 'team-b'])
       await client.resource(coreV1.namespaces).create({ metadata: { name } });

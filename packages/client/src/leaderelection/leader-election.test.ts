@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { findBuiltinResource, silentLogger } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import { findBuiltinResource } from '@listwatch/api';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SharedInformerFactory } from '../cache/informer-factory.js';
 import { LeaderElector } from './leader-election.js';
@@ -12,6 +11,7 @@ import { formatMicroTime, LeaseLock, type Lease } from './resource-lock.js';
 import { RestClient } from '../rest/client.js';
 import { eventually } from '../testing/eventually.js';
 import { PausableProxy } from '../testing/pausable-proxy.js';
+import { startTestApiServer } from '../testing/apiserver.js';
 
 const leases = findBuiltinResource('leases')!;
 // Short but in client-go's proportions: leaseDuration > renewDeadline > 1.2 × retryPeriod, the
@@ -26,11 +26,7 @@ describe('LeaderElector on coordination.k8s.io/v1 Leases (client-go tools/leader
   let n = 0;
 
   beforeAll(async () => {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-    });
+    apiserver = await startTestApiServer();
   });
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();

@@ -1,8 +1,8 @@
-import { ApiError, findBuiltinResource, silentLogger, type KubeObject } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import { ApiError, findBuiltinResource, type KubeObject } from '@listwatch/api';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient } from './client.js';
+import { startTestApiServer } from '../testing/apiserver.js';
 
 // ResourceClient.apply against a real apiserver: client-go's Apply / ApplyStatus
 // (dynamic client, ApplyOptions with FieldManager and Force).
@@ -11,11 +11,7 @@ describe('ResourceClient.apply (server-side apply)', () => {
   let apiserver: RunningApiServer;
   let client: RestClient;
   beforeAll(async () => {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-    });
+    apiserver = await startTestApiServer();
     client = new RestClient({ server: apiserver.url });
   });
   afterAll(async () => {

@@ -1,12 +1,12 @@
-import { silentLogger, type WatchEvent } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import type { WatchEvent } from '@listwatch/api';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '../clientcmd/kubeconfig.js';
 import { eventually } from '../testing/eventually.js';
 import { coreV1 } from '../typed/resources.js';
 import { RestClient } from './client.js';
 import { Watch } from './watch.js';
+import { startTestApiServer } from '../testing/apiserver.js';
 
 // @kubernetes/client-node src/watch.ts's contract, on RestClient.watch.
 describe("Watch (client-node's shape)", () => {
@@ -15,10 +15,7 @@ describe("Watch (client-node's shape)", () => {
   let kc: KubeConfig;
 
   beforeAll(async () => {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
+    apiserver = await startTestApiServer({
       // A short window, so a watch from an old resourceVersion expires.
       watchCacheSizes: { configmaps: 3 },
     });

@@ -1,6 +1,4 @@
-import { silentLogger } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { DiscoveryClient } from '../discovery/discovery.js';
 import { RestClient } from '../rest/client.js';
@@ -13,6 +11,7 @@ import {
   NoKindMatchError,
   NoResourceMatchError,
 } from './restmapper.js';
+import { startTestApiServer } from '../testing/apiserver.js';
 
 // client-go restmapper/discovery.go and discovery/discovery_client.go, against our apiserver.
 describe('the discovery-backed REST mapper', () => {
@@ -21,11 +20,7 @@ describe('the discovery-backed REST mapper', () => {
   let client: RestClient;
 
   beforeAll(async () => {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-    });
+    apiserver = await startTestApiServer();
     proxy = await TestServer.start();
     proxy.handle(proxyTo(apiserver.url));
     client = new RestClient({ server: `http://127.0.0.1:${proxy.port}` });

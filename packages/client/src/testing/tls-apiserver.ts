@@ -1,7 +1,6 @@
-import { silentLogger } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import { makeTestPki, type TestPki } from './tls.js';
+import { startTestApiServer } from './apiserver.js';
 
 /** Our apiserver on memory storage over TLS, with the throwaway PKI that signed it. */
 export async function startTlsApiServer(): Promise<{
@@ -12,10 +11,7 @@ export async function startTlsApiServer(): Promise<{
   const pki = makeTestPki();
   let apiserver: RunningApiServer;
   try {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
+    apiserver = await startTestApiServer({
       tlsCert: pki.serverCert,
       tlsKey: pki.serverKey,
     });

@@ -1,6 +1,8 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { onTestFinished } from 'vitest';
 
 export const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -36,4 +38,42 @@ export function transpile(code: string): string {
   return ts.transpileModule(code, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   }).outputText;
+}
+
+/** A TypeScript program run in a child node (with tsx), and what it has written so far. */
+export interface ModuleRun {
+  child: ChildProcess;
+  readonly out: string;
+  readonly err: string;
+  /** The exit code. */
+  exited: Promise<number | null>;
+}
+
+/**
+ * Runs `code` (transpiled) as a module in a child `node --import tsx` from this package, with
+ * `env` added to the environment; the child does not outlive the test that started it.
+ */
+export function runModule(code: string, env: Record<string, string>): ModuleRun {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@listwatch/source',
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      transpile(code),
+    ],
+    { cwd: packageDir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const run = {
+    child,
+    out: '',
+    err: '',
+    exited: new Promise<number | null>((resolve) => child.on('exit', resolve)),
+  };
+  child.stdout?.on('data', (c: Buffer) => (run.out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (run.err += c.toString()));
+  onTestFinished(() => void child.kill('SIGKILL'));
+  return run;
 }

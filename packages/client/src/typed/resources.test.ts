@@ -1,7 +1,6 @@
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import { findBuiltinResource, silentLogger, type KubeList } from '@listwatch/api';
-import { startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { MemoryStorage } from '@listwatch/storage';
+import { findBuiltinResource, type KubeList } from '@listwatch/api';
+import type { RunningApiServer } from '@listwatch/apiserver';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { ConfigMap, Namespace, Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
@@ -12,6 +11,7 @@ import { RestClient } from '../rest/client.js';
 import type { ResourceClient } from '../rest/resource-client.js';
 import { eventually } from '../testing/eventually.js';
 import { appsV1, coreV1, typedResource, typedResources } from './resources.js';
+import { startTestApiServer } from '../testing/apiserver.js';
 
 // Compile-time checks run with `pnpm typecheck` (tsc over the test files): a wrong type there
 // fails the build, as tsd would; each `@ts-expect-error` fails it if the error goes away.
@@ -28,11 +28,7 @@ describe('typed resources (kubernetes-types)', () => {
   let client: RestClient;
 
   beforeAll(async () => {
-    apiserver = await startApiServer({
-      port: 0,
-      storage: new MemoryStorage(),
-      logger: silentLogger,
-    });
+    apiserver = await startTestApiServer();
     client = new RestClient({ server: apiserver.url });
     await client.resource(coreV1.namespaces).create({ metadata: { name: 'typed' } });
   });

@@ -1,11 +1,17 @@
 import { compareKeys } from '../keys.js';
 import type { LogRecord, StoredVersion } from '../log-record.js';
-import type { RangeResult, RevisionLog, StoredRow } from '../revision-log.js';
+import {
+  requireLive,
+  type RangeResult,
+  type RevisionLog,
+  type StoredRow,
+} from '../revision-log.js';
 import type { Revision } from '../storage.js';
 import { StorageError } from '../storage-error.js';
+import type { StoredValue } from '../stored-object.js';
 
 interface Version extends StoredVersion {
-  value: string | Uint8Array;
+  value: StoredValue;
   createRevision: Revision;
 }
 
@@ -87,7 +93,7 @@ export class MemoryLog implements RevisionLog {
     }
   }
 
-  create(key: string, value: string | Uint8Array): LogRecord {
+  create(key: string, value: StoredValue): LogRecord {
     if (this.current.has(key)) throw StorageError.keyExists(key);
     const revision = this.revision + 1;
     this.keys.splice(
@@ -98,11 +104,7 @@ export class MemoryLog implements RevisionLog {
     return this.write(key, { value, modRevision: revision, createRevision: revision }, undefined);
   }
 
-  update(
-    key: string,
-    value: string | Uint8Array,
-    expectedRevision: Revision | undefined,
-  ): LogRecord {
+  update(key: string, value: StoredValue, expectedRevision: Revision | undefined): LogRecord {
     const prev = this.existing(key, expectedRevision);
     const version = { value, modRevision: this.revision + 1, createRevision: prev.createRevision };
     return this.write(key, version, prev);
@@ -135,12 +137,7 @@ export class MemoryLog implements RevisionLog {
   }
 
   private existing(key: string, expectedRevision: Revision | undefined): Version {
-    const prev = this.current.get(key);
-    if (!prev) throw StorageError.keyNotFound(key);
-    if (expectedRevision !== undefined && prev.modRevision !== expectedRevision) {
-      throw StorageError.revisionConflict(key, expectedRevision, prev.modRevision);
-    }
-    return prev;
+    return requireLive(key, this.current.get(key), (v) => v.modRevision, expectedRevision);
   }
 
   private write(key: string, next: Version | undefined, prev: Version | undefined): LogRecord {

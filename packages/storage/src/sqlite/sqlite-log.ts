@@ -3,9 +3,15 @@ import type Database from 'better-sqlite3';
 import { loadOptionalPeer } from '../optional-peer.js';
 import type { LogRecord } from '../log-record.js';
 import { prefixEnd } from '../keys.js';
-import type { RangeResult, RevisionLog, StoredRow } from '../revision-log.js';
+import {
+  requireLive,
+  type RangeResult,
+  type RevisionLog,
+  type StoredRow,
+} from '../revision-log.js';
 import type { Revision } from '../storage.js';
 import { StorageError } from '../storage-error.js';
+import type { StoredValue } from '../stored-object.js';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL' | 'OFF';
 
@@ -58,12 +64,12 @@ interface RangeRow {
 }
 
 /** A NULL where an object belongs decodes as InvalidObject, not as a crash. */
-function stored(value: string | Buffer | null): string | Uint8Array {
+function stored(value: string | Buffer | null): StoredValue {
   return value ?? '';
 }
 
 /** JSON is stored as TEXT; an encrypted value as a BLOB (better-sqlite3 binds Buffers only). */
-function bindable(value: string | Uint8Array): string | Buffer {
+function bindable(value: StoredValue): string | Buffer {
   return typeof value === 'string' || Buffer.isBuffer(value)
     ? value
     : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
@@ -247,7 +253,7 @@ export class SqliteLog implements RevisionLog {
     }
   }
 
-  create(key: string, value: string | Uint8Array): LogRecord {
+  create(key: string, value: StoredValue): LogRecord {
     if (this.stmt.current.get(key)) throw StorageError.keyExists(key);
     const revision = this.revision + 1;
     this.commit(key, () => {
@@ -257,11 +263,7 @@ export class SqliteLog implements RevisionLog {
     return { revision, key, createRevision: revision, value, prev: undefined };
   }
 
-  update(
-    key: string,
-    value: string | Uint8Array,
-    expectedRevision: Revision | undefined,
-  ): LogRecord {
+  update(key: string, value: StoredValue, expectedRevision: Revision | undefined): LogRecord {
     const prev = this.existing(key, expectedRevision);
     const revision = this.revision + 1;
     this.commit(key, () => {
@@ -306,12 +308,7 @@ export class SqliteLog implements RevisionLog {
   }
 
   private existing(key: string, expectedRevision: Revision | undefined): CurrentRow {
-    const prev = this.stmt.current.get(key);
-    if (!prev) throw StorageError.keyNotFound(key);
-    if (expectedRevision !== undefined && prev.rev !== expectedRevision) {
-      throw StorageError.revisionConflict(key, expectedRevision, prev.rev);
-    }
-    return prev;
+    return requireLive(key, this.stmt.current.get(key), (row) => row.rev, expectedRevision);
   }
 
   /** Runs one write transaction; the revision moves only once it has committed. */

@@ -10,12 +10,19 @@ import {
   deletedObject,
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
-  type Lister,
-  type ResourceClient,
   type SharedIndexInformer,
 } from '@listwatch/client';
-import { controllerOf, resources, type Deployment, type Pod, type ReplicaSet } from '../objects.js';
-import { CONTROLLER_UID_INDEX, ensureIndexers, podControllerUid } from '../pod-indexes.js';
+import {
+  cachedObject,
+  controllerOf,
+  newControllerRef,
+  resolveControllerRef,
+  resources,
+  type Deployment,
+  type Pod,
+  type ReplicaSet,
+} from '../objects.js';
+import { controlledPods, podsByController } from '../pod-indexes.js';
 import {
   activeReplicaSets,
   availableReplicas,
@@ -61,7 +68,12 @@ import {
   specReplicas,
   TIMED_OUT_REASON,
 } from './deployment-util.js';
-import { workQueueController, type ControllerOptions } from '../controller-options.js';
+import {
+  cachedResource,
+  workQueueController,
+  type CachedResource,
+  type ControllerOptions,
+} from '../controller-options.js';
 
 /** The field manager of the status this controller applies (kube names its controllers so). */
 const FIELD_MANAGER = 'deployment-controller';
@@ -71,8 +83,6 @@ const FIELD_MANAGER = 'deployment-controller';
 
 type Status = NonNullable<Deployment['status']>;
 
-export type DeploymentControllerOptions = ControllerOptions;
-
 /**
  * Keeps each apps/v1 Deployment's ReplicaSets: one per pod template, named
  * `<deployment>-<pod-template-hash>`, scaled by the rollout strategy (RollingUpdate within
@@ -81,24 +91,17 @@ export type DeploymentControllerOptions = ControllerOptions;
  */
 export class DeploymentController {
   readonly controller: Controller<string>;
-  private readonly deployments: ResourceClient<Deployment>;
-  private readonly replicaSets: ResourceClient<ReplicaSet>;
-  private readonly dLister: Lister<Deployment>;
-  private readonly rsLister: Lister<ReplicaSet>;
+  private readonly deployments: CachedResource<Deployment>;
+  private readonly replicaSets: CachedResource<ReplicaSet>;
   private readonly podInformer: SharedIndexInformer<Pod>;
 
-  constructor(options: DeploymentControllerOptions) {
-    this.deployments = options.client.resource<Deployment>(resources.deployments);
-    this.replicaSets = options.client.resource<ReplicaSet>(resources.replicasets);
-    const dInformer = options.factory.informerFor<Deployment>(resources.deployments);
-    const rsInformer = options.factory.informerFor<ReplicaSet>(resources.replicasets);
-    this.podInformer = options.factory.informerFor<Pod>(resources.pods);
-    ensureIndexers(this.podInformer, { [CONTROLLER_UID_INDEX]: podControllerUid });
-    this.dLister = dInformer.lister();
-    this.rsLister = rsInformer.lister();
+  constructor(options: ControllerOptions) {
+    this.deployments = cachedResource<Deployment>(options, resources.deployments);
+    this.replicaSets = cachedResource<ReplicaSet>(options, resources.replicasets);
+    this.podInformer = podsByController(options.factory);
     const enqueue = (d: Deployment) => this.controller.enqueue(objectKey(d.metadata));
     const registrations = [
-      dInformer.addEventHandler({
+      this.deployments.informer.addEventHandler({
         onAdd: enqueue,
         onUpdate: (_old, d) => enqueue(d),
         onDelete: (obj) => {
@@ -106,7 +109,7 @@ export class DeploymentController {
           if (d) enqueue(d);
         },
       }),
-      rsInformer.addEventHandler({
+      this.replicaSets.informer.addEventHandler({
         onAdd: (rs) => this.addReplicaSet(rs),
         onUpdate: (oldRS, rs) => this.updateReplicaSet(oldRS, rs),
         onDelete: (obj) => this.deleteReplicaSet(obj),
@@ -128,19 +131,12 @@ export class DeploymentController {
   // --- handlers (deployment_controller.go) ---
 
   private resolveControllerRef(namespace: string, ref: OwnerReference): Deployment | undefined {
-    if (ref.kind !== 'Deployment') return undefined;
-    try {
-      const d = this.dLister.namespace(namespace).get(ref.name);
-      return d.metadata.uid === ref.uid ? d : undefined;
-    } catch (err) {
-      if (isApiError(err) && err.code === 404) return undefined;
-      throw err;
-    }
+    return resolveControllerRef(this.deployments.lister, 'Deployment', namespace, ref);
   }
 
   /** Deployments whose selector matches an orphan ReplicaSet (getDeploymentsForReplicaSet). */
   private deploymentsSelecting(rs: ReplicaSet): Deployment[] {
-    return this.dLister
+    return this.deployments.lister
       .namespace(rs.metadata.namespace ?? '')
       .list()
       .filter((d) => {
@@ -192,12 +188,8 @@ export class DeploymentController {
     const ref = pod && controllerOf(pod);
     if (!pod || ref?.kind !== 'ReplicaSet') return;
     const namespace = pod.metadata.namespace ?? '';
-    let rs: ReplicaSet;
-    try {
-      rs = this.rsLister.namespace(namespace).get(ref.name);
-    } catch {
-      return;
-    }
+    const rs = cachedObject(this.replicaSets.lister, namespace, ref.name);
+    if (!rs) return;
     const dRef = controllerOf(rs);
     const d = dRef && this.resolveControllerRef(namespace, dRef);
     if (d && specOf(d).strategyType === 'Recreate') this.controller.enqueue(objectKey(d.metadata));
@@ -207,13 +199,8 @@ export class DeploymentController {
 
   private async syncDeployment(key: string): Promise<void> {
     const { namespace, name } = splitMetaNamespaceKey(key);
-    let cached: Deployment;
-    try {
-      cached = this.dLister.namespace(namespace).get(name);
-    } catch (err) {
-      if (isApiError(err) && err.code === 404) return;
-      throw err;
-    }
+    const cached = cachedObject(this.deployments.lister, namespace, name);
+    if (!cached) return;
     const d = structuredClone(cached);
     const selector = d.spec?.selector;
     if (!selector || semanticEqual(selector, {})) {
@@ -246,7 +233,7 @@ export class DeploymentController {
       return [];
     }
     const owned: ReplicaSet[] = [];
-    for (const rs of this.rsLister.namespace(namespace).list()) {
+    for (const rs of this.replicaSets.lister.namespace(namespace).list()) {
       const ref = controllerOf(rs);
       if (ref?.uid === uid) {
         owned.push(rs);
@@ -256,7 +243,7 @@ export class DeploymentController {
       if (!selector.matches(rs.metadata.labels ?? {})) continue;
       try {
         owned.push(
-          await this.replicaSets.namespace(namespace).patch(
+          await this.replicaSets.client.namespace(namespace).patch(
             rs.metadata.name ?? '',
             {
               metadata: {
@@ -275,14 +262,7 @@ export class DeploymentController {
   }
 
   private controllerRef(d: Deployment): OwnerReference {
-    return {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      name: d.metadata.name ?? '',
-      uid: d.metadata.uid ?? '',
-      controller: true,
-      blockOwnerDeletion: true,
-    };
+    return newControllerRef(d, 'apps/v1', 'Deployment');
   }
 
   /** checkPausedConditions: a Progressing Unknown condition marks a pause and a resume. */
@@ -345,7 +325,7 @@ export class DeploymentController {
       const minReadyChanged = (copy.spec?.minReadySeconds ?? 0) !== spec.minReadySeconds;
       if (annotationsUpdated || minReadyChanged) {
         copy.spec = { ...copy.spec, minReadySeconds: spec.minReadySeconds };
-        return this.replicaSets.namespace(namespace).update(copy);
+        return this.replicaSets.client.namespace(namespace).update(copy);
       }
       let needsUpdate = setDeploymentRevision(
         d,
@@ -394,13 +374,13 @@ export class DeploymentController {
     let created: ReplicaSet;
     let alreadyExists = false;
     try {
-      created = await this.replicaSets.namespace(namespace).create(newRS);
+      created = await this.replicaSets.client.namespace(namespace).create(newRS);
     } catch (err) {
       if (isApiError(err) && err.code === 409 && err.status.reason === 'AlreadyExists') {
         alreadyExists = true;
         let found: ReplicaSet | undefined;
         try {
-          found = await this.replicaSets.namespace(namespace).get(newRS.metadata.name ?? '');
+          found = await this.replicaSets.client.namespace(namespace).get(newRS.metadata.name ?? '');
         } catch {
           found = undefined;
         }
@@ -529,7 +509,9 @@ export class DeploymentController {
     const copy = structuredClone(rs);
     copy.spec = { ...copy.spec, replicas: size };
     setReplicasAnnotations(copy, replicas, max);
-    const updated = await this.replicaSets.namespace(rs.metadata.namespace ?? '').update(copy);
+    const updated = await this.replicaSets.client
+      .namespace(rs.metadata.namespace ?? '')
+      .update(copy);
     return { scaled: sizeChanged, rs: updated };
   }
 
@@ -549,7 +531,7 @@ export class DeploymentController {
       )
         continue;
       try {
-        await this.replicaSets
+        await this.replicaSets.client
           .namespace(rs.metadata.namespace ?? '')
           .delete(rs.metadata.name ?? '');
       } catch (err) {
@@ -684,13 +666,12 @@ export class DeploymentController {
     rsList: ReplicaSet[],
   ): boolean {
     if (oldRSs.some((rs) => (rs.status?.replicas ?? 0) > 0)) return true;
-    const indexer = this.podInformer.getIndexer();
     return rsList.some(
       (rs) =>
         rs.metadata.uid !== newRS?.metadata.uid &&
-        indexer
-          .byIndex(CONTROLLER_UID_INDEX, rs.metadata.uid ?? '')
-          .some((pod) => pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded'),
+        controlledPods(this.podInformer, rs.metadata.uid ?? '').some(
+          (pod) => pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded',
+        ),
     );
   }
 
@@ -759,7 +740,7 @@ export class DeploymentController {
    */
   private async writeStatus(d: Deployment, status: Status): Promise<Deployment> {
     const revision = d.metadata.annotations?.[REVISION_ANNOTATION];
-    const updated = await this.deployments.namespace(d.metadata.namespace ?? '').applyStatus(
+    const updated = await this.deployments.client.namespace(d.metadata.namespace ?? '').applyStatus(
       {
         apiVersion: 'apps/v1',
         kind: 'Deployment',

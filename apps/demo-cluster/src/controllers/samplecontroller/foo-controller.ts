@@ -1,16 +1,26 @@
-import { isApiError, type KubeObject } from '@listwatch/api';
+import { isApiError, objectKey, type KubeObject } from '@listwatch/api';
 import type { Controller } from '@listwatch/client';
 import {
   deletedObject,
   enqueueKeys,
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
-  type Lister,
-  type ResourceClient,
   type RestClient,
 } from '@listwatch/client';
-import { workQueueController, type ControllerOptions } from '../controller-options.js';
-import { controllerOf, resources, type Deployment } from '../objects.js';
+import {
+  cachedResource,
+  workQueueController,
+  type CachedResource,
+  type ControllerOptions,
+} from '../controller-options.js';
+import {
+  cachedObject,
+  controllerOf,
+  newControllerRef,
+  resolveControllerRef,
+  resources,
+  type Deployment,
+} from '../objects.js';
 
 // kubernetes/sample-controller (controller.go): a Foo (samplecontroller.k8s.io/v1alpha1) owns a
 // Deployment named by spec.deploymentName with spec.replicas nginx pods; the controller creates
@@ -127,16 +137,7 @@ export function newDeployment(foo: Foo): Deployment {
     metadata: {
       name: foo.spec?.deploymentName ?? '',
       namespace: foo.metadata.namespace ?? '',
-      ownerReferences: [
-        {
-          apiVersion: FOO_API_VERSION,
-          kind: 'Foo',
-          name: foo.metadata.name ?? '',
-          uid: foo.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [newControllerRef(foo, FOO_API_VERSION, 'Foo')],
     },
     spec: {
       ...(foo.spec?.replicas !== undefined ? { replicas: foo.spec.replicas } : {}),
@@ -156,22 +157,16 @@ export function resourceExistsMessage(name: string): string {
 
 export class FooController {
   readonly controller: Controller<string>;
-  private readonly foos: ResourceClient<Foo>;
-  private readonly deployments: ResourceClient<Deployment>;
-  private readonly fooLister: Lister<Foo>;
-  private readonly deploymentLister: Lister<Deployment>;
+  private readonly foos: CachedResource<Foo>;
+  private readonly deployments: CachedResource<Deployment>;
 
   constructor(options: ControllerOptions) {
-    this.foos = options.client.resource<Foo>(foos);
-    this.deployments = options.client.resource<Deployment>(resources.deployments);
-    const fooInformer = options.factory.informerFor<Foo>(foos);
-    const deploymentInformer = options.factory.informerFor<Deployment>(resources.deployments);
-    this.fooLister = fooInformer.lister();
-    this.deploymentLister = deploymentInformer.lister();
+    this.foos = cachedResource<Foo>(options, foos);
+    this.deployments = cachedResource<Deployment>(options, resources.deployments);
     const enqueue = { add: (key: string) => this.controller.enqueue(key) };
-    const fooRegistration = fooInformer.addEventHandler(enqueueKeys(enqueue));
+    const fooRegistration = this.foos.informer.addEventHandler(enqueueKeys(enqueue));
     // handleObject: a Deployment owned by a Foo brings its Foo back to the queue.
-    const deploymentRegistration = deploymentInformer.addEventHandler({
+    const deploymentRegistration = this.deployments.informer.addEventHandler({
       onAdd: (d) => this.handleObject(d),
       onUpdate: (oldD, newD) => {
         if (oldD.metadata.resourceVersion !== newD.metadata.resourceVersion)
@@ -194,40 +189,26 @@ export class FooController {
 
   private handleObject(d: Deployment): void {
     const ref = controllerOf(d);
-    if (ref?.kind !== 'Foo' || ref.apiVersion !== FOO_API_VERSION) return;
-    const namespace = d.metadata.namespace ?? '';
-    try {
-      const foo = this.fooLister.namespace(namespace).get(ref.name);
-      if (foo.metadata.uid === ref.uid) this.controller.enqueue(`${namespace}/${ref.name}`);
-    } catch (err) {
-      if (!isApiError(err) || err.code !== 404) throw err;
-    }
+    if (ref?.apiVersion !== FOO_API_VERSION) return;
+    const foo = resolveControllerRef(this.foos.lister, 'Foo', d.metadata.namespace ?? '', ref);
+    if (foo) this.controller.enqueue(objectKey(foo.metadata));
   }
 
   /** controller.go syncHandler. */
   private async syncHandler(key: string): Promise<void> {
     const { namespace, name } = splitMetaNamespaceKey(key);
-    let foo: Foo;
-    try {
-      foo = this.fooLister.namespace(namespace).get(name);
-    } catch (err) {
-      if (isApiError(err) && err.code === 404) return; // gone: its Deployment is the GC's
-      throw err;
-    }
+    const foo = cachedObject(this.foos.lister, namespace, name);
+    if (!foo) return; // gone: its Deployment is the GC's
     const deploymentName = foo.spec?.deploymentName ?? '';
     if (!deploymentName) return; // "deployment name must be specified": nothing to retry
-    let deployment: Deployment;
-    try {
-      deployment = this.deploymentLister.namespace(namespace).get(deploymentName);
-    } catch (err) {
-      if (!isApiError(err) || err.code !== 404) throw err;
-      deployment = await this.deployments.namespace(namespace).create(newDeployment(foo));
-    }
+    let deployment =
+      cachedObject(this.deployments.lister, namespace, deploymentName) ??
+      (await this.deployments.client.namespace(namespace).create(newDeployment(foo)));
     const owner = controllerOf(deployment);
     if (owner?.uid !== foo.metadata.uid) throw new Error(resourceExistsMessage(deploymentName));
     const want = foo.spec?.replicas;
     if (want !== undefined && want !== (deployment.spec?.replicas ?? 1)) {
-      deployment = await this.deployments.namespace(namespace).update({
+      deployment = await this.deployments.client.namespace(namespace).update({
         ...newDeployment(foo),
         metadata: {
           ...deployment.metadata,
@@ -245,7 +226,7 @@ export class FooController {
   private async updateFooStatus(foo: Foo, deployment: Deployment): Promise<void> {
     const available = deployment.status?.availableReplicas ?? 0;
     if (foo.status?.availableReplicas === available) return;
-    await this.foos.namespace(foo.metadata.namespace ?? '').applyStatus(
+    await this.foos.client.namespace(foo.metadata.namespace ?? '').applyStatus(
       {
         apiVersion: FOO_API_VERSION,
         kind: 'Foo',
