@@ -51,7 +51,7 @@ describe('RealFIFO', () => {
       transformer: (o) => ({ ...o, metadata: { ...o.metadata, name: 'renamed' } }),
     });
     fifo.add(configMap('ns', 'a', '1'));
-    fifo.delete(new DeletedFinalStateUnknown('ns/b', undefined));
+    fifo.delete(new DeletedFinalStateUnknown<KubeObject>('ns/b', undefined));
     const keys: (string | undefined)[] = [];
     const process = (_d: readonly Delta[], _i: boolean, key?: string) => void keys.push(key);
     while (fifo.tryPop(process));
