@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
-import type { EncodedEvent } from '@listwatch/codec';
 import type { OpenWatch } from '../handlers/watch.js';
 
-/** How long a write waits for more of a burst, at most (ms), and how much it gathers. */
+/** How long a write waits for more of a burst (ms), unless writing takes longer (see BurstWriter). */
 const COALESCE_MS = 5;
+const MAX_COALESCE_MS = 100;
+/** How much of a burst a write gathers, at most. */
 const COALESCE_BYTES = 256 * 1024;
 
 type Response = ServerResponse | Http2ServerResponse;
@@ -22,85 +23,185 @@ function joined(parts: Uint8Array[], bytes: number): Uint8Array {
   if (last && last.parts.length === parts.length && last.parts.every((p, i) => p === parts[i]))
     return last.joined;
   const buffer = Buffer.concat(parts, bytes);
-  lastJoined = { parts: [...parts], joined: buffer };
+  lastJoined = { parts, joined: buffer };
   return buffer;
 }
 
-function waitDrain(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
+/**
+ * One HTTP watch response. Each event its watcher queues is taken at once (as bytes, encoded once
+ * for all watchers) and written with the rest of its burst in one write. While the response waits
+ * for 'drain' nothing is taken: the watcher's bounded buffer then ends the watch if the client
+ * stays slow.
+ */
+class WatchStream {
+  private first = true;
+  private sent = 0;
+  private closed = false;
+  private draining = false;
+  private done = false;
+  private error: unknown;
+  private chunks: Uint8Array[] = [];
+  /** Bytes taken and not yet written. */
+  bytes = 0;
+
+  constructor(
+    private readonly res: Response,
+    private readonly watch: OpenWatch,
+    private readonly finished: (events: number, error?: unknown) => void,
+  ) {
+    res.on('close', this.onClose);
+    res.on('drain', this.onDrain);
+  }
+
+  /** The watcher's listener: runs in the cache's dispatch, so it only takes and never throws. */
+  readonly onEvents = (): void => {
+    if (this.done) return;
+    this.collect();
+    bursts.mark(this);
+  };
+
+  private readonly onClose = (): void => {
+    this.closed = true;
+    this.watch.watcher.end('closed');
+  };
+
+  private readonly onDrain = (): void => {
+    this.draining = false;
+    bursts.mark(this);
+  };
+
+  private collect(): void {
+    if (this.draining || this.closed || this.error !== undefined) return;
+    const { watch } = this;
+    try {
+      const batch = watch.watcher.take();
+      if (!batch) return;
+      const format = watch.codec.format;
+      for (const event of batch) {
+        const chunk = watch.encodedOf(event).bytes(format, watch.view(this.first));
+        this.first = false;
+        this.chunks.push(chunk);
+        this.bytes += chunk.byteLength;
+      }
+      this.sent += batch.length;
+    } catch (error) {
+      this.error = error;
+    }
+  }
+
+  /** Writes what was taken as one chunk; ends the response once the watcher has ended. */
+  flush(): void {
+    if (this.done) return;
+    if (this.error !== undefined) return this.finish(this.error);
+    if (this.draining) return;
+    this.collect();
+    const { chunks, watch } = this;
+    if (chunks.length > 0 && !this.closed) {
+      this.chunks = [];
+      const bytes = this.bytes;
+      this.bytes = 0;
+      if (!this.write(joined(chunks, bytes))) this.draining = true;
+    }
+    if (this.closed || (watch.watcher.endReason !== undefined && watch.watcher.buffered === 0))
+      if (!this.draining || this.closed) this.finish();
+  }
+
+  /**
+   * One write, handed to the socket now rather than on the next tick (HTTP/1.1 corks the socket
+   * for a tick by itself): the burst's writes are then timed by the BurstWriter.
+   */
+  private write(chunk: Uint8Array): boolean {
+    const res = this.res as ServerResponse;
+    const socket = 'stream' in this.res ? undefined : res.socket;
+    if (!socket || socket.writableCorked) return res.write(chunk);
+    socket.cork();
+    const ok = res.write(chunk);
+    socket.uncork();
+    return ok;
+  }
+
+  private finish(error?: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.res.off('close', this.onClose);
+    this.res.off('drain', this.onDrain);
+    this.watch.watcher.end('closed');
+    if (!this.closed) this.res.end();
+    this.finished(this.sent, error);
+  }
 }
 
 /**
- * Streams a watch over HTTP/1.1 (chunked) or an HTTP/2 stream: headers flushed at once so a
- * quiet watch never trips a client's header timeout, then one write per burst of events — every
- * event already encoded once for all watchers, a burst gathered while it keeps arriving. Backpressure stops reading from the watcher, whose
- * bounded buffer then ends the watch if the client stays slow.
+ * Gathers the writes of every HTTP watch stream of the process, so that a burst of events goes
+ * out in one write per stream rather than one per event (kube's watch server flushes only when
+ * its channel is empty). One check per turn of the event loop for all streams: while events keep
+ * arriving turn after turn the writes wait, for up to COALESCE_MS after the first or twice as
+ * long as the last round of writes took (so that writing takes at most about a third of the
+ * time, however many watchers there are; at most MAX_COALESCE_MS), and until a stream has
+ * gathered COALESCE_BYTES; then every stream with events writes them. An event alone (a turn
+ * passes without another) is written on the next turn.
  */
-export async function serveHttpWatch(
+class BurstWriter {
+  private readonly dirty = new Set<WatchStream>();
+  private scheduled = false;
+  private more = false;
+  private full = false;
+  private since = 0;
+  private lastWrites = 0;
+
+  mark(stream: WatchStream): void {
+    this.dirty.add(stream);
+    if (stream.bytes >= COALESCE_BYTES) this.full = true;
+    if (this.scheduled) {
+      this.more = true;
+      return;
+    }
+    this.scheduled = true;
+    this.more = false;
+    this.since = performance.now();
+    setImmediate(this.turn);
+  }
+
+  private readonly turn = (): void => {
+    const now = performance.now();
+    const window = Math.min(MAX_COALESCE_MS, Math.max(COALESCE_MS, 2 * this.lastWrites));
+    if (this.more && !this.full && now - this.since < window) {
+      this.more = false;
+      setImmediate(this.turn);
+      return;
+    }
+    this.scheduled = false;
+    this.full = false;
+    const streams = [...this.dirty];
+    this.dirty.clear();
+    for (const stream of streams) stream.flush();
+    this.lastWrites = performance.now() - now;
+  };
+}
+
+const bursts = new BurstWriter();
+
+/**
+ * Streams a watch over HTTP/1.1 (chunked) or an HTTP/2 stream: headers flushed at once so a
+ * quiet watch never trips a client's header timeout, then one write per burst of events, every
+ * event already encoded once for all watchers. Resolves when the watch has ended.
+ */
+export function serveHttpWatch(
   res: Response,
   watch: OpenWatch,
   onEnd: (events: number) => void,
 ): Promise<void> {
-  const { watcher, codec } = watch;
   res.statusCode = 200;
-  res.setHeader('Content-Type', codec.contentType);
+  res.setHeader('Content-Type', watch.codec.contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   if ('flushHeaders' in res && typeof res.flushHeaders === 'function') res.flushHeaders();
   else res.writeHead(200);
-  let closed = false;
-  const onClose = () => {
-    closed = true;
-    watcher.end('closed');
-  };
-  res.on('close', onClose);
-  let first = true;
-  let sent = 0;
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  const take = (batch: readonly { encoded: EncodedEvent }[]) => {
-    for (const event of batch) {
-      const chunk = watch.encodedOf(event).bytes(codec.format, watch.view(first));
-      chunks.push(chunk);
-      bytes += chunk.byteLength;
-      first = false;
-    }
-    sent += batch.length;
-  };
-  try {
-    let ended = false;
-    while (!ended) {
-      const batch = await watcher.nextBatch();
-      if (batch === null || closed) break;
-      take(batch);
-      // Let the rest of a burst arrive: while events keep coming turn after turn of the event
-      // loop (within COALESCE_MS and COALESCE_BYTES), they join this write.
-      const until = performance.now() + COALESCE_MS;
-      while (bytes < COALESCE_BYTES) {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (closed || watcher.buffered === 0) break;
-        const more = await watcher.nextBatch();
-        if (more === null) ended = true;
-        else take(more);
-        if (ended || performance.now() >= until) break;
-      }
-      if (closed) break;
-      const ok = (res as ServerResponse).write(joined(chunks, bytes));
-      chunks.length = 0;
-      bytes = 0;
-      if (!ok) await waitDrain(res);
-    }
-  } finally {
-    res.off('close', onClose);
-    watcher.end('closed');
-    if (!closed) res.end();
-    onEnd(sent);
-  }
+  return new Promise((resolve, reject) => {
+    const stream = new WatchStream(res, watch, (events, error) => {
+      onEnd(events);
+      if (error === undefined) resolve();
+      else reject(error as Error);
+    });
+    watch.watcher.listen(stream.onEvents);
+  });
 }
