@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
+import type { Socket } from 'node:net';
 import type { OpenWatch } from '../handlers/watch.js';
 
 /** How long a write waits for more of a burst (ms), unless writing takes longer (see BurstWriter). */
@@ -11,20 +12,45 @@ const COALESCE_BYTES = 256 * 1024;
 type Response = ServerResponse | Http2ServerResponse;
 
 /**
- * The last burst joined into one buffer. The watchers of a resource mostly get the same events in
- * the same bursts, each event's bytes the same shared array (encoded once): they then share the
- * joined buffer too, as they share the events, instead of copying the burst once per watcher.
+ * The last burst written, as the body of one write and as a whole HTTP/1.1 chunk (size line,
+ * body, CRLF). The watchers of a resource mostly get the same events in the same bursts, each
+ * event's bytes the same shared array (encoded once): they then share the burst's bytes and its
+ * chunk frame too, as they share the events, instead of copying and framing it per watcher.
  */
-let lastJoined: { parts: Uint8Array[]; joined: Buffer } | undefined;
+interface Burst {
+  parts: Uint8Array[];
+  bytes: number;
+  chunk?: Buffer;
+  body?: Uint8Array;
+}
+let lastBurst: Burst | undefined;
 
-function joined(parts: Uint8Array[], bytes: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const last = lastJoined;
+function burstOf(parts: Uint8Array[], bytes: number): Burst {
+  const last = lastBurst;
   if (last && last.parts.length === parts.length && last.parts.every((p, i) => p === parts[i]))
-    return last.joined;
-  const buffer = Buffer.concat(parts, bytes);
-  lastJoined = { parts, joined: buffer };
-  return buffer;
+    return last;
+  return (lastBurst = { parts, bytes });
+}
+
+function chunkOf(burst: Burst): Buffer {
+  if (burst.chunk) return burst.chunk;
+  const head = `${burst.bytes.toString(16)}\r\n`;
+  const chunk = Buffer.allocUnsafe(head.length + burst.bytes + 2);
+  let at = chunk.write(head, 0, 'latin1');
+  for (const part of burst.parts) {
+    chunk.set(part, at);
+    at += part.byteLength;
+  }
+  burst.body = chunk.subarray(head.length, at);
+  chunk.write('\r\n', at, 'latin1');
+  return (burst.chunk = chunk);
+}
+
+function bodyOf(burst: Burst): Uint8Array {
+  if (burst.body) return burst.body;
+  if (burst.parts.length === 1) return burst.parts[0]!;
+  chunkOf(burst);
+  return burst.body!;
 }
 
 /**
@@ -40,6 +66,8 @@ class WatchStream {
   private draining = false;
   private done = false;
   private error: unknown;
+  /** The socket whose 'drain' is awaited, after a write straight to it. */
+  private socket: Socket | undefined;
   private chunks: Uint8Array[] = [];
   /** Bytes taken and not yet written. */
   bytes = 0;
@@ -100,22 +128,32 @@ class WatchStream {
       this.chunks = [];
       const bytes = this.bytes;
       this.bytes = 0;
-      if (!this.write(joined(chunks, bytes))) this.draining = true;
+      if (bytes > 0 && !this.write(burstOf(chunks, bytes))) this.draining = true;
     }
     if (this.closed || (watch.watcher.endReason !== undefined && watch.watcher.buffered === 0))
       if (!this.draining || this.closed) this.finish();
   }
 
   /**
-   * One write, handed to the socket now rather than on the next tick (HTTP/1.1 corks the socket
-   * for a tick by itself): the burst's writes are then timed by the BurstWriter.
+   * One write. HTTP/1.1 chunked with nothing held back by the response (its headers went out):
+   * the shared chunk straight to the socket, framed once for every watcher. Otherwise through the
+   * response, handed to the socket now rather than on the next tick (HTTP/1.1 corks the socket
+   * for a tick by itself), so that the BurstWriter times the writes.
    */
-  private write(chunk: Uint8Array): boolean {
-    const res = this.res as ServerResponse;
-    const socket = 'stream' in this.res ? undefined : res.socket;
-    if (!socket || socket.writableCorked) return res.write(chunk);
+  private write(burst: Burst): boolean {
+    if ('stream' in this.res) return this.res.write(bodyOf(burst));
+    const res = this.res;
+    const socket = res.socket;
+    if (!socket) return res.write(bodyOf(burst));
+    if (res.chunkedEncoding && res.writableLength === socket.writableLength) {
+      if (socket.write(chunkOf(burst))) return true;
+      this.socket = socket;
+      socket.once('drain', this.onDrain);
+      return false;
+    }
+    if (socket.writableCorked) return res.write(bodyOf(burst));
     socket.cork();
-    const ok = res.write(chunk);
+    const ok = res.write(bodyOf(burst));
     socket.uncork();
     return ok;
   }
@@ -125,6 +163,7 @@ class WatchStream {
     this.done = true;
     this.res.off('close', this.onClose);
     this.res.off('drain', this.onDrain);
+    this.socket?.off('drain', this.onDrain);
     this.watch.watcher.end('closed');
     if (!this.closed) this.res.end();
     this.finished(this.sent, error);
