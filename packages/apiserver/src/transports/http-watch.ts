@@ -20,6 +20,8 @@ type Response = ServerResponse | Http2ServerResponse;
 interface Burst {
   parts: Uint8Array[];
   bytes: number;
+  /** How many responses wrote it. */
+  uses: number;
   chunk?: Buffer;
   body?: Uint8Array;
 }
@@ -29,12 +31,15 @@ function burstOf(parts: Uint8Array[], bytes: number): Burst {
   const last = lastBurst;
   if (last && last.parts.length === parts.length && last.parts.every((p, i) => p === parts[i]))
     return last;
-  return (lastBurst = { parts, bytes });
+  return (lastBurst = { parts, bytes, uses: 0 });
 }
+
+const chunkHead = (burst: Burst) => `${burst.bytes.toString(16)}\r\n`;
+const CRLF = Buffer.from('\r\n', 'latin1');
 
 function chunkOf(burst: Burst): Buffer {
   if (burst.chunk) return burst.chunk;
-  const head = `${burst.bytes.toString(16)}\r\n`;
+  const head = chunkHead(burst);
   const chunk = Buffer.allocUnsafe(head.length + burst.bytes + 2);
   let at = chunk.write(head, 0, 'latin1');
   for (const part of burst.parts) {
@@ -51,6 +56,21 @@ function bodyOf(burst: Burst): Uint8Array {
   if (burst.parts.length === 1) return burst.parts[0]!;
   chunkOf(burst);
   return burst.body!;
+}
+
+/**
+ * Writes a burst as one HTTP/1.1 chunk. Its first writer sends the parts as they are (one writev,
+ * nothing copied): a burst of this watcher's own (its own encodings, or events no other watcher
+ * gets) is never copied. From its second writer on, the chunk is framed once and shared.
+ */
+function sendChunk(socket: Socket, burst: Burst): boolean {
+  if (burst.chunk || ++burst.uses > 1) return socket.write(chunkOf(burst));
+  socket.cork();
+  socket.write(chunkHead(burst), 'latin1');
+  for (const part of burst.parts) socket.write(part);
+  const ok = socket.write(CRLF);
+  socket.uncork();
+  return ok;
 }
 
 /**
@@ -146,7 +166,7 @@ class WatchStream {
     const socket = res.socket;
     if (!socket) return res.write(bodyOf(burst));
     if (res.chunkedEncoding && res.writableLength === socket.writableLength) {
-      if (socket.write(chunkOf(burst))) return true;
+      if (sendChunk(socket, burst)) return true;
       this.socket = socket;
       socket.once('drain', this.onDrain);
       return false;
