@@ -259,7 +259,7 @@ export function serveHttpWatch(
     const stream = new WatchStream(res, watch, (events, error) => {
       onEnd(events);
       if (error === undefined) resolve();
-      else reject(error);
+      else reject(error instanceof Error ? error : new Error(String(error)));
     });
     watch.watcher.listen(stream.onEvents);
   });
