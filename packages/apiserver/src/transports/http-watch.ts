@@ -85,7 +85,7 @@ class WatchStream {
   private closed = false;
   private draining = false;
   private done = false;
-  private error: unknown;
+  private error: Error | undefined;
   /** The socket whose 'drain' is awaited, after a write straight to it. */
   private socket: Socket | undefined;
   private chunks: Uint8Array[] = [];
@@ -95,7 +95,7 @@ class WatchStream {
   constructor(
     private readonly res: Response,
     private readonly watch: OpenWatch,
-    private readonly finished: (events: number, error?: unknown) => void,
+    private readonly finished: (events: number, error?: Error) => void,
   ) {
     res.on('close', this.onClose);
     res.on('drain', this.onDrain);
@@ -133,7 +133,10 @@ class WatchStream {
       }
       this.sent += batch.length;
     } catch (error) {
-      this.error = error;
+      this.error =
+        error instanceof Error
+          ? error
+          : new Error('encoding a watch event failed', { cause: error });
     }
   }
 
@@ -178,7 +181,7 @@ class WatchStream {
     return ok;
   }
 
-  private finish(error?: unknown): void {
+  private finish(error?: Error): void {
     if (this.done) return;
     this.done = true;
     this.res.off('close', this.onClose);
@@ -259,7 +262,7 @@ export function serveHttpWatch(
     const stream = new WatchStream(res, watch, (events, error) => {
       onEnd(events);
       if (error === undefined) resolve();
-      else reject(error instanceof Error ? error : new Error(String(error)));
+      else reject(error);
     });
     watch.watcher.listen(stream.onEvents);
   });
