@@ -133,8 +133,9 @@ function variant(event: WatchCacheEvent, type: 'ADDED' | 'MODIFIED' | 'DELETED')
  * resumes from the last resourceVersion it saw.
  */
 export class CacheWatcher {
-  private readonly queue: CacheWatchEvent[] = [];
+  private queue: CacheWatchEvent[] = [];
   private waiting: ((batch: CacheWatchEvent[] | null) => void) | undefined;
+  private listener: (() => void) | undefined;
   private ended: WatcherEndReason | undefined;
   private blockedSince: number | undefined;
   /** Revision of the last event queued (the client's resume point once delivered). */
@@ -240,6 +241,7 @@ export class CacheWatcher {
   }
 
   private flush(): void {
+    if (this.listener) return this.listener();
     const resolve = this.waiting;
     if (!resolve) return;
     if (this.queue.length > 0) {
@@ -261,6 +263,28 @@ export class CacheWatcher {
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
+  }
+
+  /**
+   * Pulls events without a promise per wake-up, for a writer that gathers the events of many
+   * watchers into one write per burst: `listener` runs synchronously whenever an event is queued
+   * or the watcher ends (at once if either already happened); `take` then collects. Not to be
+   * mixed with nextBatch.
+   */
+  listen(listener: () => void): void {
+    this.listener = listener;
+    if (this.queue.length > 0 || this.ended) listener();
+  }
+
+  /** Everything buffered (possibly nothing), or null once the watch has ended and drained. */
+  take(): CacheWatchEvent[] | null {
+    if (this.queue.length > 0) {
+      this.blockedSince = undefined;
+      const batch = this.queue;
+      this.queue = [];
+      return batch;
+    }
+    return this.ended ? null : [];
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<CacheWatchEvent> {

@@ -78,8 +78,10 @@ export class Dispatcher {
 
   /** Offers the event to every candidate; returns how many candidates there were. */
   dispatch(event: WatchCacheEvent, resourcePrefix: string): number {
-    const candidates = new Set<CacheWatcher>();
-    const add = (set: Set<CacheWatcher> | undefined) => set?.forEach((w) => candidates.add(w));
+    const groups: Set<CacheWatcher>[] = [];
+    const add = (set: Set<CacheWatcher> | undefined) => {
+      if (set?.size) groups.push(set);
+    };
     add(this.byKey.get(event.key));
     // Cluster-wide watchers are filed under the resource prefix; namespaced ones under theirs.
     add(this.byPrefix.get(resourcePrefix));
@@ -91,7 +93,12 @@ export class Dispatcher {
       for (const v of getter(event.object)) add(values.get(v));
       if (event.prevObject) for (const v of getter(event.prevObject)) add(values.get(v));
     }
+    if (groups.length === 0) return 0;
+    // One group (e.g. 1000 cluster-wide watchers): offered as it is, without a union to build.
+    // A watcher the event ends leaves the set as it is iterated, which Set iteration allows.
+    const candidates = groups.length === 1 ? groups[0]! : new Set(groups.flatMap((g) => [...g]));
+    const size = candidates.size;
     for (const watcher of candidates) watcher.dispatch(event);
-    return candidates.size;
+    return size;
   }
 }
