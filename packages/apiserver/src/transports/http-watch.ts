@@ -74,6 +74,18 @@ function sendChunk(socket: Socket, burst: Burst): boolean {
 }
 
 /**
+ * Each response's stream, for listeners shared by all responses (an idle watch should hold no
+ * closures of its own); EventEmitter calls a listener with the emitter as `this`.
+ */
+const streamOf = new WeakMap<Response, WatchStream>();
+function onResponseClose(this: Response): void {
+  streamOf.get(this)?.clientClosed();
+}
+function onResponseDrain(this: Response): void {
+  streamOf.get(this)?.drained();
+}
+
+/**
  * One HTTP watch response. Each event its watcher queues is taken at once (as bytes, encoded once
  * for all watchers) and written with the rest of its burst in one write. While the response waits
  * for 'drain' nothing is taken: the watcher's bounded buffer then ends the watch if the client
@@ -86,8 +98,9 @@ class WatchStream {
   private draining = false;
   private done = false;
   private error: Error | undefined;
-  /** The socket whose 'drain' is awaited, after a write straight to it. */
+  /** The socket whose 'drain' is awaited, after a write straight to it, and its listener. */
   private socket: Socket | undefined;
+  private onSocketDrain: (() => void) | undefined;
   private chunks: Uint8Array[] = [];
   /** Bytes taken and not yet written. */
   bytes = 0;
@@ -97,8 +110,9 @@ class WatchStream {
     private readonly watch: OpenWatch,
     private readonly finished: (events: number, error?: Error) => void,
   ) {
-    res.on('close', this.onClose);
-    res.on('drain', this.onDrain);
+    streamOf.set(res, this);
+    res.on('close', onResponseClose);
+    res.on('drain', onResponseDrain);
   }
 
   /** The watcher's listener: runs in the cache's dispatch, so it only takes and never throws. */
@@ -108,15 +122,17 @@ class WatchStream {
     bursts.mark(this);
   };
 
-  private readonly onClose = (): void => {
+  /** The client went away. */
+  clientClosed(): void {
     this.closed = true;
     this.watch.watcher.end('closed');
-  };
+  }
 
-  private readonly onDrain = (): void => {
+  /** The response, or the socket written straight to, can take more. */
+  drained(): void {
     this.draining = false;
     bursts.mark(this);
-  };
+  }
 
   private collect(): void {
     if (this.draining || this.closed || this.error !== undefined) return;
@@ -171,7 +187,8 @@ class WatchStream {
     if (res.chunkedEncoding && res.writableLength === socket.writableLength) {
       if (sendChunk(socket, burst)) return true;
       this.socket = socket;
-      socket.once('drain', this.onDrain);
+      this.onSocketDrain ??= () => this.drained();
+      socket.once('drain', this.onSocketDrain);
       return false;
     }
     if (socket.writableCorked) return res.write(bodyOf(burst));
@@ -184,9 +201,9 @@ class WatchStream {
   private finish(error?: Error): void {
     if (this.done) return;
     this.done = true;
-    this.res.off('close', this.onClose);
-    this.res.off('drain', this.onDrain);
-    this.socket?.off('drain', this.onDrain);
+    this.res.off('close', onResponseClose);
+    this.res.off('drain', onResponseDrain);
+    if (this.onSocketDrain) this.socket?.off('drain', this.onSocketDrain);
     this.watch.watcher.end('closed');
     if (!this.closed) this.res.end();
     this.finished(this.sent, error);
