@@ -1,7 +1,7 @@
-import { ApiError } from '@listwatch/api';
+import { ApiError, type ResourceDefinition, type Verb } from '@listwatch/api';
 import type Koa from 'koa';
 import type { Attributes } from '../authorization/attributes.js';
-import { parseRequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo, type RequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
 import { strategyOf } from '../registry/strategy.js';
@@ -11,6 +11,7 @@ import { getObject, listObjects } from './read.js';
 import { noSuchResource, requestScope } from './request-scope.js';
 import { serveScale } from './scale.js';
 import { serveTokenRequest } from './token-request.js';
+import { createWithoutStorage } from './unstored-create.js';
 import { verbOf } from './verb.js';
 import { addWarnings } from './warnings.js';
 import { openWatch } from './watch.js';
@@ -32,6 +33,19 @@ function connectStrategyOf(
   return own && Object.hasOwn(own, subresource) ? own[subresource] : undefined;
 }
 
+/**
+ * Whether installer.go registers any route at this path for the resource: item paths only for
+ * what gets, updates, patches or deletes; `watch/` paths only for watchers; the all-namespaces
+ * path of a namespaced resource only for listers. Elsewhere kube answers 404, not 405.
+ */
+function hasRoute(definition: ResourceDefinition, info: RequestInfo): boolean {
+  const has = (...verbs: Verb[]) => verbs.some((verb) => definition.verbs.includes(verb));
+  if (info.legacyWatch && !has('watch')) return false;
+  if (info.name !== undefined && !has('get', 'update', 'patch', 'delete')) return false;
+  if (definition.namespaced && info.namespace === undefined && !has('list')) return false;
+  return true;
+}
+
 /** Routes `/api/...` and `/apis/...` resource requests to their verb's handler. */
 export function resourceRouter(server: ServerContext): Koa.Middleware {
   return async (ctx, next): Promise<void> => {
@@ -41,7 +55,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       return;
     }
     const entry = server.registry.lookup(info.group, info.version, info.resource);
-    if (!entry) {
+    if (!entry || !hasRoute(entry.definition, info)) {
       throw new ApiError({
         code: 404,
         reason: 'NotFound',
@@ -62,6 +76,9 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
         `the server does not allow this method on the requested resource`,
       );
     }
+    // A resource that stores nothing answers a create from its strategy (the reviews).
+    const unstored = strategyOf(entry.definition).createWithoutStorage;
+    if (unstored && verb === 'create') return createWithoutStorage(scope, unstored);
     // The scale subresource has a kind and storage of its own (ScaleREST).
     if (info.subresource === 'scale') return serveScale(scope, verb);
     // So does serviceaccounts/token, which stores nothing (TokenREST).

@@ -73,14 +73,16 @@ export class ResourceRegistry {
 
   private entryOf(definition: ResourceDefinition, own?: Storage): ResourceEntry {
     const { options } = this;
-    const conversion = strategyOf(definition).storage;
+    const strategy = strategyOf(definition);
+    const conversion = strategy.storage;
     const storage =
       own ?? (conversion ? new ConvertingStorage(this.storage, conversion) : this.storage);
     const size =
       options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ??
       options.watchCacheSizes?.default;
+    // A resource that stores nothing (the reviews) has no cache: no verb of it reads storage.
     const source: ListWatchSource =
-      size === 0
+      size === 0 || strategy.createWithoutStorage
         ? new UncachedSource(storage, definition)
         : new Cacher({
             storage,
