@@ -1,6 +1,6 @@
 import type { ResourceDefinition, Verb } from '@listwatch/api';
 import type { ApiGroup, ApiGroupVersion } from './api-groups.js';
-import { strategyOf } from '../registry/strategy.js';
+import { storesNothing, strategyOf } from '../registry/strategy.js';
 import { storageVersionHash } from './storage-version-hash.js';
 import { subresourcesOf } from './subresources.js';
 
@@ -104,7 +104,7 @@ export function apiResourcesOf(def: ResourceDefinition): ApiResource[] {
     ...(def.shortNames.length ? { shortNames: [...def.shortNames] } : {}),
     ...(def.categories.length ? { categories: [...def.categories] } : {}),
     // Only a store has a storage version (installer.go: a rest.StorageVersionProvider).
-    ...(strategyOf(def).createWithoutStorage
+    ...(storesNothing(strategyOf(def))
       ? {}
       : { storageVersionHash: storageVersionHash(def.group, def.version, def.kind) }),
   };

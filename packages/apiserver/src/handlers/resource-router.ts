@@ -4,7 +4,7 @@ import type { Attributes } from '../authorization/attributes.js';
 import { parseRequestInfo, type RequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
-import { strategyOf } from '../registry/strategy.js';
+import { storesNothing, strategyOf } from '../registry/strategy.js';
 import { serveConnect } from './connect.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
@@ -77,8 +77,8 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       );
     }
     // A resource that stores nothing answers a create from its strategy (the reviews).
-    const unstored = strategyOf(entry.definition).createWithoutStorage;
-    if (unstored && verb === 'create') return createWithoutStorage(scope, unstored);
+    const strategy = strategyOf(entry.definition);
+    if (storesNothing(strategy) && verb === 'create') return createWithoutStorage(scope, strategy);
     // The scale subresource has a kind and storage of its own (ScaleREST).
     if (info.subresource === 'scale') return serveScale(scope, verb);
     // So does serviceaccounts/token, which stores nothing (TokenREST).

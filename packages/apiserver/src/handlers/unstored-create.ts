@@ -1,6 +1,6 @@
 import { ApiError, apiVersionOf } from '@listwatch/api';
 import type { UserInfo } from '../authentication/user.js';
-import { checkTypeMeta, type ResourceStrategy } from '../registry/strategy.js';
+import { checkTypeMeta, type UnstoredStrategy } from '../registry/strategy.js';
 import { trackUpdate, updateManager } from './field-manager.js';
 import { isDryRun, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
@@ -10,12 +10,10 @@ import { decodeWriteBody, fromInput } from './write.js';
 // (k8s.io/apiserver pkg/endpoints/handlers/create.go) up to the REST storage's Create, which
 // is the strategy's createWithoutStorage; its answer is the response, 201, and nothing is kept.
 
-type UnstoredCreate = NonNullable<ResourceStrategy['createWithoutStorage']>;
-
 /** POST to a resource whose strategy creates without storage. */
 export async function createWithoutStorage(
   scope: RequestScope,
-  create: UnstoredCreate,
+  strategy: UnstoredStrategy,
 ): Promise<void> {
   const { definition, server } = scope;
   isDryRun(scope);
@@ -38,7 +36,7 @@ export async function createWithoutStorage(
     else meta.namespace = scope.namespace;
     return trackUpdate(scope, undefined, decoded, undefined, manager);
   });
-  const answer = await create({
+  const answer = await strategy.createWithoutStorage({
     object,
     user: scope.ctx.state['user'] as UserInfo,
     authenticator: server.authenticator,

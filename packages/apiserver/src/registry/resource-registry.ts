@@ -7,7 +7,7 @@ import {
   type Storage,
 } from '@listwatch/storage';
 import { ConvertingStorage } from './converting-storage.js';
-import { strategyOf } from './strategy.js';
+import { storesNothing, strategyOf } from './strategy.js';
 
 export interface WatchCacheSizes {
   /** `--default-watch-cache-size`: undefined adaptive, N fixed, 0 disabled. */
@@ -82,7 +82,7 @@ export class ResourceRegistry {
       options.watchCacheSizes?.default;
     // A resource that stores nothing (the reviews) has no cache: no verb of it reads storage.
     const source: ListWatchSource =
-      size === 0 || strategy.createWithoutStorage
+      size === 0 || storesNothing(strategy)
         ? new UncachedSource(storage, definition)
         : new Cacher({
             storage,

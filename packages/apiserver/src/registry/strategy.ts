@@ -148,6 +148,14 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
   createWithoutStorage?(request: UnstoredCreateRequest): KubeObject | Promise<KubeObject>;
 }
 
+/** A strategy of a resource that stores nothing (see createWithoutStorage). */
+export type UnstoredStrategy = ResourceStrategy &
+  Required<Pick<ResourceStrategy, 'createWithoutStorage'>>;
+
+export function storesNothing(strategy: ResourceStrategy): strategy is UnstoredStrategy {
+  return strategy.createWithoutStorage !== undefined;
+}
+
 /** What a create without storage is given: the decoded body and who asks. */
 export interface UnstoredCreateRequest {
   /** The body, its metadata's system fields wiped and its namespace the URL's. */
