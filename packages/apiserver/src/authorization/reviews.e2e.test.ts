@@ -151,6 +151,31 @@ describe('the review resources in discovery', () => {
   });
 });
 
+describe('the review resources in OpenAPI', () => {
+  it('each review has one path, its collection, with a POST alone; kubectl explain reads its schema', async () => {
+    const { body } = await cluster.as('admin', 'GET', `/openapi/v3/apis/${AUTHN}/v1`);
+    const paths = body['paths'] as Record<string, Record<string, unknown>>;
+    expect(Object.keys(paths).sort()).toEqual([
+      `/apis/${AUTHN}/v1/`,
+      `/apis/${AUTHN}/v1/selfsubjectreviews`,
+      `/apis/${AUTHN}/v1/tokenreviews`,
+    ]);
+    const operations = Object.keys(paths[`/apis/${AUTHN}/v1/tokenreviews`] ?? {}).filter(
+      (key) => key !== 'parameters',
+    );
+    expect(operations).toEqual(['post']);
+    const schemas = Object.keys(
+      (body['components'] as { schemas: Record<string, unknown> }).schemas,
+    );
+    expect(schemas).toContain('io.k8s.api.authentication.v1.TokenReview');
+    expect(schemas).not.toContain('io.k8s.api.authentication.v1.TokenReviewList');
+    const explain = await cluster.kubectl('admin', 'explain', 'tokenreviews.spec');
+    expect(explain.stderr).toBe('');
+    expect(explain.stdout).toMatch(/^KIND:\s+TokenReview$/m);
+    expect(explain.stdout).toMatch(/^\s+token\s+<string>/m);
+  });
+});
+
 describe('kubectl create -f of a review', () => {
   it('a TokenReview comes back with the spec it was sent and the status the server filled', async () => {
     const file = manifest(
