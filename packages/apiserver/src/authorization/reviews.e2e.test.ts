@@ -332,6 +332,30 @@ describe('kubectl auth', () => {
   });
 });
 
+describe('the decision of a chain of authorizers', () => {
+  it('no opinion from any is neither allowed nor denied; an authorizer that denies makes it denied, with its reason', async () => {
+    const denying = await startRbacCluster({ authorizationMode: ['RBAC', 'AlwaysDeny'] });
+    try {
+      const sar = {
+        spec: { user: 'alice', resourceAttributes: { verb: 'get', resource: 'pods' } },
+      };
+      const path = `/apis/${AUTHZ}/v1/subjectaccessreviews`;
+      expect((await denying.as('admin', 'POST', path, sar)).body['status']).toEqual({
+        allowed: false,
+        denied: true,
+        reason: 'Everything is forbidden.',
+      });
+      expect((await cluster.as('admin', 'POST', path, sar)).body['status']).toEqual({
+        allowed: false,
+      });
+      // A request no authorizer allows is still refused.
+      expect((await cluster.as('alice', 'GET', '/api/v1/namespaces/team/pods')).status).toBe(403);
+    } finally {
+      await denying.close();
+    }
+  });
+});
+
 describe('the Python client', () => {
   it('creates a TokenReview and the access and rules reviews and reads their status', async () => {
     // Leaves admin's kubeconfig (token, CA) in the cluster's directory.

@@ -138,10 +138,14 @@ function subjectOf(spec: Json): UserInfo {
   };
 }
 
-/** SubjectAccessReviewStatus of the authorizer's decision (reason omitted when empty). */
+/** SubjectAccessReviewStatus of the authorizer's decision (denied and reason omitted when empty). */
 function accessStatus(request: UnstoredCreateRequest, user: UserInfo, spec: Json): Json {
   const { decision, reason } = request.authorizer.decide(attributesOf(user, spec));
-  return { allowed: decision === 'allow', ...(reason ? { reason } : {}) };
+  return {
+    allowed: decision === 'allow',
+    ...(decision === 'deny' ? { denied: true } : {}),
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /** TokenReview (tokenreview/storage.go Create): the server's own authenticators answer. */
