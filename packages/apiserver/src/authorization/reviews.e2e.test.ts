@@ -429,10 +429,19 @@ describe('create-only and never stored', () => {
         ['GET', watchPath],
       ] as const) {
         const { status, body } = await cluster.as('admin', method, target);
-        expect({ target, status, reason: body.reason }).toEqual({
+        expect({ target, status, body }).toEqual({
           target,
           status: 404,
-          reason: 'NotFound',
+          body: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: 'the server could not find the requested resource',
+            reason: 'NotFound',
+            details: {},
+            code: 404,
+          },
         });
       }
     }

@@ -55,13 +55,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       return;
     }
     const entry = server.registry.lookup(info.group, info.version, info.resource);
-    if (!entry || !hasRoute(entry.definition, info)) {
-      throw new ApiError({
-        code: 404,
-        reason: 'NotFound',
-        message: 'the server could not find the requested resource',
-      });
-    }
+    if (!entry || !hasRoute(entry.definition, info)) throw noSuchResource();
     const scope = requestScope(ctx, server, info, entry);
     const verb = verbOf(ctx.method, info, scope.query);
     const labels: RequestLabels = {
