@@ -150,9 +150,14 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
   const add = (gvk: Gvk, message = messageOf(gvk)) => {
     roots.set(`${gvk.group}/${gvk.version}/${gvk.kind}`, { gvk, message });
   };
+  const listable = [
+    ...builtinResources.filter((def) => def.verbs.includes('list')),
+    ...FIXTURE_KINDS,
+  ];
   for (const def of [...builtinResources, ...FIXTURE_KINDS]) {
     add(def);
-    add({ ...def, kind: `${def.kind}List` });
+    // A create-only review has no list kind (kube registers one only for what lists).
+    if (listable.includes(def)) add({ ...def, kind: `${def.kind}List` });
   }
   for (const { gvk, message } of OTHER_KINDS) add(gvk, message);
   // Subresource bodies (apiserver discovery/subresources.ts).
@@ -160,11 +165,6 @@ function kindRoots(): { gvk: Gvk; message: string }[] {
   add({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
   add({ group: 'policy', version: 'v1', kind: 'Eviction' });
   add({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' });
-  // The create-only reviews (apiserver handlers/reviews.ts), which kubectl sends in protobuf.
-  for (const kind of ['SelfSubjectAccessReview', 'SubjectAccessReview', 'SelfSubjectRulesReview']) {
-    add({ group: 'authorization.k8s.io', version: 'v1', kind });
-  }
-  add({ group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview' });
   // metav1 kinds, tagged as kube-apiserver's OpenAPI tags them: in the core group, and
   // DeleteOptions also in meta.k8s.io (the apiserver adds the groups it serves).
   // The legacy discovery documents are metav1 kinds too, served in protobuf as well.

@@ -79,8 +79,9 @@ export class ApiError extends Error {
     });
   }
 
+  /** go-restful's 405 as kube-apiserver writes it (NewGenericServerResponse: empty details). */
   static methodNotAllowed(message: string): ApiError {
-    return new ApiError({ code: 405, reason: 'MethodNotAllowed', message });
+    return new ApiError({ code: 405, reason: 'MethodNotAllowed', message, details: {} });
   }
 
   static notAcceptable(message: string): ApiError {

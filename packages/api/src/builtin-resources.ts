@@ -531,6 +531,31 @@ const leases = define({
   ],
 });
 
+/**
+ * A review: a question the apiserver answers and forgets (kubernetes pkg/registry/authentication
+ * and pkg/registry/authorization: REST storages that are only a rest.Creater). Discovery lists
+ * them with the create verb alone; they have no list kind and nothing is stored.
+ */
+function review(group: string, kind: string, namespaced = false): ResourceDefinition {
+  return define({
+    group,
+    kind,
+    plural: `${kind.toLowerCase()}s`,
+    namespaced,
+    verbs: ['create'],
+    columns: [NAME_COLUMN, AGE],
+  });
+}
+
+const AUTHENTICATION_GROUP = 'authentication.k8s.io';
+const AUTHORIZATION_GROUP = 'authorization.k8s.io';
+const selfsubjectreviews = review(AUTHENTICATION_GROUP, 'SelfSubjectReview');
+const tokenreviews = review(AUTHENTICATION_GROUP, 'TokenReview');
+const localsubjectaccessreviews = review(AUTHORIZATION_GROUP, 'LocalSubjectAccessReview', true);
+const selfsubjectaccessreviews = review(AUTHORIZATION_GROUP, 'SelfSubjectAccessReview');
+const selfsubjectrulesreviews = review(AUTHORIZATION_GROUP, 'SelfSubjectRulesReview');
+const subjectaccessreviews = review(AUTHORIZATION_GROUP, 'SubjectAccessReview');
+
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /** `ClusterRole/view`: the ROLE column of bindings, as kubectl's printer shows it. */
@@ -1307,7 +1332,8 @@ const horizontalpodautoscalersV2 = define({
 
 /**
  * Every built-in resource. Discovery lists the groups in the order they first appear here, which
- * is kube-apiserver's (its group priority: apps, events.k8s.io, autoscaling, batch, networking,
+ * is kube-apiserver's (its group priority: apps, events.k8s.io, authentication.k8s.io,
+ * authorization.k8s.io, autoscaling, batch, networking,
  * policy, rbac, coordination, discovery).
  */
 export const builtinResources: readonly ResourceDefinition[] = [
@@ -1332,6 +1358,12 @@ export const builtinResources: readonly ResourceDefinition[] = [
   daemonsets,
   controllerrevisions,
   eventsV1,
+  selfsubjectreviews,
+  tokenreviews,
+  localsubjectaccessreviews,
+  selfsubjectaccessreviews,
+  selfsubjectrulesreviews,
+  subjectaccessreviews,
   horizontalpodautoscalersV2,
   horizontalpodautoscalers,
   jobs,

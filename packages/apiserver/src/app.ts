@@ -7,7 +7,6 @@ import { audit, auditInit } from './middleware/audit.js';
 import { authentication } from './middleware/authentication.js';
 import { authorization } from './middleware/authorization.js';
 import { impersonation } from './middleware/impersonation.js';
-import { reviews } from './handlers/reviews.js';
 import { errors } from './middleware/errors.js';
 import { health } from './middleware/health.js';
 import { openIDMetadataRoutes } from './authentication/openid-metadata.js';
@@ -35,7 +34,6 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(inflightLimits(server, limits));
   app.use(requestDeadline(server));
   app.use(discoveryMiddleware(server.registry));
-  app.use(reviews(server));
   app.use(resourceRouter(server));
   app.use(() => {
     throw new ApiError({

@@ -197,6 +197,8 @@ export type {
 export {
   apiextensionsV1,
   appsV1,
+  authenticationV1,
+  authorizationV1,
   autoscalingV1,
   autoscalingV2,
   batchV1,

@@ -47,6 +47,12 @@ export const schemaSource: SchemaSource = {
     {"group":"apps","version":"v1","kind":"ControllerRevisionList","type":"io.k8s.api.apps.v1.ControllerRevisionList"},
     {"group":"events.k8s.io","version":"v1","kind":"Event","type":"io.k8s.api.events.v1.Event"},
     {"group":"events.k8s.io","version":"v1","kind":"EventList","type":"io.k8s.api.events.v1.EventList"},
+    {"group":"authentication.k8s.io","version":"v1","kind":"SelfSubjectReview","type":"io.k8s.api.authentication.v1.SelfSubjectReview"},
+    {"group":"authentication.k8s.io","version":"v1","kind":"TokenReview","type":"io.k8s.api.authentication.v1.TokenReview"},
+    {"group":"authorization.k8s.io","version":"v1","kind":"LocalSubjectAccessReview","type":"io.k8s.api.authorization.v1.LocalSubjectAccessReview"},
+    {"group":"authorization.k8s.io","version":"v1","kind":"SelfSubjectAccessReview","type":"io.k8s.api.authorization.v1.SelfSubjectAccessReview"},
+    {"group":"authorization.k8s.io","version":"v1","kind":"SelfSubjectRulesReview","type":"io.k8s.api.authorization.v1.SelfSubjectRulesReview"},
+    {"group":"authorization.k8s.io","version":"v1","kind":"SubjectAccessReview","type":"io.k8s.api.authorization.v1.SubjectAccessReview"},
     {"group":"autoscaling","version":"v2","kind":"HorizontalPodAutoscaler","type":"io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"},
     {"group":"autoscaling","version":"v2","kind":"HorizontalPodAutoscalerList","type":"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerList"},
     {"group":"autoscaling","version":"v1","kind":"HorizontalPodAutoscaler","type":"io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"},
@@ -79,10 +85,6 @@ export const schemaSource: SchemaSource = {
     {"group":"autoscaling","version":"v1","kind":"Scale","type":"io.k8s.api.autoscaling.v1.Scale"},
     {"group":"policy","version":"v1","kind":"Eviction","type":"io.k8s.api.policy.v1.Eviction"},
     {"group":"authentication.k8s.io","version":"v1","kind":"TokenRequest","type":"io.k8s.api.authentication.v1.TokenRequest"},
-    {"group":"authorization.k8s.io","version":"v1","kind":"SelfSubjectAccessReview","type":"io.k8s.api.authorization.v1.SelfSubjectAccessReview"},
-    {"group":"authorization.k8s.io","version":"v1","kind":"SubjectAccessReview","type":"io.k8s.api.authorization.v1.SubjectAccessReview"},
-    {"group":"authorization.k8s.io","version":"v1","kind":"SelfSubjectRulesReview","type":"io.k8s.api.authorization.v1.SelfSubjectRulesReview"},
-    {"group":"authentication.k8s.io","version":"v1","kind":"SelfSubjectReview","type":"io.k8s.api.authentication.v1.SelfSubjectReview"},
     {"group":"","version":"v1","kind":"Status","type":"io.k8s.apimachinery.pkg.apis.meta.v1.Status"},
     {"group":"","version":"v1","kind":"APIResourceList","type":"io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"},
     {"group":"","version":"v1","kind":"DeleteOptions","type":"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"},
@@ -311,6 +313,21 @@ export const schemaSource: SchemaSource = {
       {"name":"token","number":1,"type":"string","description":"token is the opaque bearer token.","optional":true,"keepEmpty":true},
       {"name":"expirationTimestamp","number":2,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.Time","description":"expirationTimestamp is the time of expiration of the returned token.","optional":true,"keepEmpty":true}
     ]},
+    "io.k8s.api.authentication.v1.TokenReview": {"description": "TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"spec","number":2,"type":"io.k8s.api.authentication.v1.TokenReviewSpec","description":"spec holds information about the request being evaluated","required":true,"keepEmpty":true},
+      {"name":"status","number":3,"type":"io.k8s.api.authentication.v1.TokenReviewStatus","description":"status is filled in by the server and indicates whether the request can be authenticated.","optional":true}
+    ]},
+    "io.k8s.api.authentication.v1.TokenReviewSpec": {"description": "TokenReviewSpec is a description of the token authentication request.", "fields": [
+      {"name":"token","number":1,"type":"string","description":"token is the opaque bearer token.","required":true},
+      {"name":"audiences","number":2,"type":"[]string","description":"audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.","optional":true,"listType":"atomic"}
+    ]},
+    "io.k8s.api.authentication.v1.TokenReviewStatus": {"description": "TokenReviewStatus is the result of the token authentication request.", "fields": [
+      {"name":"authenticated","number":1,"type":"bool","description":"authenticated indicates that the token was associated with a known user.","optional":true},
+      {"name":"user","number":2,"type":"io.k8s.api.authentication.v1.UserInfo","description":"user is the UserInfo associated with the provided token.","optional":true},
+      {"name":"audiences","number":4,"type":"[]string","description":"audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is \"true\", the token is valid against the audience of the Kubernetes API server.","optional":true,"listType":"atomic"},
+      {"name":"error","number":3,"type":"string","description":"error indicates that the token couldn't be checked","optional":true}
+    ]},
     "io.k8s.api.authentication.v1.UserInfo": {"description": "UserInfo holds the information about the user needed to implement the user.Info interface.", "fields": [
       {"name":"username","number":1,"type":"string","description":"username is the name that uniquely identifies this user among all active users.","optional":true},
       {"name":"uid","number":2,"type":"string","description":"uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.","optional":true},
@@ -327,6 +344,11 @@ export const schemaSource: SchemaSource = {
     "io.k8s.api.authorization.v1.LabelSelectorAttributes": {"description": "LabelSelectorAttributes indicates a label limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.", "fields": [
       {"name":"rawSelector","number":1,"type":"string","description":"rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.","optional":true},
       {"name":"requirements","number":2,"type":"[]io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement","description":"requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.","optional":true,"listType":"atomic"}
+    ]},
+    "io.k8s.api.authorization.v1.LocalSubjectAccessReview": {"description": "LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking.", "fields": [
+      {"name":"metadata","number":1,"type":"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta","description":"metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","optional":true},
+      {"name":"spec","number":2,"type":"io.k8s.api.authorization.v1.SubjectAccessReviewSpec","description":"spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted.","keepEmpty":true},
+      {"name":"status","number":3,"type":"io.k8s.api.authorization.v1.SubjectAccessReviewStatus","description":"status is filled in by the server and indicates whether the request is allowed or not","optional":true}
     ]},
     "io.k8s.api.authorization.v1.NonResourceAttributes": {"description": "NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface", "fields": [
       {"name":"path","number":1,"type":"string","description":"path is the URL path of the request","optional":true},

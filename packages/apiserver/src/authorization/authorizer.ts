@@ -38,8 +38,9 @@ export const alwaysDeny: Authorizer = {
 };
 
 /**
- * `--authorization-mode A,B`: each authorizer in turn; the first that allows or denies decides,
- * no opinion from all of them is a denial with their reasons (authorizer/union).
+ * `--authorization-mode A,B`: each authorizer in turn; the first that allows or denies decides;
+ * no opinion from all of them stays no opinion, with their reasons (authorization/union), which
+ * a request treats as forbidden and a SubjectAccessReview reports as neither allowed nor denied.
  */
 export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer {
   return {
@@ -50,7 +51,7 @@ export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer 
         if (result.decision !== 'no-opinion') return result;
         if (result.reason) reasons.push(result.reason);
       }
-      return { decision: 'deny', reason: reasons.join('\n') };
+      return { decision: 'no-opinion', reason: reasons.join('\n') };
     },
     *rulesFor(user, namespace) {
       for (const authorizer of authorizers) yield* authorizer.rulesFor?.(user, namespace) ?? [];

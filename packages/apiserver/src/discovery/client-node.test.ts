@@ -42,6 +42,8 @@ describe('@kubernetes/client-node against discovery', () => {
     expect(list.groups.map((g) => [g.name, g.preferredVersion?.groupVersion])).toEqual([
       ['apps', 'apps/v1'],
       ['events.k8s.io', 'events.k8s.io/v1'],
+      ['authentication.k8s.io', 'authentication.k8s.io/v1'],
+      ['authorization.k8s.io', 'authorization.k8s.io/v1'],
       ['autoscaling', 'autoscaling/v2'],
       ['batch', 'batch/v1'],
       ['networking.k8s.io', 'networking.k8s.io/v1'],

@@ -90,6 +90,8 @@ describe('discovery documents', () => {
       [
         'apps',
         'events.k8s.io',
+        'authentication.k8s.io',
+        'authorization.k8s.io',
         'autoscaling',
         'batch',
         'networking.k8s.io',
@@ -234,6 +236,8 @@ describe('aggregated discovery', () => {
     expect(groups.items.map((g) => g.metadata.name)).toEqual([
       'apps',
       'events.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
       'autoscaling',
       'batch',
       'networking.k8s.io',
@@ -343,6 +347,8 @@ describe('OpenAPI', () => {
     expect(Object.keys(index.paths)).toEqual([
       'api/v1',
       'apis/apps/v1',
+      'apis/authentication.k8s.io/v1',
+      'apis/authorization.k8s.io/v1',
       'apis/autoscaling/v1',
       'apis/autoscaling/v2',
       'apis/batch/v1',

@@ -81,6 +81,8 @@ describe('kubectl against discovery', () => {
     expect(code).toBe(0);
     expect(stdout.trim().split('\n')).toEqual([
       'apps/v1',
+      'authentication.k8s.io/v1',
+      'authorization.k8s.io/v1',
       'autoscaling/v1',
       'autoscaling/v2',
       'batch/v1',

@@ -1,5 +1,6 @@
 import type { ResourceDefinition, Verb } from '@listwatch/api';
 import type { ApiGroup, ApiGroupVersion } from './api-groups.js';
+import { storesNothing, strategyOf } from '../registry/strategy.js';
 import { storageVersionHash } from './storage-version-hash.js';
 import { subresourcesOf } from './subresources.js';
 
@@ -102,7 +103,10 @@ export function apiResourcesOf(def: ResourceDefinition): ApiResource[] {
     verbs: sortedVerbs(def.verbs),
     ...(def.shortNames.length ? { shortNames: [...def.shortNames] } : {}),
     ...(def.categories.length ? { categories: [...def.categories] } : {}),
-    storageVersionHash: storageVersionHash(def.group, def.version, def.kind),
+    // Only a store has a storage version (installer.go: a rest.StorageVersionProvider).
+    ...(storesNothing(strategyOf(def))
+      ? {}
+      : { storageVersionHash: storageVersionHash(def.group, def.version, def.kind) }),
   };
   const subresources = subresourcesOf(def).map((sub): ApiResource => {
     const foreign = sub.kind.group !== def.group || sub.kind.version !== def.version;

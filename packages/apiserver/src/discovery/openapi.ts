@@ -436,7 +436,9 @@ function groupVersionSchemas(gv: ApiGroupVersion): Record<string, Schema> {
   const schemas: Record<string, Schema> = {};
   for (const def of gv.resources) {
     schemas[schemaNameOf(def)] = def.openAPISchema ? { ...def.openAPISchema } : kindSchema(def);
-    schemas[schemaNameOf({ ...def, kind: def.listKind })] = listSchema(def);
+    // A list kind exists only for what lists (the reviews have none).
+    if (def.verbs.includes('list'))
+      schemas[schemaNameOf({ ...def, kind: def.listKind })] = listSchema(def);
     for (const sub of subresourcesOf(def)) {
       if (sub.shape === 'object') schemas[schemaNameOf(sub.kind)] ??= kindSchema(sub.kind);
     }

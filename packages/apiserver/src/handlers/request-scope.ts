@@ -76,12 +76,14 @@ export function isDryRun(scope: RequestScope): boolean {
 
 /**
  * The 404 of a path no handler serves (an unknown resource or subresource), worded as kube's
- * for a resource it does not have.
+ * for a path of a served group version that no route matches (go-restful's 404 through
+ * NewGenericServerResponse: empty details).
  */
 export function noSuchResource(): ApiError {
   return new ApiError({
     code: 404,
     reason: 'NotFound',
     message: 'the server could not find the requested resource',
+    details: {},
   });
 }

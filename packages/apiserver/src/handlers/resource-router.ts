@@ -1,18 +1,19 @@
-import { ApiError } from '@listwatch/api';
+import { ApiError, type ResourceDefinition, type Verb } from '@listwatch/api';
 import type Koa from 'koa';
 import type { Attributes } from '../authorization/attributes.js';
-import { parseRequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo, type RequestInfo } from '../registry/request-info.js';
 import { streamResponse } from '../middleware/request-end.js';
 import type { ResourceEntry } from '../registry/resource-registry.js';
 import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
-import { strategyOf } from '../registry/strategy.js';
+import { storesNothing, strategyOf } from '../registry/strategy.js';
 import { serveConnect } from './connect.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
 import { noSuchResource, requestScope, type RequestScope } from './request-scope.js';
 import { serveScale } from './scale.js';
 import { serveTokenRequest } from './token-request.js';
+import { createWithoutStorage } from './unstored-create.js';
 import { verbOf } from './verb.js';
 import { addWarnings } from './warnings.js';
 import { openWatch } from './watch.js';
@@ -58,6 +59,19 @@ async function serveWatch(scope: RequestScope, entry: ResourceEntry): Promise<vo
   );
 }
 
+/**
+ * Whether installer.go registers any route at this path for the resource: item paths only for
+ * what gets, updates, patches or deletes; `watch/` paths only for watchers; the all-namespaces
+ * path of a namespaced resource only for listers. Elsewhere kube answers 404, not 405.
+ */
+function hasRoute(definition: ResourceDefinition, info: RequestInfo): boolean {
+  const has = (...verbs: Verb[]) => verbs.some((verb) => definition.verbs.includes(verb));
+  if (info.legacyWatch && !has('watch')) return false;
+  if (info.name !== undefined && !has('get', 'update', 'patch', 'delete')) return false;
+  if (definition.namespaced && info.namespace === undefined && !has('list')) return false;
+  return true;
+}
+
 /** Routes `/api/...` and `/apis/...` resource requests to their verb's handler. */
 export function resourceRouter(server: ServerContext): Koa.Middleware {
   return async (ctx, next): Promise<void> => {
@@ -67,13 +81,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       return;
     }
     const entry = server.registry.lookup(info.group, info.version, info.resource);
-    if (!entry) {
-      throw new ApiError({
-        code: 404,
-        reason: 'NotFound',
-        message: 'the server could not find the requested resource',
-      });
-    }
+    if (!entry || !hasRoute(entry.definition, info)) throw noSuchResource();
     const scope = requestScope(ctx, server, info, entry);
     const verb = verbOf(ctx.method, info, scope.query);
     const labels: RequestLabels = {
@@ -88,6 +96,9 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
         `the server does not allow this method on the requested resource`,
       );
     }
+    // A resource that stores nothing answers a create from its strategy (the reviews).
+    const strategy = strategyOf(entry.definition);
+    if (storesNothing(strategy) && verb === 'create') return createWithoutStorage(scope, strategy);
     // The scale subresource has a kind and storage of its own (ScaleREST).
     if (info.subresource === 'scale') return serveScale(scope, verb);
     // So does serviceaccounts/token, which stores nothing (TokenREST).

@@ -91,7 +91,7 @@ export function dropUnknownBodyFields(
 }
 
 /** Decodes a create/update body and drops its unknown fields, as fieldValidation says. */
-async function decodeWriteBody(
+export async function decodeWriteBody(
   scope: RequestScope,
   optionsKind: WriteOptionsKind,
 ): Promise<KubeObject> {

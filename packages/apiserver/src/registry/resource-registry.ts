@@ -7,7 +7,7 @@ import {
   type Storage,
 } from '@listwatch/storage';
 import { ConvertingStorage } from './converting-storage.js';
-import { strategyOf } from './strategy.js';
+import { storesNothing, strategyOf } from './strategy.js';
 
 export interface WatchCacheSizes {
   /** `--default-watch-cache-size`: undefined adaptive, N fixed, 0 disabled. */
@@ -73,14 +73,16 @@ export class ResourceRegistry {
 
   private entryOf(definition: ResourceDefinition, own?: Storage): ResourceEntry {
     const { options } = this;
-    const conversion = strategyOf(definition).storage;
+    const strategy = strategyOf(definition);
+    const conversion = strategy.storage;
     const storage =
       own ?? (conversion ? new ConvertingStorage(this.storage, conversion) : this.storage);
     const size =
       options.watchCacheSizes?.perResource?.[qualifiedResource(definition)] ??
       options.watchCacheSizes?.default;
+    // A resource that stores nothing (the reviews) has no cache: no verb of it reads storage.
     const source: ListWatchSource =
-      size === 0
+      size === 0 || storesNothing(strategy)
         ? new UncachedSource(storage, definition)
         : new Cacher({
             storage,

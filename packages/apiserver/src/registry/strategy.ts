@@ -16,6 +16,9 @@ import {
   type SchemaGvk,
 } from '@listwatch/api';
 import type { Storage } from '@listwatch/storage';
+import type { RequestAuthenticator } from '../authentication/request-authenticator.js';
+import type { UserInfo } from '../authentication/user.js';
+import type { RequestAuthorizer } from '../authorization/request-authorizer.js';
 import { randomUUID } from 'node:crypto';
 import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
 import { configMapStrategy } from './configmap-strategy.js';
@@ -41,6 +44,7 @@ import {
   horizontalPodAutoscalerV1Strategy,
 } from './hpa-strategy.js';
 import { podDisruptionBudgetStrategy } from './policy-strategy.js';
+import { reviewStrategies } from './review-strategy.js';
 import { limitRangeStrategy, resourceQuotaStrategy } from './quota-strategy.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { roleStrategies } from './rbac-strategy.js';
@@ -136,6 +140,29 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * policy-based storages) and in every attempt of an update: RBAC escalation prevention.
    */
   admit?(request: AdmissionRequest): void | Promise<void>;
+  /**
+   * The kind's REST storage when it stores nothing and only creates (kube's rest.Creater alone:
+   * TokenReview, the access reviews): the answer to a create, from the decoded body. Such a
+   * resource has no watch cache, no storageVersionHash, and none of the store's create steps.
+   */
+  createWithoutStorage?(request: UnstoredCreateRequest): KubeObject | Promise<KubeObject>;
+}
+
+/** A strategy of a resource that stores nothing (see createWithoutStorage). */
+export type UnstoredStrategy = ResourceStrategy &
+  Required<Pick<ResourceStrategy, 'createWithoutStorage'>>;
+
+export function storesNothing(strategy: ResourceStrategy): strategy is UnstoredStrategy {
+  return strategy.createWithoutStorage !== undefined;
+}
+
+/** What a create without storage is given: the decoded body and who asks. */
+export interface UnstoredCreateRequest {
+  /** The body, its metadata's system fields wiped and its namespace the URL's. */
+  object: KubeObject;
+  user: UserInfo;
+  authenticator: Pick<RequestAuthenticator, 'reviewToken'>;
+  authorizer: Pick<RequestAuthorizer, 'decide' | 'rulesReview'>;
 }
 
 /** Where an allocation looks for what is taken. */
@@ -235,6 +262,7 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   'horizontalpodautoscalers.autoscaling': horizontalPodAutoscalerStrategy,
   'horizontalpodautoscalers.autoscaling/v1': horizontalPodAutoscalerV1Strategy,
   'events.events.k8s.io': eventsV1Strategy,
+  ...reviewStrategies,
 };
 
 /**

@@ -10,7 +10,8 @@ import type { SharedIndexInformer } from '../cache/shared-informer.js';
 import { RestClient } from '../rest/client.js';
 import type { ResourceClient } from '../rest/resource-client.js';
 import { eventually } from '../testing/eventually.js';
-import { appsV1, coreV1, typedResource, typedResources } from './resources.js';
+import type { SelfSubjectAccessReview } from 'kubernetes-types/authorization/v1.js';
+import { appsV1, authorizationV1, coreV1, typedResource, typedResources } from './resources.js';
 import { startTestApiServer } from '../testing/apiserver.js';
 
 // Compile-time checks run with `pnpm typecheck` (tsc over the test files): a wrong type there
@@ -83,6 +84,20 @@ describe('typed resources (kubernetes-types)', () => {
     void _wrongKind;
     expect(list.items.map((p) => p.spec?.containers[0]?.image)).toEqual(['nginx:1.27']);
     expect(list.items[0]?.metadata?.uid).toBe(created.metadata?.uid);
+  });
+
+  it('a review is created through its typed reference and comes back answered, not stored', async () => {
+    const reviews = client.resource(authorizationV1.selfsubjectaccessreviews);
+    expectTypeOf(reviews).toEqualTypeOf<ResourceClient<SelfSubjectAccessReview>>();
+    const answer = await reviews.create({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { namespace: 'typed', verb: 'list', resource: 'pods' } },
+    });
+    expect(answer.spec?.resourceAttributes?.resource).toBe('pods');
+    // The server's default authorizer allows everything.
+    expect(answer.status?.allowed).toBe(true);
+    await expect(reviews.list()).rejects.toMatchObject({ code: 405 });
   });
 
   it('an informer and its lister made from a typed reference hold Deployments', async () => {

@@ -1,6 +1,8 @@
 import { builtinResources } from '@listwatch/api';
 import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+import type * as authenticationv1 from 'kubernetes-types/authentication/v1.js';
+import type * as authorizationv1 from 'kubernetes-types/authorization/v1.js';
 import type * as autoscalingv1 from 'kubernetes-types/autoscaling/v1.js';
 import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
 import type * as batchv1 from 'kubernetes-types/batch/v1.js';
@@ -84,6 +86,39 @@ export const appsV1 = {
   statefulsets: builtin<appsv1.StatefulSet>('apps', 'v1', 'StatefulSet'),
 } as const;
 
+/** The reviews: create-only, answered and not stored (`client.resource(...).create(review)`). */
+export const authenticationV1 = {
+  selfsubjectreviews: builtin<authenticationv1.SelfSubjectReview>(
+    'authentication.k8s.io',
+    'v1',
+    'SelfSubjectReview',
+  ),
+  tokenreviews: builtin<authenticationv1.TokenReview>('authentication.k8s.io', 'v1', 'TokenReview'),
+} as const;
+
+export const authorizationV1 = {
+  localsubjectaccessreviews: builtin<authorizationv1.LocalSubjectAccessReview>(
+    'authorization.k8s.io',
+    'v1',
+    'LocalSubjectAccessReview',
+  ),
+  selfsubjectaccessreviews: builtin<authorizationv1.SelfSubjectAccessReview>(
+    'authorization.k8s.io',
+    'v1',
+    'SelfSubjectAccessReview',
+  ),
+  selfsubjectrulesreviews: builtin<authorizationv1.SelfSubjectRulesReview>(
+    'authorization.k8s.io',
+    'v1',
+    'SelfSubjectRulesReview',
+  ),
+  subjectaccessreviews: builtin<authorizationv1.SubjectAccessReview>(
+    'authorization.k8s.io',
+    'v1',
+    'SubjectAccessReview',
+  ),
+} as const;
+
 export const autoscalingV1 = {
   horizontalpodautoscalers: builtin<autoscalingv1.HorizontalPodAutoscaler>(
     'autoscaling',
@@ -156,6 +191,8 @@ export const apiextensionsV1 = {
 export const typedResources: readonly TypedResourceRef<KubernetesObject>[] = [
   coreV1,
   appsV1,
+  authenticationV1,
+  authorizationV1,
   autoscalingV1,
   autoscalingV2,
   batchV1,
