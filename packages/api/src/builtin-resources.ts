@@ -470,15 +470,23 @@ function workloadColumns(): TableColumn[] {
   ];
 }
 
+/**
+ * What a ReplicaSet and a ReplicationController share: in `kubectl get all`, a scale subresource,
+ * and a field selector on status.replicas (kube's ReplicaSet and RC SelectableFields).
+ */
+const REPLICATED = {
+  categories: ['all'],
+  namespaced: true,
+  subresources: ['status', 'scale'],
+  fields: ['status.replicas'],
+} satisfies Partial<Spec>;
+
 const replicasets = define({
   group: 'apps',
   kind: 'ReplicaSet',
   plural: 'replicasets',
   shortNames: ['rs'],
-  categories: ['all'],
-  namespaced: true,
-  subresources: ['status', 'scale'],
-  fields: ['status.replicas'],
+  ...REPLICATED,
   columns: [
     NAME_COLUMN,
     intColumn('Desired', 'Number of desired pods.', 'spec.replicas'),
@@ -1073,10 +1081,7 @@ const replicationcontrollers = define({
   kind: 'ReplicationController',
   plural: 'replicationcontrollers',
   shortNames: ['rc'],
-  categories: ['all'],
-  namespaced: true,
-  subresources: ['status', 'scale'],
-  fields: ['status.replicas'],
+  ...REPLICATED,
   columns: [
     NAME_COLUMN,
     intField('Desired', 'core.v1.ReplicationController', 'spec.replicas'),
