@@ -32,7 +32,7 @@ export interface Etcd3WatchOptions {
   createTimeout: number;
   /** How stored values become objects (the storage's transformers). */
   objects: StoredObjectCodec;
-  /** Events queued for the consumer at most (past one etcd response); see `lagging`. */
+  /** Most events queued for the consumer (plus what etcd sent before the cancel); see `lagging`. */
   queueBound: number;
   onEnd: () => void;
 }
