@@ -470,6 +470,17 @@ function workloadColumns(): TableColumn[] {
   ];
 }
 
+/** Name, Desired, Current, Ready and Age of a ReplicaSet or RC, from its schema (printers.go). */
+function replicaCountColumns(type: string): TableColumn[] {
+  return [
+    NAME_COLUMN,
+    intField('Desired', type, 'spec.replicas'),
+    intField('Current', type, 'status.replicas'),
+    intField('Ready', type, 'status.readyReplicas'),
+    AGE,
+  ];
+}
+
 /**
  * What a ReplicaSet and a ReplicationController share: in `kubectl get all`, a scale subresource,
  * and a field selector on status.replicas (kube's ReplicaSet and RC SelectableFields).
@@ -487,14 +498,7 @@ const replicasets = define({
   plural: 'replicasets',
   shortNames: ['rs'],
   ...REPLICATED,
-  columns: [
-    NAME_COLUMN,
-    intColumn('Desired', 'Number of desired pods.', 'spec.replicas'),
-    intColumn('Current', 'Number of actual replicas.', 'status.replicas'),
-    intColumn('Ready', 'The number of ready replicas.', 'status.readyReplicas'),
-    AGE,
-    ...workloadColumns(),
-  ],
+  columns: [...replicaCountColumns('apps.v1.ReplicaSet'), ...workloadColumns()],
 });
 
 const deployments = define({
@@ -1083,11 +1087,7 @@ const replicationcontrollers = define({
   shortNames: ['rc'],
   ...REPLICATED,
   columns: [
-    NAME_COLUMN,
-    intField('Desired', 'core.v1.ReplicationController', 'spec.replicas'),
-    intField('Current', 'core.v1.ReplicationController', 'status.replicas'),
-    intField('Ready', 'core.v1.ReplicationController', 'status.readyReplicas'),
-    AGE,
+    ...replicaCountColumns('core.v1.ReplicationController'),
     ...containerCells(TEMPLATE_CONTAINERS),
     selector(fieldDoc('core.v1.ReplicationControllerSpec', 'selector'), (o) =>
       labelsText(at(o, 'spec.selector')),
