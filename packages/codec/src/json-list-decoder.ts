@@ -133,8 +133,10 @@ export class JsonListDecoder<T = unknown> {
 
   /** The whole list; throws if the document is incomplete. */
   end(): Record<string, unknown> & { items?: T[] } {
-    // What the fast path left unscanned: the last elements and whatever follows `items`.
+    // What the fast path left unscanned: the last elements and whatever follows `items`, all
+    // scanned (no separator learned again here: the scanner would stop to hand over to it).
     this.separator = undefined;
+    this.fastMisses = MAX_FAST_MISSES;
     this.scan();
     if (this.state !== 'done') {
       const empty = this.state === 'start' && this.consumed + this.len === 0;
