@@ -129,3 +129,27 @@ export function cpuMicros(): number {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Runs `loops` concurrent loops of `step` until `ms` have passed; a step returns how many
+ * operations it did. The write-path children all time their writers this way.
+ */
+export async function timedLoops(
+  loops: number,
+  ms: number,
+  step: () => Promise<number>,
+): Promise<{ ops: number; seconds: number }> {
+  let ops = 0;
+  const start = performance.now();
+  const deadline = start + ms;
+  await Promise.all(
+    Array.from({ length: loops }, async () => {
+      while (performance.now() < deadline) {
+        // Not `ops += await step()`: that reads `ops` before the await and loses the other loops' counts.
+        const done = await step();
+        ops += done;
+      }
+    }),
+  );
+  return { ops, seconds: (performance.now() - start) / 1000 };
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EtcdCluster, tempDir } from '@listwatch/testing';
 import type { KubeObject } from '@listwatch/api';
 import type { Scenario } from '../../../bench/lib.js';
+import { timedLoops } from '../../../bench/proc.js';
 import {
   Etcd3Storage,
   MemoryStorage,
@@ -33,19 +34,12 @@ const key = (s: Storage) => {
 
 /** Creates objects with `writers` concurrent loops for PHASE_MS; returns writes per second. */
 async function writes(storage: Storage, writers: number): Promise<number> {
-  const deadline = performance.now() + PHASE_MS;
-  const start = performance.now();
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: writers }, async () => {
-      while (performance.now() < deadline) {
-        const [k, name] = key(storage);
-        await storage.create(k, object(name));
-        done++;
-      }
-    }),
-  );
-  return done / ((performance.now() - start) / 1000);
+  const { ops, seconds } = await timedLoops(writers, PHASE_MS, async () => {
+    const [k, name] = key(storage);
+    await storage.create(k, object(name));
+    return 1;
+  });
+  return ops / seconds;
 }
 
 /** Delivers every change since `from` through one watch; returns events per second. */

@@ -1,7 +1,7 @@
 // Child process: `writers` concurrent HTTP/1.1 clients creating then updating (PUT with the
 // returned resourceVersion) ~1 KB ConfigMaps through the apiserver's REST API.
 import { Agent, request } from 'node:http';
-import { serveParent } from '../../../../bench/proc.js';
+import { serveParent, timedLoops } from '../../../../bench/proc.js';
 
 let seq = 0;
 
@@ -60,24 +60,16 @@ serveParent({
     });
     if (ns.status !== 201 && ns.status !== 409) throw new Error(`namespace: ${ns.status}`);
     const base = '/api/v1/namespaces/bench/configmaps';
-    let ops = 0;
-    const deadline = performance.now() + ms;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: writers }, async () => {
-        while (performance.now() < deadline) {
-          const name = `w-${process.pid}-${seq++}`;
-          const created = await send(agent, url, 'POST', base, configMap(name, 0));
-          if (created.status !== 201) throw new Error(`create: ${created.status}`);
-          ops++;
-          const rv = (created.body['metadata'] as { resourceVersion: string }).resourceVersion;
-          const updated = await send(agent, url, 'PUT', `${base}/${name}`, configMap(name, 1, rv));
-          if (updated.status !== 200) throw new Error(`update: ${updated.status}`);
-          ops++;
-        }
-      }),
-    );
+    const result = await timedLoops(writers, ms, async () => {
+      const name = `w-${process.pid}-${seq++}`;
+      const created = await send(agent, url, 'POST', base, configMap(name, 0));
+      if (created.status !== 201) throw new Error(`create: ${created.status}`);
+      const rv = (created.body['metadata'] as { resourceVersion: string }).resourceVersion;
+      const updated = await send(agent, url, 'PUT', `${base}/${name}`, configMap(name, 1, rv));
+      if (updated.status !== 200) throw new Error(`update: ${updated.status}`);
+      return 2;
+    });
     agent.destroy();
-    return { ops, seconds: (performance.now() - start) / 1000 };
+    return result;
   },
 });

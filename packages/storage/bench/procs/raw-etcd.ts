@@ -7,7 +7,7 @@
 // storage layer's cost from the apiserver's.
 import type { KubeObject } from '@listwatch/api';
 import { Etcd3 } from 'etcd3';
-import { cpuMicros, serveParent } from '../../../../bench/proc.js';
+import { cpuMicros, serveParent, timedLoops } from '../../../../bench/proc.js';
 import { Etcd3Storage } from '../../src/etcd3/etcd3-storage.js';
 import type { StorageWatch } from '../../src/storage.js';
 import { configMap } from './config-map.js';
@@ -35,63 +35,39 @@ serveParent({
   async runStorage(args) {
     const { writers, ms } = args as { writers: number; ms: number };
     const { store, cache } = storage!;
-    let ops = 0;
-    const deadline = performance.now() + ms;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: writers }, async () => {
-        while (performance.now() < deadline) {
-          const name = `storage-${process.pid}-${seq++}`;
-          const key = `/storage/configmaps/bench/${name}`;
-          await store.create(key, configMap(name));
-          ops++;
-          await store.guaranteedUpdate(
-            key,
-            (current) => ({ ...configMap(name, 1), metadata: current.metadata }),
-            cache.get(key),
-          );
-          ops++;
-        }
-      }),
-    );
-    return { ops, seconds: (performance.now() - start) / 1000 };
+    return timedLoops(writers, ms, async () => {
+      const name = `storage-${process.pid}-${seq++}`;
+      const key = `/storage/configmaps/bench/${name}`;
+      await store.create(key, configMap(name));
+      await store.guaranteedUpdate(
+        key,
+        (current) => ({ ...configMap(name, 1), metadata: current.metadata }),
+        cache.get(key),
+      );
+      return 2;
+    });
   },
   /** Creates then updates objects from `writers` loops for `ms`; returns the operations done. */
   async run(args) {
     const { writers, ms, prefix } = args as { writers: number; ms: number; prefix: string };
     const kv = client!;
-    let ops = 0;
-    const deadline = performance.now() + ms;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: writers }, async () => {
-        while (performance.now() < deadline) {
-          const name = `raw-${process.pid}-${seq++}`;
-          const key = Buffer.from(`${prefix}/configmaps/bench/${name}`);
-          const created = await kv.kv.txn({
-            compare: [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
-            success: [
-              { request_put: { key, value: Buffer.from(JSON.stringify(configMap(name))) } },
-            ],
-            failure: [{ request_range: { key } }],
-          });
-          if (!created.succeeded) throw new Error(`${name} exists`);
-          ops++;
-          const updated = await kv.kv.txn({
-            compare: [
-              { key, target: 'Mod', result: 'Equal', mod_revision: created.header.revision },
-            ],
-            success: [
-              { request_put: { key, value: Buffer.from(JSON.stringify(configMap(name, 1))) } },
-            ],
-            failure: [{ request_range: { key } }],
-          });
-          if (!updated.succeeded) throw new Error(`${name} changed under its writer`);
-          ops++;
-        }
-      }),
-    );
-    return { ops, seconds: (performance.now() - start) / 1000 };
+    return timedLoops(writers, ms, async () => {
+      const name = `raw-${process.pid}-${seq++}`;
+      const key = Buffer.from(`${prefix}/configmaps/bench/${name}`);
+      const created = await kv.kv.txn({
+        compare: [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
+        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(configMap(name))) } }],
+        failure: [{ request_range: { key } }],
+      });
+      if (!created.succeeded) throw new Error(`${name} exists`);
+      const updated = await kv.kv.txn({
+        compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: created.header.revision }],
+        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(configMap(name, 1))) } }],
+        failure: [{ request_range: { key } }],
+      });
+      if (!updated.succeeded) throw new Error(`${name} changed under its writer`);
+      return 2;
+    });
   },
   cpu: () => cpuMicros(),
   async stop() {
