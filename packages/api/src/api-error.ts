@@ -7,6 +7,11 @@ export interface GroupResource {
   resource: string;
 }
 
+/** apimachinery errors.NewGenericServerResponse's words for a bare 404 and 405. */
+export const PATH_NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
+export const METHOD_NOT_ALLOWED_MESSAGE =
+  'the server does not allow this method on the requested resource';
+
 function qualified(gr: GroupResource): string {
   return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
 }
@@ -80,8 +85,22 @@ export class ApiError extends Error {
   }
 
   /** go-restful's 405 as kube-apiserver writes it (NewGenericServerResponse: empty details). */
-  static methodNotAllowed(message: string): ApiError {
+  static methodNotAllowed(message = METHOD_NOT_ALLOWED_MESSAGE): ApiError {
     return new ApiError({ code: 405, reason: 'MethodNotAllowed', message, details: {} });
+  }
+
+  /**
+   * The 404 of a path nothing serves: an unknown group, version, resource or subresource, as
+   * kube-apiserver's NotFoundHandler and go-restful word it (NewGenericServerResponse: empty
+   * details).
+   */
+  static pathNotFound(): ApiError {
+    return new ApiError({
+      code: 404,
+      reason: 'NotFound',
+      message: PATH_NOT_FOUND_MESSAGE,
+      details: {},
+    });
   }
 
   static notAcceptable(message: string): ApiError {

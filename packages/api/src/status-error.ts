@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js';
+import { ApiError, METHOD_NOT_ALLOWED_MESSAGE, PATH_NOT_FOUND_MESSAGE } from './api-error.js';
 import type { Status, StatusReason } from './status.js';
 
 /**
@@ -9,8 +9,8 @@ const GENERIC: Readonly<Record<number, readonly [StatusReason, string]>> = {
   400: ['BadRequest', 'the server rejected our request for an unknown reason'],
   401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
   403: ['Forbidden', 'the server does not allow access to the requested resource'],
-  404: ['NotFound', 'the server could not find the requested resource'],
-  405: ['MethodNotAllowed', 'the server does not allow this method on the requested resource'],
+  404: ['NotFound', PATH_NOT_FOUND_MESSAGE],
+  405: ['MethodNotAllowed', METHOD_NOT_ALLOWED_MESSAGE],
   406: [
     'NotAcceptable',
     'the server was unable to respond with a content type that the client supports',

@@ -36,11 +36,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(discoveryMiddleware(server.registry));
   app.use(resourceRouter(server));
   app.use(() => {
-    throw new ApiError({
-      code: 404,
-      reason: 'NotFound',
-      message: 'the server could not find the requested resource',
-    });
+    throw ApiError.pathNotFound();
   });
   return app;
 }

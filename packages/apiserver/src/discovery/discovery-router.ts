@@ -32,16 +32,6 @@ import { versionInfo } from './version.js';
 
 const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 
-/** kube-apiserver's body for a path nothing serves (a 404 from its NotFoundHandler). */
-function notFound(): ApiError {
-  return new ApiError({
-    code: 404,
-    reason: 'NotFound',
-    message: 'the server could not find the requested resource',
-    details: {},
-  });
-}
-
 function sendError(ctx: Context, err: ApiError): void {
   ctx.status = err.code;
   ctx.set('Content-Type', 'application/json');
@@ -102,12 +92,7 @@ export function discoveryMiddleware(
       return;
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      return sendError(
-        ctx,
-        ApiError.methodNotAllowed(
-          'the server does not allow this method on the requested resource',
-        ),
-      );
+      return sendError(ctx, ApiError.methodNotAllowed());
     }
     handler(ctx);
   };
@@ -180,7 +165,7 @@ function discoveryRoutes(
 
   /** Legacy-only documents (a group, a group/version's resources). */
   function serveLegacy(ctx: Context, doc: Representation | undefined): void {
-    if (!doc) return sendError(ctx, notFound());
+    if (!doc) return sendError(ctx, ApiError.pathNotFound());
     const form = negotiateDiscovery(ctx.get('Accept') || undefined, { aggregated: false });
     if (!form) return sendError(ctx, notAcceptable(false));
     respondWithETag(ctx, form.form === 'legacy' && form.protobuf ? protobufOf(doc) : doc);
@@ -200,7 +185,7 @@ function discoveryRoutes(
   /** kube-openapi handler3: a matching `?hash=` makes the document immutable; a stale one redirects. */
   function serveOpenApiV3(ctx: Context, key: string): void {
     const doc = openApiV3Docs().get(key);
-    if (!doc) return sendError(ctx, notFound());
+    if (!doc) return sendError(ctx, ApiError.pathNotFound());
     if (!acceptsJson(ctx.get('Accept') || undefined))
       return sendError(ctx, ApiError.notAcceptable('only application/json is served'));
     const hash = typeof ctx.query['hash'] === 'string' ? ctx.query['hash'] : '';
@@ -248,7 +233,7 @@ function discoveryRoutes(
     if (third === 'api' && parts.length === 4) return (ctx) => serveOpenApiV3(ctx, `api/${fourth}`);
     if (third === 'apis' && parts.length === 5)
       return (ctx) => serveOpenApiV3(ctx, `apis/${fourth}/${fifth}`);
-    return (ctx) => sendError(ctx, notFound());
+    return (ctx) => sendError(ctx, ApiError.pathNotFound());
   }
 
   /** Made once, from the JSON document, for kubectl's `explain` and `kind: List` validation. */

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { builtinResources, type ResourceDefinition } from '@listwatch/api';
+import { ApiError, builtinResources, type ResourceDefinition } from '@listwatch/api';
 import { KUBECTL, tempDir } from '@listwatch/testing';
 import Koa from 'koa';
 import { discoveryMiddleware } from './discovery-router.js';
@@ -28,18 +28,7 @@ export async function startDiscoveryServer(
     passedOn.push(`${ctx.method} ${ctx.url}`);
     ctx.status = 404;
     ctx.set('Content-Type', 'application/json');
-    ctx.body = Buffer.from(
-      JSON.stringify({
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: 'the server could not find the requested resource',
-        reason: 'NotFound',
-        details: {},
-        code: 404,
-      }),
-    );
+    ctx.body = Buffer.from(JSON.stringify(ApiError.pathNotFound().status));
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -33,10 +33,7 @@ export async function serveConnect(
   verb: Verb,
   strategy: ConnectStrategy,
 ): Promise<void> {
-  if (verb !== 'get')
-    throw ApiError.methodNotAllowed(
-      'the server does not allow this method on the requested resource',
-    );
+  if (verb !== 'get') throw ApiError.methodNotAllowed();
   const name = requireName(scope);
   const location = await strategy.location({
     namespace: scope.namespace,

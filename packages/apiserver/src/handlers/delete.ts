@@ -183,10 +183,7 @@ async function deleteOne(
  */
 export async function deleteObject(scope: RequestScope): Promise<void> {
   const name = requireName(scope);
-  if (scope.info.subresource !== undefined)
-    throw ApiError.methodNotAllowed(
-      'the server does not allow this method on the requested resource',
-    );
+  if (scope.info.subresource !== undefined) throw ApiError.methodNotAllowed();
   const options = await deleteOptions(scope);
   const { object, deleted } = await deleteOne(scope, name, options);
   if (deleted) return writeObject(scope.ctx, 200, deletedReply(scope, object), scope.definition);

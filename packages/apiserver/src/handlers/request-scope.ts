@@ -60,10 +60,7 @@ export function interpret(scope: RequestScope, name: string, err: unknown): unkn
 
 export function requireName(scope: RequestScope): string {
   const name = scope.info.name;
-  if (name === undefined)
-    throw ApiError.methodNotAllowed(
-      `the server does not allow this method on the requested resource`,
-    );
+  if (name === undefined) throw ApiError.methodNotAllowed();
   return name;
 }
 
@@ -72,18 +69,4 @@ export function isDryRun(scope: RequestScope): boolean {
   const values = scope.query.getAll('dryRun');
   for (const v of values) if (v !== 'All') throw ApiError.badRequest(`Invalid dry run value: ${v}`);
   return values.length > 0;
-}
-
-/**
- * The 404 of a path no handler serves (an unknown resource or subresource), worded as kube's
- * for a path of a served group version that no route matches (go-restful's 404 through
- * NewGenericServerResponse: empty details).
- */
-export function noSuchResource(): ApiError {
-  return new ApiError({
-    code: 404,
-    reason: 'NotFound',
-    message: 'the server could not find the requested resource',
-    details: {},
-  });
 }

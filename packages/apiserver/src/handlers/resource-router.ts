@@ -10,7 +10,7 @@ import { storesNothing, strategyOf } from '../registry/strategy.js';
 import { serveConnect } from './connect.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
-import { noSuchResource, requestScope, type RequestScope } from './request-scope.js';
+import { requestScope, type RequestScope } from './request-scope.js';
 import { serveScale } from './scale.js';
 import { serveTokenRequest } from './token-request.js';
 import { createWithoutStorage } from './unstored-create.js';
@@ -81,7 +81,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       return;
     }
     const entry = server.registry.lookup(info.group, info.version, info.resource);
-    if (!entry || !hasRoute(entry.definition, info)) throw noSuchResource();
+    if (!entry || !hasRoute(entry.definition, info)) throw ApiError.pathNotFound();
     const scope = requestScope(ctx, server, info, entry);
     const verb = verbOf(ctx.method, info, scope.query);
     const labels: RequestLabels = {
@@ -92,9 +92,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
     if (entry.definition.deprecationWarning)
       addWarnings(ctx, [entry.definition.deprecationWarning]);
     if (!verb || !entry.definition.verbs.includes(verb)) {
-      throw ApiError.methodNotAllowed(
-        `the server does not allow this method on the requested resource`,
-      );
+      throw ApiError.methodNotAllowed();
     }
     // A resource that stores nothing answers a create from its strategy (the reviews).
     const strategy = strategyOf(entry.definition);
@@ -110,7 +108,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       case 'get':
         return scope.info.subresource === undefined || scope.info.subresource === 'status'
           ? getObject(scope, scope.info.name!)
-          : Promise.reject(noSuchResource());
+          : Promise.reject(ApiError.pathNotFound());
       case 'list':
         return listObjects(scope);
       case 'watch': {

@@ -33,7 +33,7 @@ import {
 import { decodeBody, readBody } from './body.js';
 import { applyOptions, parseApplyPatch, updateManager } from './field-manager.js';
 import { readObject } from './read.js';
-import { noSuchResource, requireName, type RequestScope } from './request-scope.js';
+import { requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { addWarnings } from './warnings.js';
 import { dropUnknownBodyFields, fromInput, updateWith } from './write.js';
@@ -252,7 +252,7 @@ export async function serveScale(scope: RequestScope, verb: Verb): Promise<void>
   const scale = scope.definition.subresources.includes('scale')
     ? strategyOf(scope.definition).scale
     : undefined;
-  if (!scale) throw noSuchResource();
+  if (!scale) throw ApiError.pathNotFound();
   const name = requireName(scope);
   let parent: KubeObject;
   switch (verb) {
@@ -266,9 +266,7 @@ export async function serveScale(scope: RequestScope, verb: Verb): Promise<void>
       parent = await patchScale(scope, name, scale);
       break;
     default:
-      throw ApiError.methodNotAllowed(
-        'the server does not allow this method on the requested resource',
-      );
+      throw ApiError.methodNotAllowed();
   }
   writeObject(scope.ctx, 200, scale.toScale(parent));
 }

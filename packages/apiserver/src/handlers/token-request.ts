@@ -13,7 +13,7 @@ import {
 import type { ServerContext } from '../server-context.js';
 import { decodeBody, readBody } from './body.js';
 import { readObject } from './read.js';
-import { noSuchResource, requireName, type RequestScope } from './request-scope.js';
+import { requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { dropUnknownBodyFields, fromInput } from './write.js';
 
@@ -113,11 +113,8 @@ async function boundObjects(
 /** POST serviceaccounts/{name}/token: a TokenRequest in, the same with a signed token out (201). */
 export async function serveTokenRequest(scope: RequestScope, verb: Verb): Promise<void> {
   const generator = scope.server.serviceAccountTokens?.generator;
-  if (!generator || !scope.definition.subresources.includes('token')) throw noSuchResource();
-  if (verb !== 'create')
-    throw ApiError.methodNotAllowed(
-      'the server does not allow this method on the requested resource',
-    );
+  if (!generator || !scope.definition.subresources.includes('token')) throw ApiError.pathNotFound();
+  if (verb !== 'create') throw ApiError.methodNotAllowed();
   const name = requireName(scope);
   const namespace = scope.namespace ?? '';
   const definition = tokenRequestDefinition(scope.definition);

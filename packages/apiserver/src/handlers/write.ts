@@ -30,14 +30,7 @@ import {
 import { applyObject } from './apply.js';
 import { decodeBody, readBody } from './body.js';
 import { refuseForce, trackUpdate, updateManager } from './field-manager.js';
-import {
-  interpret,
-  isDryRun,
-  noSuchResource,
-  objectKey,
-  requireName,
-  type RequestScope,
-} from './request-scope.js';
+import { interpret, isDryRun, objectKey, requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { addWarnings } from './warnings.js';
 
@@ -117,12 +110,12 @@ async function allocate(scope: RequestScope, object: KubeObject, current?: KubeO
 function subresourceOf(scope: RequestScope, verb: 'update' | 'patch'): string | undefined {
   const sub = scope.info.subresource;
   if (sub === undefined) return undefined;
-  if (!scope.definition.subresources.includes(sub)) throw noSuchResource();
+  if (!scope.definition.subresources.includes(sub)) throw ApiError.pathNotFound();
   if (sub === 'status') return 'status';
   // namespaces/finalize and the like: PUT only.
   const own = strategyOf(scope.definition).updateSubresources;
   if (verb === 'update' && own && Object.hasOwn(own, sub)) return sub;
-  throw noSuchResource();
+  throw ApiError.pathNotFound();
 }
 
 /** POST a new object (201), after NamespaceLifecycle admission and ObjectMeta validation. */
@@ -131,14 +124,10 @@ export async function createObject(scope: RequestScope): Promise<void> {
   if (scope.info.name !== undefined) {
     const subresource = subresourceStrategyOf(definition, scope.info.subresource);
     if (subresource) return createSubresource(scope, scope.info.name, subresource);
-    throw ApiError.methodNotAllowed(
-      'the server does not allow this method on the requested resource',
-    );
+    throw ApiError.methodNotAllowed();
   }
   if (definition.namespaced && scope.namespace === undefined) {
-    throw ApiError.methodNotAllowed(
-      'the server does not allow this method on the requested resource',
-    );
+    throw ApiError.methodNotAllowed();
   }
   const manager = updateManager(scope, 'CreateOptions');
   const decoded = await decodeWriteBody(scope, 'CreateOptions');

@@ -139,12 +139,7 @@ export function webSocketWatch(
         if (decision.decision !== 'allow') throw forbidden(attributes, decision.reason);
         const info = parseRequestInfo(url.pathname);
         const entry = info && server.registry.lookup(info.group, info.version, info.resource);
-        if (!info || !entry)
-          throw new ApiError({
-            code: 404,
-            reason: 'NotFound',
-            message: 'the server could not find the requested resource',
-          });
+        if (!info || !entry) throw ApiError.pathNotFound();
         resource = entry.definition.plural;
         if (server.shuttingDown)
           throw ApiError.tooManyRequests(
