@@ -1,4 +1,11 @@
-import { EtcdCluster, KUBECTL, runProgram, spawnSource, tempDir } from '@listwatch/testing';
+import {
+  curlCode,
+  EtcdCluster,
+  KUBECTL,
+  runProgram,
+  spawnSource,
+  tempDir,
+} from '@listwatch/testing';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -108,20 +115,8 @@ it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA 
       pid: Number(m[2]),
     }));
   const pki = join(dir.path, 'secure');
-  const curl = async (url: string, ...auth: string[]) => {
-    const { stdout } = await runProgram('curl', [
-      '-sS',
-      '--cacert',
-      join(pki, 'ca.crt'),
-      ...auth,
-      '-o',
-      '/dev/null',
-      '-w',
-      '%{http_code}',
-      url,
-    ]);
-    return Number(stdout);
-  };
+  const curl = (url: string, ...auth: string[]) =>
+    curlCode(url, ['--cacert', join(pki, 'ca.crt'), ...auth]);
   try {
     await expect.poll(out, { timeout: 60_000, interval: 200 }).toMatch(/dashboard on http/);
     const [, server] =

@@ -14,8 +14,11 @@ export {
 export { findOnPath, KUBECTL } from './programs.js';
 export { KubectlSession } from './kubectl.js';
 export {
+  curl,
+  curlCode,
   runProgram,
   RunningProcess,
+  spawnCurl,
   spawnSource,
   TSX_NODE_ARGS,
   type ProcessResult,

@@ -35,6 +35,17 @@ export function runProgram(
   });
 }
 
+/** curl run to completion, without its progress meter. */
+export function curl(args: readonly string[]): Promise<ProcessResult> {
+  return runProgram('curl', ['-sS', ...args]);
+}
+
+/** The HTTP code curl gets for `url`, the body dropped; `options` are curl's (TLS, identity). */
+export async function curlCode(url: string, options: readonly string[] = []): Promise<number> {
+  const { stdout } = await curl([...options, '-o', '/dev/null', '-w', '%{http_code}', url]);
+  return Number(stdout);
+}
+
 /** A long-running child (kubectl get -w, kubectl proxy): its output so far, and a way to stop it. */
 export class RunningProcess {
   stdout = '';
@@ -120,4 +131,12 @@ export function spawnSource(cwd: string, file: string, args: readonly string[]):
   child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
   return { child, output: () => out, exit: once(child, 'exit') };
+}
+
+/** curl kept running (a watch), its output readable as it arrives. */
+export function spawnCurl(args: readonly string[]): RunningProcess {
+  return new RunningProcess(
+    spawn('curl', ['-sS', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    'latin1',
+  );
 }

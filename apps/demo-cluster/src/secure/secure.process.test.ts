@@ -1,4 +1,4 @@
-import { eventually, KUBECTL, tempDir } from '@listwatch/testing';
+import { curl as runCurl, curlCode, eventually, KUBECTL, tempDir } from '@listwatch/testing';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
@@ -48,8 +48,7 @@ async function curl(
   const auth = component
     ? ['--cert', join(pki, `${component}.crt`), '--key', join(pki, `${component}.key`)]
     : [];
-  const { stdout } = await run('curl', [
-    '-sS',
+  const { stdout } = await runCurl([
     '--cacert',
     join(pki, 'ca.crt'),
     ...auth,
@@ -131,15 +130,7 @@ describe('pnpm demo --secure', () => {
     const whoami = await kubectl('auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}');
     expect(whoami.stdout).toBe('kubernetes-admin');
     // Plain HTTP is not answered as an API.
-    const plain = await run('curl', [
-      '-sS',
-      '-o',
-      '/dev/null',
-      '-w',
-      '%{http_code}',
-      server.replace('https', 'http') + '/api',
-    ]);
-    expect(plain.stdout).not.toBe('200');
+    expect(await curlCode(server.replace('https', 'http') + '/api')).not.toBe(200);
   });
 
   it('answers anonymous requests 403 in kube words, and unknown certificates are refused at the handshake', async () => {
@@ -148,16 +139,7 @@ describe('pnpm demo --secure', () => {
     expect(pods.body.message).toBe(
       'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope',
     );
-    const insecure = await run('curl', [
-      '-sS',
-      '-k',
-      '-o',
-      '/dev/null',
-      '-w',
-      '%{http_code}',
-      `${server}/api/v1/namespaces/kube-system/secrets`,
-    ]);
-    expect(insecure.stdout).toBe('403');
+    expect(await curlCode(`${server}/api/v1/namespaces/kube-system/secrets`, ['-k'])).toBe(403);
   });
 
   it('gives each component only its role: the scheduler binds but cannot delete pods, a kubelet cannot create roles, a controller cannot touch what it does not own', async () => {

@@ -1,16 +1,17 @@
 import type { KubeObject } from '@listwatch/api';
 import { MemoryStorage } from '@listwatch/storage';
 import {
+  curl,
   eventually,
   KUBECTL,
   KubectlSession,
   runProgram,
   RunningProcess,
   silentLogger,
+  spawnCurl,
   tempDir,
   type ProcessResult,
 } from '@listwatch/testing';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -20,7 +21,7 @@ import { startApiServer, type ApiServerOptions, type RunningApiServer } from '..
 // Shared by the end-to-end tests: a real apiserver on loopback, and real clients (kubectl 1.32,
 // curl) run as a new user would run them — a kubeconfig, a HOME and a discovery cache of their own.
 
-export { eventually, KUBECTL, KubectlSession, RunningProcess, type ProcessResult };
+export { curl, eventually, KUBECTL, KubectlSession, RunningProcess, spawnCurl, type ProcessResult };
 
 /** One apiserver per test file: in-memory storage, a random loopback port, silent logs. */
 export function startE2eServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
@@ -36,19 +37,6 @@ let names = 0;
 /** A name no other test of this run uses (namespaces, objects). */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${process.pid % 1000}-${names++}`;
-}
-
-/** curl run to completion, without its progress meter. */
-export function curl(args: readonly string[]): Promise<ProcessResult> {
-  return runProgram('curl', ['-sS', ...args]);
-}
-
-/** curl kept running (a watch), its output readable as it arrives. */
-export function spawnCurl(args: readonly string[]): RunningProcess {
-  return new RunningProcess(
-    spawn('curl', ['-sS', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
-    'latin1',
-  );
 }
 
 export interface SelfSignedCert {
