@@ -12,10 +12,19 @@ export interface Authorization {
   reason: string;
 }
 
+/**
+ * The rules a user holds in a namespace (RuleResolver.RulesFor), and why some could not be
+ * resolved (a binding to a role that does not exist): the rules are then a partial list.
+ */
+export interface ResolvedRules {
+  rules: PolicyRule[];
+  errors: string[];
+}
+
 export interface Authorizer {
   authorize(attributes: Attributes): Authorization;
   /** The rules a user holds in a namespace, for SelfSubjectRulesReview (RuleResolver). */
-  rulesFor?(user: UserInfo, namespace: string): Iterable<PolicyRule>;
+  rulesFor?(user: UserInfo, namespace: string): ResolvedRules;
   /** The rules a Role or ClusterRole grants, an aggregated ClusterRole's resolved. */
   roleRules?(role: KubeObject): PolicyRule[];
 }
@@ -25,12 +34,23 @@ const EVERYTHING: readonly PolicyRule[] = [
   { verbs: ['*'], nonResourceURLs: ['*'] },
 ];
 
+const NONE: ResolvedRules = { rules: [], errors: [] };
+
+/**
+ * Errors as one message, as apimachinery's utilerrors.NewAggregate prints them: the same message
+ * once, one alone as it is, several as `[a, b]`.
+ */
+export function aggregateErrors(errors: readonly string[]): string {
+  const unique = [...new Set(errors)];
+  return unique.length === 1 ? unique[0]! : unique.length ? `[${unique.join(', ')}]` : '';
+}
+
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 export const alwaysAllow: Authorizer = {
   authorize: () => ({ decision: 'allow', reason: '' }),
-  rulesFor: () => EVERYTHING,
+  rulesFor: () => ({ rules: [...EVERYTHING], errors: [] }),
 };
 // authorizerfactory's alwaysDenyAuthorizer gives this reason.
 export const alwaysDeny: Authorizer = {
@@ -53,8 +73,14 @@ export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer 
       }
       return { decision: 'no-opinion', reason: reasons.join('\n') };
     },
-    *rulesFor(user, namespace) {
-      for (const authorizer of authorizers) yield* authorizer.rulesFor?.(user, namespace) ?? [];
+    rulesFor(user, namespace) {
+      const all: ResolvedRules = { rules: [], errors: [] };
+      for (const authorizer of authorizers) {
+        const { rules, errors } = authorizer.rulesFor?.(user, namespace) ?? NONE;
+        all.rules.push(...rules);
+        all.errors.push(...errors);
+      }
+      return all;
     },
     roleRules(role) {
       for (const authorizer of authorizers)
@@ -72,5 +98,8 @@ export const privilegedGroups: Authorizer = {
     decision: attributes.user.groups.includes(SYSTEM_MASTERS) ? 'allow' : 'no-opinion',
     reason: '',
   }),
-  rulesFor: (user) => (user.groups.includes(SYSTEM_MASTERS) ? EVERYTHING : []),
+  rulesFor: (user) => ({
+    rules: user.groups.includes(SYSTEM_MASTERS) ? [...EVERYTHING] : [],
+    errors: [],
+  }),
 };

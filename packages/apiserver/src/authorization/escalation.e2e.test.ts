@@ -185,6 +185,40 @@ describe('creating and updating Roles and ClusterRoles', () => {
     expect(created.stdout).toContain('role.rbac.authorization.k8s.io/secret-reader created');
   });
 
+  it('a refusal names the bindings alice holds that could not be resolved (ConfirmNoEscalation resolution errors)', async () => {
+    expect(
+      (await cluster.as('admin', 'POST', '/api/v1/namespaces', { metadata: { name: 'stale' } }))
+        .status,
+    ).toBe(201);
+    await grant('stale-writer', HELD_IN_TEAM, 'stale');
+    const dangling = binding('to-gone', 'stale', { kind: 'Role', name: 'gone' }, ['alice']);
+    expect(
+      (await cluster.as('admin', 'POST', rbacPath('rolebindings', 'stale'), dangling)).status,
+    ).toBe(201);
+    await eventually(async () => {
+      const review = await cluster.as(
+        'alice',
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+        { spec: { namespace: 'stale' } },
+      );
+      return (review.body['status'] as { evaluationError?: string }).evaluationError;
+    }, 'the dangling binding is seen');
+    const refused = await cluster.kubectl(
+      'alice',
+      'create',
+      'role',
+      'secret-reader',
+      '--verb=get',
+      '--resource=secrets',
+      '-n',
+      'stale',
+    );
+    expect(refused.stderr.trim()).toBe(
+      'Error from server (Forbidden): roles.rbac.authorization.k8s.io "secret-reader" is forbidden: user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}; resolution errors: [role.rbac.authorization.k8s.io "gone" not found]',
+    );
+  });
+
   it('system:masters may grant anything; a ClusterRole with an aggregationRule needs cluster-admin', async () => {
     const everything = role('everything', undefined, [
       { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },

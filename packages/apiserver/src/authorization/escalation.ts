@@ -1,7 +1,7 @@
 import { ApiError, type GroupResource, type KubeObject } from '@listwatch/api';
 import type { UserInfo } from '../authentication/user.js';
 import type { Attributes } from './attributes.js';
-import { SYSTEM_MASTERS } from './authorizer.js';
+import { aggregateErrors, SYSTEM_MASTERS } from './authorizer.js';
 import { compactRules, compactString, covers, goQuote, goQuoteList } from './policy-comparator.js';
 import type { PolicyRule } from './policy-rule.js';
 import type { RequestAuthorizer } from './request-authorizer.js';
@@ -79,11 +79,16 @@ export function escalationError(
   namespace: string,
   rules: readonly PolicyRule[],
 ): string | undefined {
-  const { covered, missing } = covers(authorizer.rulesFor(user, namespace), rules);
+  const held = authorizer.rulesFor(user, namespace);
+  const { covered, missing } = covers(held.rules, rules);
   if (covered) return undefined;
   // A sorted set, as sets.NewString().List().
   const lines = [...new Set(compactRules(missing).map(compactString))].sort();
-  return `user ${goQuote(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
+  const message = `user ${goQuote(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
+  // ConfirmNoEscalation prints its []error of one aggregate with %v.
+  return held.errors.length
+    ? `${message}; resolution errors: [${aggregateErrors(held.errors)}]`
+    : message;
 }
 
 /** 403 unless the user holds every rule (ConfirmNoEscalation wrapped in NewForbidden). */

@@ -1,7 +1,12 @@
 import { labelSelectorFromMetaV1, type KubeObject, type MetaLabelSelector } from '@listwatch/api';
 import type { UserInfo } from '../authentication/user.js';
 import type { Attributes } from './attributes.js';
-import type { Authorization, Authorizer } from './authorizer.js';
+import {
+  aggregateErrors,
+  type Authorization,
+  type Authorizer,
+  type ResolvedRules,
+} from './authorizer.js';
 import { ruleAllows, type PolicyRule } from './policy-rule.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -19,11 +24,13 @@ interface RoleRef {
   name: string;
 }
 
-/** A rule and the binding that grants it, described as RBAC reasons name it. */
-export interface SourcedRule {
-  rule: PolicyRule;
-  source: () => string;
-}
+/**
+ * A rule and the binding that grants it, described as RBAC reasons name it; or, for a binding
+ * whose role cannot be resolved, the error (VisitRulesFor's `visitor(nil, nil, err)`).
+ */
+export type SourcedRule =
+  | { rule: PolicyRule; source: () => string; error?: undefined }
+  | { rule?: undefined; source?: undefined; error: string };
 
 /** The RBAC objects an authorizer reads, kept current by whoever watches them. */
 export interface RbacPolicy {
@@ -100,10 +107,25 @@ export class RbacAuthorizer implements Authorizer {
     return role.kind === 'ClusterRole' ? this.clusterRoleRules(role) : rulesOf(role);
   }
 
-  private refRules(ref: RoleRef, namespace: string): PolicyRule[] {
-    if (ref.kind === 'ClusterRole') return this.clusterRoleRules(this.policy.clusterRole(ref.name));
-    if (ref.kind === 'Role' && namespace) return rulesOf(this.policy.role(namespace, ref.name));
-    return [];
+  /**
+   * The rules a binding's roleRef grants, or why there are none (GetRoleReferenceRules: the
+   * listers' NotFound, worded `role.rbac.authorization.k8s.io "name" not found`).
+   */
+  private refRules(ref: RoleRef, namespace: string): PolicyRule[] | string {
+    const notFound = (resource: string) =>
+      `${resource}.${RBAC_GROUP} ${JSON.stringify(ref.name)} not found`;
+    switch (ref.kind) {
+      case 'ClusterRole': {
+        const role = this.policy.clusterRole(ref.name);
+        return role ? this.clusterRoleRules(role) : notFound('clusterrole');
+      }
+      case 'Role': {
+        const role = namespace ? this.policy.role(namespace, ref.name) : undefined;
+        return role ? rulesOf(role) : notFound('role');
+      }
+      default:
+        return `unsupported role reference kind: ${JSON.stringify(ref.kind)}`;
+    }
   }
 
   /**
@@ -118,23 +140,41 @@ export class RbacAuthorizer implements Authorizer {
         const subject = subjectsOf(binding).find((s) => appliesTo(user, s, scope));
         if (!subject) continue;
         const ref = binding['roleRef'] as RoleRef;
+        const rules = this.refRules(ref, scope);
+        if (typeof rules === 'string') {
+          yield { error: rules };
+          continue;
+        }
         const source = () => describeBinding(binding, ref, subject, scope);
-        for (const rule of this.refRules(ref, scope)) yield { rule, source };
+        for (const rule of rules) yield { rule, source };
       }
     }
   }
 
   /** Every rule that applies to the user in a namespace ('' for cluster scope). */
-  *rulesFor(user: UserInfo, namespace: string): Generator<PolicyRule> {
-    for (const { rule } of this.visitRulesFor(user, namespace)) yield rule;
+  rulesFor(user: UserInfo, namespace: string): ResolvedRules {
+    const resolved: ResolvedRules = { rules: [], errors: [] };
+    for (const { rule, error } of this.visitRulesFor(user, namespace))
+      if (rule) resolved.rules.push(rule);
+      else resolved.errors.push(error);
+    return resolved;
   }
 
-  /** Allowed by the first rule that allows it; the reason names its binding (rbac.go). */
+  /**
+   * Allowed by the first rule that allows it; the reason names its binding. Otherwise no
+   * opinion, with the bindings that could not be resolved as the reason (rbac.go Authorize).
+   */
   authorize(attributes: Attributes): Authorization {
-    for (const { rule, source } of this.visitRulesFor(attributes.user, attributes.namespace ?? ''))
-      if (ruleAllows(attributes, rule))
-        return { decision: 'allow', reason: `RBAC: allowed by ${source()}` };
-    return { decision: 'no-opinion', reason: '' };
+    const errors: string[] = [];
+    for (const visited of this.visitRulesFor(attributes.user, attributes.namespace ?? '')) {
+      if (!visited.rule) errors.push(visited.error);
+      else if (ruleAllows(attributes, visited.rule))
+        return { decision: 'allow', reason: `RBAC: allowed by ${visited.source()}` };
+    }
+    return {
+      decision: 'no-opinion',
+      reason: errors.length ? `RBAC: ${aggregateErrors(errors)}` : '',
+    };
   }
 }
 

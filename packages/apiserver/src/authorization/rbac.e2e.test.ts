@@ -245,4 +245,43 @@ describe('an apiserver with --authorization-mode RBAC', () => {
     const roles = await kubectl('admin', 'get', 'clusterroles', '-o', 'name');
     expect(roles.stdout).toContain('clusterrole.rbac.authorization.k8s.io/cluster-admin');
   });
+
+  it('a binding to a role that does not exist grants nothing and says so: the 403 and a SelfSubjectRulesReview name the missing role (rbac.go Authorize, selfsubjectrulesreview/rest.go)', async () => {
+    const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces/dangling';
+    expect(
+      (await as('admin', 'POST', '/api/v1/namespaces', { metadata: { name: 'dangling' } })).status,
+    ).toBe(201);
+    const binding = {
+      metadata: { name: 'to-missing' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'missing' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }],
+    };
+    expect((await as('admin', 'POST', `${rbac}/rolebindings`, binding)).status).toBe(201);
+    const rulesReview = async () =>
+      (
+        await as('bob', 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+          spec: { namespace: 'dangling' },
+        })
+      ).body['status'] as { incomplete: boolean; evaluationError?: string };
+    await expect
+      .poll(async () => (await rulesReview()).evaluationError)
+      .toBe('role.rbac.authorization.k8s.io "missing" not found');
+    expect((await rulesReview()).incomplete).toBe(false);
+    // bob's group reads pods everywhere (the view test above), never secrets.
+    const refused = await kubectl('bob', 'get', 'secrets', '-n', 'dangling');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr.trim()).toBe(
+      'Error from server (Forbidden): secrets is forbidden: User "bob" cannot list resource "secrets" in API group "" in the namespace "dangling": RBAC: role.rbac.authorization.k8s.io "missing" not found',
+    );
+    // Once the role exists the binding grants it, and nothing is left unresolved.
+    const role = {
+      metadata: { name: 'missing' },
+      rules: [{ verbs: ['list'], apiGroups: [''], resources: ['secrets'] }],
+    };
+    expect((await as('admin', 'POST', `${rbac}/roles`, role)).status).toBe(201);
+    await expect
+      .poll(async () => (await as('bob', 'GET', '/api/v1/namespaces/dangling/secrets')).status)
+      .toBe(200);
+    expect((await rulesReview()).evaluationError).toBeUndefined();
+  });
 });

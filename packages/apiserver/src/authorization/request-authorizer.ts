@@ -1,7 +1,12 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
 import { forbiddenMessage, type Attributes } from './attributes.js';
 import type { UserInfo } from '../authentication/user.js';
-import type { Authorization, Authorizer } from './authorizer.js';
+import {
+  aggregateErrors,
+  type Authorization,
+  type Authorizer,
+  type ResolvedRules,
+} from './authorizer.js';
 import type { PolicyRule } from './policy-rule.js';
 
 interface TrackedWatch {
@@ -34,8 +39,8 @@ export class RequestAuthorizer {
   }
 
   /** The rules a user holds in a namespace ('' for cluster scope): RulesFor of the resolvers. */
-  rulesFor(user: UserInfo, namespace: string): PolicyRule[] {
-    return [...(this.authorizer.rulesFor?.(user, namespace) ?? [])];
+  rulesFor(user: UserInfo, namespace: string): ResolvedRules {
+    return this.authorizer.rulesFor?.(user, namespace) ?? { rules: [], errors: [] };
   }
 
   /** The rules a stored Role or ClusterRole grants, an aggregated ClusterRole's resolved. */
@@ -55,11 +60,15 @@ export class RequestAuthorizer {
     throw forbidden(attributes, result.reason);
   }
 
-  /** SelfSubjectRulesReview's status: the rules a user holds in a namespace. */
+  /**
+   * SelfSubjectRulesReview's status: the rules a user holds in a namespace, and what could not be
+   * resolved as its evaluationError (selfsubjectrulesreview/rest.go).
+   */
   rulesReview(user: UserInfo, namespace: string): Record<string, unknown> {
     const resourceRules: PolicyRule[] = [];
     const nonResourceRules: PolicyRule[] = [];
-    for (const rule of this.authorizer.rulesFor?.(user, namespace) ?? []) {
+    const { rules, errors } = this.rulesFor(user, namespace);
+    for (const rule of rules) {
       if (rule.nonResourceURLs?.length)
         nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs });
       if (rule.resources?.length)
@@ -70,7 +79,12 @@ export class RequestAuthorizer {
           ...(rule.resourceNames?.length ? { resourceNames: rule.resourceNames } : {}),
         });
     }
-    return { resourceRules, nonResourceRules, incomplete: false };
+    return {
+      resourceRules,
+      nonResourceRules,
+      incomplete: false,
+      ...(errors.length ? { evaluationError: aggregateErrors(errors) } : {}),
+    };
   }
 
   /** Keeps checking an open watch; `end` is called once it is no longer allowed. Returns untrack. */
