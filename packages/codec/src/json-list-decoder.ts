@@ -119,7 +119,7 @@ export class JsonListDecoder<T = unknown> {
     this.append(chunk);
     for (;;) {
       if (this.separator !== undefined && this.atElement() && this.fastForward()) return;
-      if (!this.scan()) return;
+      if (!this.scan(true)) return;
     }
   }
 
@@ -133,11 +133,8 @@ export class JsonListDecoder<T = unknown> {
 
   /** The whole list; throws if the document is incomplete. */
   end(): Record<string, unknown> & { items?: T[] } {
-    // What the fast path left unscanned: the last elements and whatever follows `items`, all
-    // scanned (no separator learned again here: the scanner would stop to hand over to it).
-    this.separator = undefined;
-    this.fastMisses = MAX_FAST_MISSES;
-    this.scan();
+    // What the fast path left unscanned: the last elements and whatever follows `items`.
+    this.scan(false);
     if (this.state !== 'done') {
       const empty = this.state === 'start' && this.consumed + this.len === 0;
       throw this.error(empty ? 'empty body' : 'unexpected end of data', this.consumed + this.len);
@@ -216,10 +213,11 @@ export class JsonListDecoder<T = unknown> {
   }
 
   /**
-   * Scans from `pos` to the end of the bytes. Returns true when it stopped early, at an element's
-   * start right after parsing a batch, to let the fast path go on from there.
+   * Scans from `pos` to the end of the bytes. With `handOver` (more bytes may come), it stops
+   * early at an element's start right after parsing a batch, to let the fast path go on from
+   * there, and returns true.
    */
-  private scan(): boolean {
+  private scan(handOver: boolean): boolean {
     // A view of the valid bytes: indexOf must not find quotes in stale bytes past them.
     const b = this.buf.subarray(0, this.len);
     const n = b.length;
@@ -314,7 +312,7 @@ export class JsonListDecoder<T = unknown> {
               this.state = 'element';
               if (this.batchEnd - this.batchStart >= this.batchBytes) {
                 this.flushBatch();
-                if (this.separator !== undefined) {
+                if (handOver && this.separator !== undefined) {
                   this.pos = end + 1;
                   return true;
                 }
