@@ -506,6 +506,54 @@ describe('bad input', () => {
     ).toEqual(['spec.nonResourceAttributes', 'metadata']);
   });
 
+  it("an access review's field or label selector is a rawSelector or requirements, never both, its requirements checked as kube's (authorization validation.go)", async () => {
+    const review = (resourceAttributes: Record<string, unknown>) =>
+      post(`/apis/${AUTHZ}/v1/subjectaccessreviews`, {
+        spec: {
+          user: 'bob',
+          resourceAttributes: { verb: 'list', resource: 'pods', ...resourceAttributes },
+        },
+      });
+    const neither = await review({ fieldSelector: {} });
+    expect([neither.status, neither.body.message]).toEqual([
+      422,
+      '.authorization.k8s.io "" is invalid: spec.resourceAttributes.fieldSelector.requirements: Required value: when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required',
+    ]);
+    const both = await review({ fieldSelector: { rawSelector: 'foo', requirements: [{}] } });
+    expect(
+      (both.body['details'] as { causes: { field: string; message: string }[] }).causes,
+    ).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.resourceAttributes.fieldSelector.rawSelector',
+        message: 'Invalid value: "foo": may not specified at the same time as requirements',
+      },
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.resourceAttributes.fieldSelector.requirements[0].key',
+        message: 'Required value: must be specified',
+      },
+    ]);
+    const labels = await review({
+      labelSelector: { requirements: [{ key: 'app', operator: 'In', values: [] }] },
+    });
+    expect(labels.body.message).toBe(
+      ".authorization.k8s.io \"\" is invalid: spec.resourceAttributes.labelSelector.requirements[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+    );
+    // Operators this server does not know are let through, for newer clients; the spec is echoed.
+    const newer = await review({
+      labelSelector: { requirements: [{ key: 'app', operator: 'Gt', values: ['1'] }] },
+      fieldSelector: { rawSelector: 'spec.nodeName=node-1' },
+    });
+    expect(newer.status).toBe(201);
+    expect((newer.body['spec'] as { resourceAttributes: unknown }).resourceAttributes).toEqual({
+      verb: 'list',
+      resource: 'pods',
+      labelSelector: { requirements: [{ key: 'app', operator: 'Gt', values: ['1'] }] },
+      fieldSelector: { rawSelector: 'spec.nodeName=node-1' },
+    });
+  });
+
   it('a body of the wrong kind or version is a 400', async () => {
     const kind = await post(`/apis/${AUTHN}/v1/tokenreviews`, {
       apiVersion: `${AUTHN}/v1`,

@@ -223,6 +223,32 @@ describe('validation', () => {
     expect(causes(res)).toContainEqual(['spec.template.metadata.labels', 'FieldValueInvalid']);
   });
 
+  it("a selector's matchExpressions need label values and known operators (metav1validation.ValidateLabelSelectorRequirement)", async () => {
+    const ns = await env.namespace();
+    const res = await env.api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+      metadata: { name: 'web' },
+      spec: {
+        selector: {
+          matchLabels: { app: 'web' },
+          matchExpressions: [
+            { key: 'tier', operator: 'In', values: ['not a label value!'] },
+            { key: 'zone', operator: 'Gt', values: ['1'] },
+          ],
+        },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'web', image: 'nginx' }] },
+        },
+      },
+    });
+    expect(causes(res)).toEqual(
+      expect.arrayContaining([
+        ['spec.selector.matchExpressions[0].values[0]', 'FieldValueInvalid'],
+        ['spec.selector.matchExpressions[1].operator', 'FieldValueInvalid'],
+      ]),
+    );
+  });
+
   it('a StatefulSet update may change replicas, template and strategy only (ValidateStatefulSetUpdate)', async () => {
     const res = await create('statefulsets');
     const changed = await env.api.patch(res.path, { spec: { serviceName: 'other' } });

@@ -2,6 +2,8 @@ import {
   fieldErrors,
   goSyntax,
   isDNS1123Label,
+  isQualifiedName,
+  isValidLabelValue,
   labelSelectorFromMetaV1,
   validateLabels,
   type FieldError,
@@ -275,6 +277,58 @@ export function validatePodTemplateSpec(template: unknown, path: string): FieldE
   ];
 }
 
+const KNOWN_OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
+
+/**
+ * The values a label or field selector requirement's operator needs (metav1validation): some
+ * for In and NotIn, none for Exists and DoesNotExist; other operators are left to the caller.
+ */
+export function operatorValuesErrors(
+  operator: string,
+  values: readonly unknown[],
+  path: string,
+): FieldError[] {
+  if ((operator === 'In' || operator === 'NotIn') && values.length === 0)
+    return [
+      fieldErrors.required(
+        `${path}.values`,
+        "must be specified when `operator` is 'In' or 'NotIn'",
+      ),
+    ];
+  if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length > 0)
+    return [
+      fieldErrors.forbidden(
+        `${path}.values`,
+        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      ),
+    ];
+  return [];
+}
+
+/**
+ * metav1validation.ValidateLabelSelectorRequirement: values as the operator needs them, the key a
+ * label name, each value a label value. `allowUnknownOperator` for requirements from newer
+ * clients (the access reviews).
+ */
+export function validateLabelSelectorRequirement(
+  requirement: Record<string, unknown>,
+  path: string,
+  { allowUnknownOperator = false } = {},
+): FieldError[] {
+  const operator = text(requirement['operator']);
+  const values = Array.isArray(requirement['values']) ? (requirement['values'] as unknown[]) : [];
+  const errs = operatorValuesErrors(operator, values, path);
+  if (!KNOWN_OPERATORS.has(operator) && !allowUnknownOperator)
+    errs.push(fieldErrors.invalid(`${path}.operator`, operator, 'not a valid selector operator'));
+  const key = text(requirement['key']);
+  for (const msg of isQualifiedName(key)) errs.push(fieldErrors.invalid(`${path}.key`, key, msg));
+  values.forEach((value, i) => {
+    for (const msg of isValidLabelValue(text(value)))
+      errs.push(fieldErrors.invalid(`${path}.values[${i}]`, value, msg));
+  });
+  return errs;
+}
+
 /** metav1validation.ValidateLabelSelector. */
 export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -286,34 +340,7 @@ export function validateLabelSelector(selector: unknown, path: string): FieldErr
     ),
   );
   records(s['matchExpressions']).forEach((expression, i) => {
-    const at = `${path}.matchExpressions[${i}]`;
-    const operator = text(expression['operator']);
-    const values = Array.isArray(expression['values']) ? expression['values'] : [];
-    if (operator === 'In' || operator === 'NotIn') {
-      if (values.length === 0)
-        errs.push(
-          fieldErrors.required(
-            `${at}.values`,
-            "must be specified when `operator` is 'In' or 'NotIn'",
-          ),
-        );
-    } else if (operator === 'Exists' || operator === 'DoesNotExist') {
-      if (values.length > 0)
-        errs.push(
-          fieldErrors.forbidden(
-            `${at}.values`,
-            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-          ),
-        );
-    } else {
-      errs.push(fieldErrors.invalid(`${at}.operator`, operator, 'not a valid selector operator'));
-    }
-    errs.push(
-      ...validateLabels({ [text(expression['key'])]: '' }, `${at}.key`).map((e) => ({
-        ...e,
-        field: `${at}.key`,
-      })),
-    );
+    errs.push(...validateLabelSelectorRequirement(expression, `${path}.matchExpressions[${i}]`));
   });
   return errs;
 }

@@ -1,6 +1,7 @@
 import { ApiError, fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
 import type { UserInfo } from '../authentication/user.js';
 import type { Attributes } from '../authorization/attributes.js';
+import { operatorValuesErrors, validateLabelSelectorRequirement } from './pod-validation.js';
 import type { ResourceStrategy, UnstoredCreateRequest } from './strategy.js';
 
 // The review resources: questions a create asks and the apiserver answers without storing
@@ -86,6 +87,63 @@ function specErrors(spec: Json, subject: boolean): FieldError[] {
         'at least one of user or group must be specified',
       ),
     );
+  if (isRecord(resource)) {
+    const at = 'spec.resourceAttributes';
+    errors.push(
+      ...selectorErrors(resource['fieldSelector'], `${at}.fieldSelector`, fieldRequirement),
+    );
+    errors.push(
+      ...selectorErrors(resource['labelSelector'], `${at}.labelSelector`, (rq, path) =>
+        validateLabelSelectorRequirement(rq, path, { allowUnknownOperator: true }),
+      ),
+    );
+  }
+  return errors;
+}
+
+/**
+ * validateFieldSelectorAttributes / validateLabelSelectorAttributes: a rawSelector or
+ * requirements, never both, each requirement valid (unknown operators allowed, for newer clients).
+ */
+function selectorErrors(
+  selector: unknown,
+  path: string,
+  requirementErrors: (requirement: Json, path: string) => FieldError[],
+): FieldError[] {
+  if (!isRecord(selector)) return [];
+  const errors: FieldError[] = [];
+  const raw = text(selector['rawSelector']);
+  const requirements = Array.isArray(selector['requirements']) ? selector['requirements'] : [];
+  if (raw !== '' && requirements.length > 0)
+    errors.push(
+      fieldErrors.invalid(
+        `${path}.rawSelector`,
+        raw,
+        'may not specified at the same time as requirements',
+      ),
+    );
+  if (raw === '' && requirements.length === 0)
+    errors.push(
+      fieldErrors.required(
+        `${path}.requirements`,
+        `when ${path} is specified, requirements or rawSelector is required`,
+      ),
+    );
+  requirements.forEach((requirement, i) =>
+    errors.push(
+      ...requirementErrors(isRecord(requirement) ? requirement : {}, `${path}.requirements[${i}]`),
+    ),
+  );
+  return errors;
+}
+
+/** metav1validation.ValidateFieldSelectorRequirement, unknown operators allowed. */
+function fieldRequirement(requirement: Json, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (text(requirement['key']) === '')
+    errors.push(fieldErrors.required(`${path}.key`, 'must be specified'));
+  const values = Array.isArray(requirement['values']) ? requirement['values'] : [];
+  errors.push(...operatorValuesErrors(text(requirement['operator']), values, path));
   return errors;
 }
 
