@@ -24,6 +24,19 @@ const HELD_IN_TEAM = [
   { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] },
 ];
 
+/** `kubectl create role secret-reader --verb=get --resource=secrets` as alice. */
+const createSecretReader = (namespace: string) =>
+  cluster.kubectl(
+    'alice',
+    'create',
+    'role',
+    'secret-reader',
+    '--verb=get',
+    '--resource=secrets',
+    '-n',
+    namespace,
+  );
+
 /** Grants alice more in `team` (as admin), and waits until the authorizer has it. */
 async function grant(name: string, rules: Record<string, unknown>[], namespace = 'team') {
   expect(
@@ -70,16 +83,7 @@ afterAll(async () => {
 
 describe('creating and updating Roles and ClusterRoles', () => {
   it("`kubectl create role` with a permission alice lacks is refused in kube's words; one she holds is created", async () => {
-    const refused = await cluster.kubectl(
-      'alice',
-      'create',
-      'role',
-      'secret-reader',
-      '--verb=get',
-      '--resource=secrets',
-      '-n',
-      'team',
-    );
+    const refused = await createSecretReader('team');
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(
       'roles.rbac.authorization.k8s.io "secret-reader" is forbidden: user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}',
@@ -171,16 +175,7 @@ describe('creating and updating Roles and ClusterRoles', () => {
 
   it('with `escalate` on roles alice may create any role (kubectl create role succeeds)', async () => {
     await grant('escalator', [{ verbs: ['escalate'], apiGroups: [RBAC], resources: ['roles'] }]);
-    const created = await cluster.kubectl(
-      'alice',
-      'create',
-      'role',
-      'secret-reader',
-      '--verb=get',
-      '--resource=secrets',
-      '-n',
-      'team',
-    );
+    const created = await createSecretReader('team');
     expect(created.stderr).toBe('');
     expect(created.stdout).toContain('role.rbac.authorization.k8s.io/secret-reader created');
   });
@@ -204,16 +199,7 @@ describe('creating and updating Roles and ClusterRoles', () => {
       );
       return (review.body['status'] as { evaluationError?: string }).evaluationError;
     }, 'the dangling binding is seen');
-    const refused = await cluster.kubectl(
-      'alice',
-      'create',
-      'role',
-      'secret-reader',
-      '--verb=get',
-      '--resource=secrets',
-      '-n',
-      'stale',
-    );
+    const refused = await createSecretReader('stale');
     expect(refused.stderr.trim()).toBe(
       'Error from server (Forbidden): roles.rbac.authorization.k8s.io "secret-reader" is forbidden: user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}; resolution errors: [role.rbac.authorization.k8s.io "gone" not found]',
     );
