@@ -9,6 +9,7 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from './testing/browser.js';
 import { runDemo } from './testing/run-demo.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
@@ -87,7 +88,7 @@ it('pnpm demo --apiservers needs the etcd3 backend: the replicas share one etcd'
   expect(code).toBe(1);
 });
 
-it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA and RBAC, the admin kubeconfig reaches the cluster through the balancer, the components converge and each replica refuses the anonymous alike', async () => {
+it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA and RBAC, the admin kubeconfig reaches the cluster through the balancer, the components converge, the dashboard shows them in Chromium and each replica refuses the anonymous alike', async () => {
   const dir = tempDir('listwatch-secure-replicas-');
   const demo = spawnSource(appDir, 'src/main.ts', [
     '--secure',
@@ -169,6 +170,21 @@ it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA 
       0,
     );
     await expect.poll(running, { timeout: 60_000, interval: 500 }).toBe(4);
+    // The dashboard, in a browser, shows the same through its proxy to the balancer.
+    const [, dashboardUrl] = /dashboard on (http:\/\/\S+)/.exec(out()) ?? [];
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(dashboardUrl!);
+      await expect
+        .poll(
+          () => page.locator('[data-deployment="demo/web"] .pod[data-phase="Running"]').count(),
+          { timeout: 30_000 },
+        )
+        .toBe(4);
+    } finally {
+      await browser.close();
+    }
     demo.child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];
     expect(code).toBe(0);

@@ -3,9 +3,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { DashboardServer } from './dashboard-server.js';
+import { launchChromium } from './testing/browser.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 const apiserverDir = fileURLToPath(new URL('../../../packages/apiserver', import.meta.url));
@@ -70,20 +71,9 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Debian's chromium, headless, shared by the tests; a fresh page for each. */
+/** One browser shared by the tests; a fresh page for each. */
 async function newPage(): Promise<Page> {
-  browser ??= await chromium.launch({
-    executablePath: process.env['CHROMIUM'] ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser ??= await launchChromium();
   return browser.newPage({ viewport: { width: 1400, height: 900 } });
 }
 

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../testing/browser.js';
 import { runDemo } from '../testing/run-demo.js';
 
 // `pnpm demo --secure` as a user runs it: the printed admin kubeconfig works with the real
@@ -248,10 +248,7 @@ describe('pnpm demo --secure', () => {
     expect((await upgrade('http://evil.example')).status).toBe(403);
     expect((await upgrade()).status).toBe(403);
 
-    const browser = await chromium.launch({
-      executablePath: process.env['CHROMIUM'] ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(dashboardUrl);
