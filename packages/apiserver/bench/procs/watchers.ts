@@ -1,5 +1,5 @@
 // Child process: many watch clients of one server, over HTTP/1.1, HTTP/2 (h2c, N connections ×
-// M streams) or WebSocket. Counts events per watcher (newline frames, or WebSocket messages);
+// M streams) or WebSocket. Counts events per watcher (newline frames, CBOR items, or WebSocket messages);
 // a sample of watchers also reads the send time the writer put in each Pod (an annotation) to
 // measure write→receive latency. Stalled watchers open a watch and never read it.
 import { request, Agent, type ClientRequest, type IncomingMessage } from 'node:http';
@@ -7,6 +7,7 @@ import { connect, type ClientHttp2Session } from 'node:http2';
 import { CBOR_SEQUENCE, createWatchDecoder } from '@listwatch/codec';
 import WebSocket from 'ws';
 import { serveParent, wallMs } from '../../../../bench/proc.js';
+import { CborItemScanner } from '../../../codec/src/cbor-scanner.js';
 import { SENT_ANNOTATION } from './pods.js';
 
 type Transport = 'http1' | 'h2' | 'ws';
@@ -15,8 +16,10 @@ type Transport = 'http1' | 'h2' | 'ws';
 const RAISED_WINDOW = 16 * 2 ** 20;
 
 interface Watcher {
-  /** CBOR: decodes the stream to count events and read send times. */
+  /** CBOR, a sampled watcher: decodes the stream to count events and read send times. */
   cbor?: ReturnType<typeof createWatchDecoder>;
+  /** CBOR, the others: count the items, as JSON watchers count lines, without decoding them. */
+  cborItems?: CborItemScanner;
   lines: number;
   target: number;
   sample: boolean;
@@ -55,6 +58,12 @@ function received(w: Watcher, chunk: Buffer, frames: number): void {
         );
         if (Number.isFinite(sent)) latencies.push(now - sent);
       }
+  } else if (w.cborItems) {
+    frames = 0;
+    for (let at = 0; at < chunk.length; frames++) {
+      at = w.cborItems.scan(chunk, at, chunk.length, 0);
+      if (at < 0) break;
+    }
   } else if (w.sample) {
     for (let at = chunk.indexOf(SENT_KEY); at !== -1; at = chunk.indexOf(SENT_KEY, at + 1)) {
       const start = at + SENT_KEY.length;
@@ -155,7 +164,8 @@ serveParent({
       }
     for (let i = 0; i < count; i++) {
       const w: Watcher = { lines: 0, target: 0, sample: i % every === 0, close() {} };
-      if (cbor) w.cbor = createWatchDecoder(CBOR_SEQUENCE);
+      if (cbor && w.sample) w.cbor = createWatchDecoder(CBOR_SEQUENCE);
+      else if (cbor) w.cborItems = new CborItemScanner();
       watchers.push(w);
       opened.push(
         transport === 'h2'
