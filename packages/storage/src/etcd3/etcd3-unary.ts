@@ -1,0 +1,376 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import {
+  connect,
+  constants as h2,
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+  type IncomingHttpHeaders,
+} from 'node:http2';
+import type { IRangeRequest, ITxnRequest } from 'etcd3';
+import type * as Etcd3Module from 'etcd3';
+import type * as Protobuf from 'protobufjs';
+import type { HostHealth } from './host-health.js';
+
+/**
+ * The hot unary KV calls (Range, Txn) as plain gRPC over node:http2 with protobufjs codecs
+ * compiled from the etcd3 package's own rpc.proto. grpc-js's per-call machinery (interceptors,
+ * resolving, retrying and load-balancing calls, a captured stack per call, int64 as strings via
+ * `long`) cost the apiserver more CPU per write than the rest of the storage layer; this path
+ * only sends on a session that is already connected to a member the health check has not marked
+ * down, so connecting, failover and everything else stay with the etcd3 client. Failures come
+ * back as the same typed errors the etcd3 client gives (its castGrpcError over a grpc-js-shaped
+ * error), so Etcd3Storage's retry and StorageError mapping see no difference.
+ */
+
+type Etcd3 = typeof Etcd3Module;
+
+/**
+ * What Etcd3Storage reads of etcd's answers, the same from both paths: the etcd3 client's shape
+ * (snake_case, int64 as decimal strings), narrowed to the fields read.
+ */
+export interface KeyValue {
+  key: Buffer;
+  value: Buffer;
+  create_revision: string;
+  mod_revision: string;
+  version: string;
+}
+export interface RangeAnswer {
+  header: { revision: string };
+  kvs: KeyValue[];
+  more: boolean;
+  count: string;
+}
+export interface TxnAnswer {
+  header: { revision: string };
+  succeeded: boolean;
+  responses: { response_range: RangeAnswer; response_delete_range: { prev_kvs: KeyValue[] } }[];
+}
+
+interface Codec<T> {
+  encode(message: unknown): Protobuf.Writer;
+  decode(reader: Uint8Array): T;
+  fromObject(object: unknown): unknown;
+}
+
+interface Codecs {
+  txnRequest: Codec<unknown>;
+  txnResponse: Codec<TxnAnswer>;
+  rangeRequest: Codec<unknown>;
+  rangeResponse: Codec<RangeAnswer>;
+}
+
+let codecs: Codecs | undefined;
+
+/** The etcd3 package's rpc.proto (and the kv.proto it imports), parsed once. */
+function loadCodecs(etcd3Entry: string): Codecs {
+  if (codecs) return codecs;
+  // Loaded with the etcd3 backend only, as etcd3 itself is (optional-peer.ts).
+  const protobuf = createRequire(import.meta.url)('protobufjs') as typeof Protobuf;
+  const root = new protobuf.Root().loadSync(join(dirname(etcd3Entry), '..', 'proto', 'rpc.proto'), {
+    keepCase: true,
+  });
+  const type = (name: string) => root.lookupType(`etcdserverpb.${name}`) as unknown as Codec<never>;
+  codecs = {
+    txnRequest: type('TxnRequest'),
+    txnResponse: type('TxnResponse'),
+    rangeRequest: type('RangeRequest'),
+    rangeResponse: type('RangeResponse'),
+  };
+  return codecs;
+}
+
+/** grpc status names, for messages worded as grpc-js words them (`14 UNAVAILABLE: …`). */
+const STATUS_NAMES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+];
+const UNAVAILABLE = 14;
+const DEADLINE_EXCEEDED = 4;
+const INTERNAL = 13;
+
+/** int64 fields as the etcd3 client gives them (proto-loader `longs: String`). */
+type Int64 = number | { toNumber(): number } | string;
+const str = (v: Int64 | null | undefined): string =>
+  v === null || v === undefined ? '0' : typeof v === 'object' ? String(v.toNumber()) : String(v);
+
+interface Decoded {
+  [field: string]: Int64;
+}
+
+/** Decoded KeyValues as the etcd3 client gives them. */
+function fixKvs(kvs: KeyValue[] | null | undefined): void {
+  if (!kvs) return;
+  for (const kv of kvs as unknown as Decoded[]) {
+    kv['create_revision'] = str(kv['create_revision']);
+    kv['mod_revision'] = str(kv['mod_revision']);
+    kv['version'] = str(kv['version']);
+  }
+}
+
+function fixRange(res: RangeAnswer | null | undefined): void {
+  if (!res) return;
+  const header = res.header as unknown as Decoded | null;
+  if (header) header['revision'] = str(header['revision']);
+  fixKvs(res.kvs);
+  (res as unknown as Decoded)['count'] = str(res.count);
+}
+
+function fixTxn(res: TxnAnswer): void {
+  const header = res.header as unknown as Decoded | null;
+  if (header) header['revision'] = str(header['revision']);
+  for (const op of res.responses) {
+    fixRange(op.response_range);
+    fixKvs(op.response_delete_range?.prev_kvs);
+  }
+}
+
+interface Pending {
+  stream: ClientHttp2Stream;
+  deadline: number;
+  fail(code: number, details: string): void;
+}
+
+class Member {
+  session: ClientHttp2Session | undefined;
+  ready = false;
+  private nextConnect = 0;
+
+  constructor(
+    readonly host: string,
+    private readonly url: string,
+  ) {}
+
+  /** The connected session, or undefined (then one is on its way unless tried a moment ago). */
+  usable(): ClientHttp2Session | undefined {
+    if (this.ready) return this.session;
+    if (!this.session && Date.now() >= this.nextConnect) this.connect();
+    return undefined;
+  }
+
+  private connect(): void {
+    this.nextConnect = Date.now() + 1_000;
+    const session = connect(this.url, {
+      // Raised as grpc-js raises them: a LIST answer is not held back by flow control.
+      settings: { initialWindowSize: 4 * 1024 * 1024 },
+    });
+    this.session = session;
+    session.on('connect', () => {
+      if (this.session === session) this.ready = true;
+    });
+    const gone = () => {
+      if (this.session !== session) return;
+      this.session = undefined;
+      this.ready = false;
+    };
+    session.on('error', gone);
+    session.on('goaway', gone);
+    session.on('close', gone);
+    session.unref();
+  }
+
+  close(): void {
+    // Calls under way finish; no new ones start.
+    this.session?.close();
+    this.session = undefined;
+    this.ready = false;
+    this.nextConnect = Infinity;
+  }
+}
+
+export class Etcd3Unary {
+  private readonly members: Member[];
+  private readonly codecs: Codecs;
+  private readonly castGrpcError: Etcd3['castGrpcError'];
+  private readonly pending = new Set<Pending>();
+  private readonly sweeper: NodeJS.Timeout;
+  private next = 0;
+
+  constructor(
+    endpoints: readonly string[],
+    private readonly health: HostHealth,
+    etcd3: Etcd3,
+  ) {
+    this.members = endpoints
+      // TLS endpoints keep to the etcd3 client (its credentials); plain ones take this path.
+      .filter((e) => !e.startsWith('https:'))
+      .map((e) => {
+        const url = /^https?:\/\//.test(e) ? e : `http://${e}`;
+        return new Member(e, url);
+      });
+    this.codecs = loadCodecs(createRequire(import.meta.url).resolve('etcd3'));
+    this.castGrpcError = etcd3.castGrpcError;
+    // Calls past their deadline are cancelled here, as grpc-js cancels them, with one timer.
+    this.sweeper = setInterval(() => this.sweep(), 500).unref();
+  }
+
+  /** A connected member's session the health check has not marked down. */
+  private session(): { member: Member; session: ClientHttp2Session } | undefined {
+    const n = this.members.length;
+    for (let i = 0; i < n; i++) {
+      const member = this.members[(this.next + i) % n]!;
+      const session = member.usable();
+      if (session && !session.destroyed && this.health.usable(member.host)) {
+        this.next = (this.next + i + 1) % n;
+        return { member, session };
+      }
+    }
+    return undefined;
+  }
+
+  /** Txn on a ready session, or undefined: the caller sends it with the etcd3 client. */
+  txn(request: ITxnRequest, deadline: number): Promise<TxnAnswer> | undefined {
+    const c = this.codecs;
+    const res = this.unary('/etcdserverpb.KV/Txn', c.txnRequest, request, deadline, (bytes) => {
+      const decoded = c.txnResponse.decode(bytes);
+      fixTxn(decoded);
+      return decoded;
+    });
+    return res;
+  }
+
+  /** Range on a ready session, or undefined: the caller sends it with the etcd3 client. */
+  range(request: IRangeRequest, deadline: number): Promise<RangeAnswer> | undefined {
+    const c = this.codecs;
+    return this.unary('/etcdserverpb.KV/Range', c.rangeRequest, request, deadline, (bytes) => {
+      const decoded = c.rangeResponse.decode(bytes);
+      fixRange(decoded);
+      return decoded;
+    });
+  }
+
+  private unary<T>(
+    path: string,
+    codec: Codec<unknown>,
+    request: unknown,
+    deadline: number,
+    decode: (bytes: Uint8Array) => T,
+  ): Promise<T> | undefined {
+    const picked = this.session();
+    if (!picked) return undefined;
+    const { member, session } = picked;
+    const body = codec.encode(codec.fromObject(request)).finish();
+    const frame = Buffer.allocUnsafe(5 + body.length);
+    frame[0] = 0;
+    frame.writeUInt32BE(body.length, 1);
+    frame.set(body, 5);
+    return new Promise<T>((resolve, reject) => {
+      let stream: ClientHttp2Stream;
+      const timeout = Math.max(1, deadline - Date.now());
+      try {
+        stream = session.request(
+          {
+            [h2.HTTP2_HEADER_METHOD]: 'POST',
+            [h2.HTTP2_HEADER_PATH]: path,
+            [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+            [h2.HTTP2_HEADER_TE]: 'trailers',
+            'grpc-timeout': `${timeout}m`,
+          },
+          { endStream: false },
+        );
+      } catch (err) {
+        reject(this.error(member, UNAVAILABLE, (err as Error).message));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let done = false;
+      const pending: Pending = {
+        stream,
+        deadline,
+        fail: (code, details) => {
+          if (done) return;
+          done = true;
+          this.pending.delete(pending);
+          if (!stream.destroyed) stream.close(h2.NGHTTP2_CANCEL);
+          reject(this.error(member, code, details));
+        },
+      };
+      this.pending.add(pending);
+      let status: number | undefined;
+      let message = '';
+      const readStatus = (headers: IncomingHttpHeaders) => {
+        const s = headers['grpc-status'];
+        if (s === undefined) return;
+        status = Number(s);
+        const m = headers['grpc-message'];
+        message = typeof m === 'string' ? decodeURIComponent(m) : '';
+      };
+      stream.on('response', (headers) => {
+        const http = Number(headers[h2.HTTP2_HEADER_STATUS]);
+        if (http !== 200 && headers['grpc-status'] === undefined)
+          pending.fail(UNAVAILABLE, `Received HTTP status code ${http}`);
+        else readStatus(headers);
+      });
+      stream.on('trailers', readStatus);
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', (err: Error) => pending.fail(UNAVAILABLE, err.message));
+      stream.on('close', () => {
+        if (done) return;
+        if (status === undefined) {
+          pending.fail(UNAVAILABLE, 'Connection dropped');
+          return;
+        }
+        if (status !== 0) {
+          pending.fail(status, message);
+          return;
+        }
+        const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        if (data.length < 5 || data[0] !== 0 || data.readUInt32BE(1) !== data.length - 5) {
+          pending.fail(INTERNAL, 'Malformed gRPC response');
+          return;
+        }
+        let result: T;
+        try {
+          result = decode(data.subarray(5));
+        } catch (err) {
+          pending.fail(INTERNAL, `Response message parsing error: ${(err as Error).message}`);
+          return;
+        }
+        done = true;
+        this.pending.delete(pending);
+        this.health.succeeded(member.host);
+        resolve(result);
+      });
+      stream.end(frame);
+    });
+  }
+
+  /** A failure as the etcd3 client gives it: grpc-js's error, cast by etcd3's castGrpcError. */
+  private error(member: Member, code: number, details: string): Error {
+    const err = Object.assign(new Error(`${code} ${STATUS_NAMES[code] ?? code}: ${details}`), {
+      code,
+      details,
+    });
+    const cast = this.castGrpcError(err);
+    if (code === UNAVAILABLE) this.health.failed(member.host, cast);
+    return cast;
+  }
+
+  private sweep(): void {
+    if (this.pending.size === 0) return;
+    const now = Date.now();
+    for (const p of [...this.pending])
+      if (now >= p.deadline) p.fail(DEADLINE_EXCEEDED, 'Deadline exceeded');
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const m of this.members) m.close();
+  }
+}
