@@ -141,10 +141,94 @@ function fixTxn(res: TxnAnswer): void {
   }
 }
 
-interface Pending {
-  stream: ClientHttp2Stream;
-  deadline: number;
-  fail(code: number, details: string): void;
+const CALL = Symbol('unary call');
+type CallStream = ClientHttp2Stream & { [CALL]: UnaryCall<unknown> };
+
+/** One unary call: its stream's answer so far, and how it settles. */
+class UnaryCall<T> {
+  readonly promise: Promise<T>;
+  private resolve!: (value: T) => void;
+  private reject!: (err: Error) => void;
+  private readonly chunks: Buffer[] = [];
+  private status: number | undefined;
+  private message = '';
+  private done = false;
+
+  constructor(
+    private readonly client: Etcd3Unary,
+    readonly member: Member,
+    readonly stream: ClientHttp2Stream,
+    readonly deadline: number,
+    private readonly decode: (bytes: Uint8Array) => T,
+  ) {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  response(headers: IncomingHttpHeaders): void {
+    const http = Number(headers[h2.HTTP2_HEADER_STATUS]);
+    if (http !== 200 && headers['grpc-status'] === undefined)
+      this.fail(UNAVAILABLE, `Received HTTP status code ${http}`);
+    else this.trailers(headers);
+  }
+
+  /** grpc-status and grpc-message, from the trailers (or a trailers-only response's headers). */
+  trailers(headers: IncomingHttpHeaders): void {
+    const s = headers['grpc-status'];
+    if (s === undefined) return;
+    this.status = Number(s);
+    const m = headers['grpc-message'];
+    this.message = typeof m === 'string' ? decodeURIComponent(m) : '';
+  }
+
+  data(chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  fail(code: number, details: string): void {
+    if (this.done) return;
+    this.done = true;
+    this.client.ended(this as UnaryCall<unknown>, false);
+    if (!this.stream.destroyed) this.stream.close(h2.NGHTTP2_CANCEL);
+    this.reject(this.client.error(this.member, code, details));
+  }
+
+  close(): void {
+    if (this.done) return;
+    if (this.status === undefined) return this.fail(UNAVAILABLE, 'Connection dropped');
+    if (this.status !== 0) return this.fail(this.status, this.message);
+    const chunks = this.chunks;
+    const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    if (data.length < 5 || data[0] !== 0 || data.readUInt32BE(1) !== data.length - 5)
+      return this.fail(INTERNAL, 'Malformed gRPC response');
+    let result: T;
+    try {
+      result = this.decode(data.subarray(5));
+    } catch (err) {
+      return this.fail(INTERNAL, `Response message parsing error: ${(err as Error).message}`);
+    }
+    this.done = true;
+    this.client.ended(this as UnaryCall<unknown>, true);
+    this.resolve(result);
+  }
+}
+
+function onResponse(this: CallStream, headers: IncomingHttpHeaders): void {
+  this[CALL].response(headers);
+}
+function onTrailers(this: CallStream, headers: IncomingHttpHeaders): void {
+  this[CALL].trailers(headers);
+}
+function onData(this: CallStream, chunk: Buffer): void {
+  this[CALL].data(chunk);
+}
+function onError(this: CallStream, err: Error): void {
+  this[CALL].fail(UNAVAILABLE, err.message);
+}
+function onClose(this: CallStream): void {
+  this[CALL].close();
 }
 
 class Member {
@@ -198,7 +282,7 @@ export class Etcd3Unary {
   private readonly members: Member[];
   private readonly codecs: Codecs;
   private readonly castGrpcError: Etcd3['castGrpcError'];
-  private readonly pending = new Set<Pending>();
+  private readonly pending = new Set<UnaryCall<unknown>>();
   private readonly sweeper: NodeJS.Timeout;
   private next = 0;
 
@@ -236,24 +320,37 @@ export class Etcd3Unary {
 
   /** Txn on a ready session, or undefined: the caller sends it with the etcd3 client. */
   txn(request: ITxnRequest, deadline: number): Promise<TxnAnswer> | undefined {
-    const c = this.codecs;
-    const res = this.unary('/etcdserverpb.KV/Txn', c.txnRequest, request, deadline, (bytes) => {
-      const decoded = c.txnResponse.decode(bytes);
-      fixTxn(decoded);
-      return decoded;
-    });
-    return res;
+    return this.unary(
+      '/etcdserverpb.KV/Txn',
+      this.codecs.txnRequest,
+      request,
+      deadline,
+      this.decodeTxn,
+    );
   }
 
   /** Range on a ready session, or undefined: the caller sends it with the etcd3 client. */
   range(request: IRangeRequest, deadline: number): Promise<RangeAnswer> | undefined {
-    const c = this.codecs;
-    return this.unary('/etcdserverpb.KV/Range', c.rangeRequest, request, deadline, (bytes) => {
-      const decoded = c.rangeResponse.decode(bytes);
-      fixRange(decoded);
-      return decoded;
-    });
+    return this.unary(
+      '/etcdserverpb.KV/Range',
+      this.codecs.rangeRequest,
+      request,
+      deadline,
+      this.decodeRange,
+    );
   }
+
+  private readonly decodeTxn = (bytes: Uint8Array): TxnAnswer => {
+    const decoded = this.codecs.txnResponse.decode(bytes);
+    fixTxn(decoded);
+    return decoded;
+  };
+
+  private readonly decodeRange = (bytes: Uint8Array): RangeAnswer => {
+    const decoded = this.codecs.rangeResponse.decode(bytes);
+    fixRange(decoded);
+    return decoded;
+  };
 
   private unary<T>(
     path: string,
@@ -270,89 +367,42 @@ export class Etcd3Unary {
     frame[0] = 0;
     frame.writeUInt32BE(body.length, 1);
     frame.set(body, 5);
-    return new Promise<T>((resolve, reject) => {
-      let stream: ClientHttp2Stream;
-      const timeout = Math.max(1, deadline - Date.now());
-      try {
-        stream = session.request(
-          {
-            [h2.HTTP2_HEADER_METHOD]: 'POST',
-            [h2.HTTP2_HEADER_PATH]: path,
-            [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
-            [h2.HTTP2_HEADER_TE]: 'trailers',
-            'grpc-timeout': `${timeout}m`,
-          },
-          { endStream: false },
-        );
-      } catch (err) {
-        reject(this.error(member, UNAVAILABLE, (err as Error).message));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let done = false;
-      const pending: Pending = {
-        stream,
-        deadline,
-        fail: (code, details) => {
-          if (done) return;
-          done = true;
-          this.pending.delete(pending);
-          if (!stream.destroyed) stream.close(h2.NGHTTP2_CANCEL);
-          reject(this.error(member, code, details));
+    let stream: ClientHttp2Stream;
+    try {
+      stream = session.request(
+        {
+          [h2.HTTP2_HEADER_METHOD]: 'POST',
+          [h2.HTTP2_HEADER_PATH]: path,
+          [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+          [h2.HTTP2_HEADER_TE]: 'trailers',
+          'grpc-timeout': `${Math.max(1, deadline - Date.now())}m`,
         },
-      };
-      this.pending.add(pending);
-      let status: number | undefined;
-      let message = '';
-      const readStatus = (headers: IncomingHttpHeaders) => {
-        const s = headers['grpc-status'];
-        if (s === undefined) return;
-        status = Number(s);
-        const m = headers['grpc-message'];
-        message = typeof m === 'string' ? decodeURIComponent(m) : '';
-      };
-      stream.on('response', (headers) => {
-        const http = Number(headers[h2.HTTP2_HEADER_STATUS]);
-        if (http !== 200 && headers['grpc-status'] === undefined)
-          pending.fail(UNAVAILABLE, `Received HTTP status code ${http}`);
-        else readStatus(headers);
-      });
-      stream.on('trailers', readStatus);
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('error', (err: Error) => pending.fail(UNAVAILABLE, err.message));
-      stream.on('close', () => {
-        if (done) return;
-        if (status === undefined) {
-          pending.fail(UNAVAILABLE, 'Connection dropped');
-          return;
-        }
-        if (status !== 0) {
-          pending.fail(status, message);
-          return;
-        }
-        const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        if (data.length < 5 || data[0] !== 0 || data.readUInt32BE(1) !== data.length - 5) {
-          pending.fail(INTERNAL, 'Malformed gRPC response');
-          return;
-        }
-        let result: T;
-        try {
-          result = decode(data.subarray(5));
-        } catch (err) {
-          pending.fail(INTERNAL, `Response message parsing error: ${(err as Error).message}`);
-          return;
-        }
-        done = true;
-        this.pending.delete(pending);
-        this.health.succeeded(member.host);
-        resolve(result);
-      });
-      stream.end(frame);
-    });
+        { endStream: false },
+      );
+    } catch (err) {
+      return Promise.reject(this.error(member, UNAVAILABLE, (err as Error).message));
+    }
+    const call = new UnaryCall(this, member, stream, deadline, decode);
+    this.pending.add(call as UnaryCall<unknown>);
+    (stream as CallStream)[CALL] = call as UnaryCall<unknown>;
+    // Listeners shared by every call (no closures per call): each finds its call on the stream.
+    stream.on('response', onResponse);
+    stream.on('trailers', onTrailers);
+    stream.on('data', onData);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+    stream.end(frame);
+    return call.promise;
+  }
+
+  /** A call has ended: it no longer needs sweeping; an answered call proves its member up. */
+  ended(call: UnaryCall<unknown>, answered: boolean): void {
+    this.pending.delete(call);
+    if (answered) this.health.succeeded(call.member.host);
   }
 
   /** A failure as the etcd3 client gives it: grpc-js's error, cast by etcd3's castGrpcError. */
-  private error(member: Member, code: number, details: string): Error {
+  error(member: Member, code: number, details: string): Error {
     const err = Object.assign(new Error(`${code} ${STATUS_NAMES[code] ?? code}: ${details}`), {
       code,
       details,
