@@ -142,6 +142,9 @@ function fixTxn(res: TxnAnswer): void {
 }
 
 const CALL = Symbol('unary call');
+/** Calls under way on a session: it holds the process open only while there are some. */
+const ACTIVE = Symbol('active calls');
+type CountedSession = ClientHttp2Session & { [ACTIVE]?: number };
 type CallStream = ClientHttp2Stream & { [CALL]: UnaryCall<unknown> };
 
 /** One unary call: its stream's answer so far, and how it settles. */
@@ -157,6 +160,7 @@ class UnaryCall<T> {
   constructor(
     private readonly client: Etcd3Unary,
     readonly member: Member,
+    readonly session: ClientHttp2Session,
     readonly stream: ClientHttp2Stream,
     readonly deadline: number,
     private readonly decode: (bytes: Uint8Array) => T,
@@ -382,7 +386,10 @@ export class Etcd3Unary {
     } catch (err) {
       return Promise.reject(this.error(member, UNAVAILABLE, (err as Error).message));
     }
-    const call = new UnaryCall(this, member, stream, deadline, decode);
+    const call = new UnaryCall(this, member, session, stream, deadline, decode);
+    // Like a grpc-js call, an answer awaited keeps the process alive; an idle session does not.
+    const counted = session as CountedSession;
+    if ((counted[ACTIVE] = (counted[ACTIVE] ?? 0) + 1) === 1) session.ref();
     this.pending.add(call as UnaryCall<unknown>);
     (stream as CallStream)[CALL] = call as UnaryCall<unknown>;
     // Listeners shared by every call (no closures per call): each finds its call on the stream.
@@ -398,6 +405,10 @@ export class Etcd3Unary {
   /** A call has ended: it no longer needs sweeping; an answered call proves its member up. */
   ended(call: UnaryCall<unknown>, answered: boolean): void {
     this.pending.delete(call);
+    const session: CountedSession = call.session;
+    const left = (session[ACTIVE] ?? 1) - 1;
+    session[ACTIVE] = left;
+    if (left === 0) session.unref();
     if (answered) this.health.succeeded(call.member.host);
   }
 
