@@ -262,15 +262,18 @@ class Member {
     session.on('connect', () => {
       if (this.session === session) this.ready = true;
     });
-    const gone = () => {
-      if (this.session !== session) return;
-      this.session = undefined;
-      this.ready = false;
-    };
+    const gone = () => this.drop(session);
     session.on('error', gone);
     session.on('goaway', gone);
     session.on('close', gone);
     session.unref();
+  }
+
+  /** `session` is no longer usable: the next call connects again (after the backoff). */
+  drop(session: ClientHttp2Session): void {
+    if (this.session !== session) return;
+    this.session = undefined;
+    this.ready = false;
   }
 
   close(): void {
@@ -383,8 +386,11 @@ export class Etcd3Unary {
         },
         { endStream: false },
       );
-    } catch (err) {
-      return Promise.reject(this.error(member, UNAVAILABLE, (err as Error).message));
+    } catch {
+      // The session is closing (its close not yet seen): nothing was sent, so the call goes
+      // with the etcd3 client instead, which may safely retry even a write elsewhere.
+      member.drop(session);
+      return undefined;
     }
     const call = new UnaryCall(this, member, session, stream, deadline, decode);
     // Like a grpc-js call, an answer awaited keeps the process alive; an idle session does not.
