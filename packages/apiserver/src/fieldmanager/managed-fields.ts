@@ -30,21 +30,32 @@ export const emptyManaged = (): Managed => ({ fields: new Map(), times: new Map(
  */
 export function managerIdentifier(entry: ManagedFieldsEntry): string {
   const { manager, operation, apiVersion, subresource } = entry;
-  return JSON.stringify({
-    ...(manager ? { manager } : {}),
-    ...(operation ? { operation } : {}),
-    ...(apiVersion && operation !== 'Apply' ? { apiVersion } : {}),
-    ...(subresource ? { subresource } : {}),
-  });
+  // JSON.stringify of { manager, operation, apiVersion, subresource } (the set ones), built
+  // without the intermediate objects: this runs for every write.
+  let id = '';
+  if (manager) id += `,"manager":${JSON.stringify(manager)}`;
+  if (operation) id += `,"operation":${JSON.stringify(operation)}`;
+  if (apiVersion && operation !== 'Apply') id += `,"apiVersion":${JSON.stringify(apiVersion)}`;
+  if (subresource) id += `,"subresource":${JSON.stringify(subresource)}`;
+  return id === '' ? '{}' : `{${id.slice(1)}}`;
 }
 
+/** Identifiers parsed lately: a server sees few managers, and every write encodes them. */
+const parsedIdentifiers = new Map<string, Readonly<ManagedFieldsEntry>>();
+
 /** The entry an identifier was built from. */
-export function parseManagerIdentifier(identifier: string): ManagedFieldsEntry {
-  try {
-    return JSON.parse(identifier) as ManagedFieldsEntry;
-  } catch {
-    return { manager: identifier };
+export function parseManagerIdentifier(identifier: string): Readonly<ManagedFieldsEntry> {
+  let entry = parsedIdentifiers.get(identifier);
+  if (entry === undefined) {
+    try {
+      entry = JSON.parse(identifier) as ManagedFieldsEntry;
+    } catch {
+      entry = { manager: identifier };
+    }
+    if (parsedIdentifiers.size >= 1024) parsedIdentifiers.clear();
+    parsedIdentifiers.set(identifier, Object.freeze(entry));
   }
+  return entry;
 }
 
 /** DecodeManagedFields; throws on an entry kube would not accept. */
@@ -121,7 +132,15 @@ export function printManager(identifier: string): string {
   return out;
 }
 
-/** metav1.Time as JSON writes it: RFC 3339 to the second, UTC. */
+let lastSecond = NaN;
+let lastTime = '';
+
+/** metav1.Time as JSON writes it: RFC 3339 to the second, UTC (formatted once a second). */
 export function nowTime(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastSecond) {
+    lastTime = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastTime;
 }

@@ -33,6 +33,19 @@ describe('HostFilter', () => {
     );
   });
 
+  it('asked again about a Host, answers as the first time, past the hosts it remembers (property)', () => {
+    const fresh = HostFilter.parse(['^api\\.example\\.com$']);
+    const hosts = fc.oneof(fc.domain(), fc.ipV4(), fc.constantFrom('localhost', 'api.example.com'));
+    fc.assert(
+      fc.property(fc.array(hosts, { minLength: 1, maxLength: 400 }), (list) => {
+        const first = list.map((h) => fresh.hostAllowed(h));
+        expect(list.map((h) => fresh.hostAllowed(h))).toEqual(first);
+        expect(list.map((h) => filter.hostAllowed(h))).toEqual(first);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
   it('accepts loopback origins, the same origin and accepted names; refuses foreign and null origins', () => {
     expect(filter.originAllowed('http://localhost:3000', '127.0.0.1:8080')).toBe(true);
     expect(filter.originAllowed('http://127.0.0.1:8001', '127.0.0.1:8080')).toBe(true);

@@ -42,9 +42,22 @@ export class HostFilter {
     return this.accept.some((pattern) => pattern.test(hostname));
   }
 
+  /** Hosts decided lately: a server is reached under few names, and this runs per request. */
+  private readonly decided = new Map<string, boolean>();
+
   /** A request's Host: rebinding needs a domain name, so IP literals are always fine. */
   hostAllowed(host: string | undefined): boolean {
     if (host === undefined) return false;
+    let allowed = this.decided.get(host);
+    if (allowed === undefined) {
+      allowed = this.decideHost(host);
+      if (this.decided.size >= 256) this.decided.clear();
+      this.decided.set(host, allowed);
+    }
+    return allowed;
+  }
+
+  private decideHost(host: string): boolean {
     const hostname = HostFilter.hostname(host);
     if (hostname === undefined) return false;
     if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return true;

@@ -75,3 +75,24 @@ describe('parseRequestInfo', () => {
     );
   });
 });
+
+describe('parseRequestInfo asked again', () => {
+  it('the same path parses to an equal answer every time, and changing one answer changes no other', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('api', 'v1', 'namespaces', 'ns', 'pods', 'p', 'status', 'watch'), {
+          maxLength: 7,
+        }),
+        (segments) => {
+          const path = `/${segments.join('/')}`;
+          const first = parseRequestInfo(path);
+          if (first) first.resource = 'changed';
+          const again = parseRequestInfo(path);
+          if (first === undefined) expect(again).toBeUndefined();
+          else expect(again?.resource).not.toBe('changed');
+          expect(parseRequestInfo(path)).toEqual(again);
+        },
+      ),
+    );
+  });
+});

@@ -21,6 +21,22 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
  * undefined for paths that are not resource paths (discovery, health, metrics).
  */
 export function parseRequestInfo(path: string): RequestInfo | undefined {
+  // Authorization, audit and the router each ask for the same request's path.
+  if (parsed.has(path)) {
+    const info = parsed.get(path);
+    return info && { ...info };
+  }
+  const info = parse(path);
+  if (parsed.size >= PARSED_PATHS) parsed.clear();
+  parsed.set(path, info && { ...info });
+  return info;
+}
+
+/** Paths parsed lately (a request's own path is asked for by several filters). */
+const parsed = new Map<string, RequestInfo | undefined>();
+const PARSED_PATHS = 512;
+
+function parse(path: string): RequestInfo | undefined {
   const parts = path.replace(/^\/+|\/+$/g, '').split('/');
   if (parts.some((p) => p === '')) return undefined;
   let group: string;

@@ -1,5 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
-import type { Etcd3, ICompare, IKeyValue, IRequestOp, ITxnResponse, KVClient } from 'etcd3';
+import type { Etcd3, ICompare, IRequestOp, KVClient } from 'etcd3';
 import type * as Etcd3Module from 'etcd3';
 import { Compactor, DEFAULT_COMPACTION_INTERVAL, type CompactionClaim } from '../compactor.js';
 import { guaranteedUpdate, type WrittenState } from '../guaranteed-update.js';
@@ -30,6 +30,7 @@ import { WatchChannel } from '../watch-channel.js';
 import { WATCH_QUEUE_BOUND } from '../watch-hub.js';
 import { isFutureRevisionError, isTransient, neverSent, toStorageError } from './etcd3-errors.js';
 import { Etcd3Watch } from './etcd3-watch.js';
+import { Etcd3Unary, type KeyValue, type TxnAnswer } from './etcd3-unary.js';
 import { HostHealth } from './host-health.js';
 import { ProgressSupport } from './progress-support.js';
 import { loadOptionalPeer } from '../optional-peer.js';
@@ -58,6 +59,11 @@ export interface Etcd3StorageOptions extends BackendOptions {
 /** Characters of JSON the storage keeps of its own latest writes (see `written`). */
 const WRITTEN_BYTES = 4 * 1024 * 1024;
 
+const deadlineOf = (o: CallOptions): number => {
+  const d = o.deadline;
+  return d instanceof Date ? d.getTime() : Number(d);
+};
+
 function revisionOf(kv: { mod_revision: string }): Revision {
   return Number(kv.mod_revision);
 }
@@ -71,6 +77,8 @@ export class Etcd3Storage implements Storage {
   readonly prefix: string;
   readonly endpoints: readonly string[];
   private readonly client: Etcd3;
+  /** Range and Txn on a connected member without grpc-js (etcd3-unary.ts). */
+  private readonly unary: Etcd3Unary;
   private readonly compactor: Compactor;
   /** The newest compaction made through this client (etcd tells no one else's without a read). */
   private compacted: Revision = 0;
@@ -103,10 +111,12 @@ export class Etcd3Storage implements Storage {
       options.progressNotifyInterval ?? DEFAULT_PROGRESS_NOTIFY_INTERVAL;
     this.progressSupport = new ProgressSupport(this.endpoints, this.requestTimeout);
     void this.progressSupport.check();
-    const { Etcd3 } = loadOptionalPeer<typeof Etcd3Module>('etcd3', 'etcd3');
-    this.client = new Etcd3({
+    const etcd3 = loadOptionalPeer<typeof Etcd3Module>('etcd3', 'etcd3');
+    const health = new HostHealth(this.endpoints);
+    this.unary = new Etcd3Unary(this.endpoints, health, etcd3);
+    this.client = new etcd3.Etcd3({
       hosts: [...this.endpoints],
-      faultHandling: new HostHealth(this.endpoints).options(),
+      faultHandling: health.options(),
       grpcOptions: {
         // Reconnect quickly to a restarted member (grpc's default backoff grows to 2 minutes).
         'grpc.initial_reconnect_backoff_ms': 100,
@@ -175,14 +185,17 @@ export class Etcd3Storage implements Storage {
     if (this.starting.size > 0) await Promise.all(this.starting);
   }
 
-  private decode(kv: IKeyValue, revision = revisionOf(kv)): KubeObject {
+  private decode(kv: KeyValue, revision = revisionOf(kv)): KubeObject {
     return this.objects.decode(kv.key.toString('utf8'), kv.value, revision);
   }
 
   async get(key: string): Promise<KubeObject | undefined> {
     validateKey(this.prefix, key);
-    const res = await this.call(key, true, (o) =>
-      this.client.kv.range({ key: Buffer.from(key) }, o),
+    const request = { key: Buffer.from(key) };
+    const res = await this.call(
+      key,
+      true,
+      (o) => this.unary.range(request, deadlineOf(o)) ?? this.client.kv.range(request, o),
     );
     const kv = res.kvs[0];
     return kv && this.decode(kv);
@@ -290,7 +303,7 @@ export class Etcd3Storage implements Storage {
     key: string,
     json: string,
     expectedRevision: Revision | undefined,
-  ): Promise<ITxnResponse> {
+  ): Promise<TxnAnswer> {
     const data = this.objects.fromJson(key, json);
     await this.beforeWrite();
     return this.txn(key, [this.modCompare(key, expectedRevision)], {
@@ -354,16 +367,20 @@ export class Etcd3Storage implements Storage {
   }
 
   /** One compare-and-swap; the else branch reads the key so a failure can say why. */
-  private txn(key: string, compare: ICompare[], success: IRequestOp): Promise<ITxnResponse> {
-    return this.call(key, false, (o) =>
-      this.client.kv.txn(
-        { compare, success: [success], failure: [{ request_range: { key: Buffer.from(key) } }] },
-        o,
-      ),
+  private txn(key: string, compare: ICompare[], success: IRequestOp): Promise<TxnAnswer> {
+    const request = {
+      compare,
+      success: [success],
+      failure: [{ request_range: { key: Buffer.from(key) } }],
+    };
+    return this.call(
+      key,
+      false,
+      (o) => this.unary.txn(request, deadlineOf(o)) ?? this.client.kv.txn(request, o),
     );
   }
 
-  private failed(key: string, res: ITxnResponse, expected: Revision | undefined): never {
+  private failed(key: string, res: TxnAnswer, expected: Revision | undefined): never {
     const current = res.responses[0]?.response_range.kvs[0];
     if (!current) throw StorageError.keyNotFound(key);
     throw StorageError.revisionConflict(key, expected ?? 0, revisionOf(current));
@@ -496,6 +513,7 @@ export class Etcd3Storage implements Storage {
       this.progressSupport.stop();
       for (const watch of [...this.watches]) watch.close();
       this.written.clear();
+      this.unary.close();
       this.client.close();
     }
     return Promise.resolve();

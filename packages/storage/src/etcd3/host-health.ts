@@ -38,6 +38,22 @@ export class HostHealth {
     };
   }
 
+  /** Whether a call may go to `host` now (see policy()). */
+  usable(host: string): boolean {
+    const now = Date.now();
+    return !this.isDown(host, now) || !this.hosts.some((h) => h !== host && !this.isDown(h, now));
+  }
+
+  /** A call to `host` was answered: it is up. */
+  succeeded(host: string): void {
+    if (this.downUntil.size > 0) this.downUntil.delete(host);
+  }
+
+  /** A call to `host` failed with `err`: a transient failure takes it out for the cooldown. */
+  failed(host: string, err: unknown): void {
+    if (isTransient(err)) this.downUntil.set(host, Date.now() + this.cooldown);
+  }
+
   private isDown(host: string, now: number): boolean {
     return (this.downUntil.get(host) ?? 0) > now;
   }
@@ -52,10 +68,10 @@ export class HostHealth {
       }
       try {
         const result = await fn({ signal: NEVER_ABORTED });
-        this.downUntil.delete(host);
+        this.succeeded(host);
         return result;
       } catch (err) {
-        if (isTransient(err)) this.downUntil.set(host, Date.now() + this.cooldown);
+        this.failed(host, err);
         throw err;
       }
     };
