@@ -29,9 +29,15 @@ let lastBurst: Burst | undefined;
 
 function burstOf(parts: Uint8Array[], bytes: number): Burst {
   const last = lastBurst;
-  if (last && last.parts.length === parts.length && last.parts.every((p, i) => p === parts[i]))
-    return last;
+  if (last && sameParts(last.parts, parts)) return last;
   return (lastBurst = { parts, bytes, uses: 0 });
+}
+
+/** Whether two bursts are the same events; a plain loop, run for every response of a round. */
+function sameParts(a: Uint8Array[], b: Uint8Array[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 const chunkHead = (burst: Burst) => `${burst.bytes.toString(16)}\r\n`;
