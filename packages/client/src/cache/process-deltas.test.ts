@@ -122,7 +122,7 @@ describe('processDeltas', () => {
       get: (obj) => inner.get(obj),
       add: (obj) => (seen.push('add'), inner.add(obj)),
       update: (obj) => (seen.push('update'), inner.update(obj)),
-    } as Store;
+    };
     processDeltas(
       {},
       store,
