@@ -423,9 +423,9 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
   }
 
   /**
-   * Processes what is queued while no handler listens. A plain loop, not the async processLoop:
-   * V8 optimizes a hot loop in a running function (OSR) but not in a suspended async one, and a
-   * first list of thousands of objects would otherwise go through the interpreter.
+   * Processes what is queued while no handler listens: a first list of thousands of objects. A
+   * small synchronous function of its own, which V8 optimizes on stack (OSR) while the loop runs
+   * (seen with --trace-opt), with the signal read once rather than per object.
    */
   private drainQueued(run: Run<T>, process: PopProcessFunc<T>): void {
     const { signal } = run.abort;
