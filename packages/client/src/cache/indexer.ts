@@ -158,7 +158,11 @@ class IndexedStore<T extends KubernetesObject> implements Indexer<T> {
   }
 
   private put(obj: T): void {
-    const key = this.keyFunc(obj);
+    this.putKeyed(this.keyFunc(obj), obj);
+  }
+
+  /** add or update of an object whose key (this store's keyFunc of it) is known. */
+  putKeyed(key: string, obj: T): void {
     const newValues = this.valuesOf(this.indexes, obj, key);
     const old = this.items.get(key);
     const oldValues = old === undefined ? undefined : this.valuesOf(this.indexes, old, key);
@@ -213,14 +217,18 @@ class IndexedStore<T extends KubernetesObject> implements Indexer<T> {
       const after = newValues?.[i] ?? NO_VALUES;
       // The common case: a single value that did not change.
       if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
-      for (const value of before) {
+      // Indexed loops: this runs once per object of a first list, much of it before V8 has
+      // optimized it, and for-of makes an iterator per array there.
+      for (let v = 0; v < before.length; v++) {
+        const value = before[v]!;
         const keys = index.get(value);
         if (!keys) continue;
         keys.delete(key);
         // Drop empty sets so churned values (e.g. deleted namespaces) don't leak.
         if (keys.size === 0) index.delete(value);
       }
-      for (const value of after) {
+      for (let v = 0; v < after.length; v++) {
+        const value = after[v]!;
         let keys = index.get(value);
         if (!keys) index.set(value, (keys = new Set()));
         keys.add(key);
@@ -236,6 +244,22 @@ class IndexedStore<T extends KubernetesObject> implements Indexer<T> {
     }
     return out;
   }
+}
+
+/**
+ * Adds or updates `obj` under `key` — what the store's own key function makes of it — where the
+ * store is one of newIndexer's: a queue that keyed the object already saves computing and
+ * hashing the key a second time. Returns false for any other Store, which the caller then adds
+ * to or updates itself.
+ */
+export function putWithKey<T extends KubernetesObject>(
+  store: Store<T>,
+  key: string,
+  obj: T,
+): boolean {
+  if (!(store instanceof IndexedStore)) return false;
+  (store as IndexedStore<T>).putKeyed(key, obj);
+  return true;
 }
 
 function emptyIndexes<T extends KubernetesObject>(

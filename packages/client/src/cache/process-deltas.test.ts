@@ -2,8 +2,9 @@ import type { KubeObject } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
 import { configMap } from '../testing/fixtures.js';
 import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
-import { newIndexer } from './indexer.js';
+import { NamespaceIndex, newIndexer } from './indexer.js';
 import { processDeltas } from './process-deltas.js';
+import type { Store } from './store.js';
 
 function recorder() {
   const calls: unknown[][] = [];
@@ -87,5 +88,56 @@ describe('processDeltas', () => {
     processDeltas({}, store, [{ type: 'Added', object: configMap('ns', 'a') }], false);
     processDeltas({}, store, [{ type: 'Deleted', object: configMap('ns', 'a') }], false);
     expect(store.list()).toEqual([]);
+  });
+
+  it('with the key its queue computed, an add and an update leave store, index and handler calls as without it', () => {
+    const run = (withKey: boolean) => {
+      const store = newIndexer();
+      const r = recorder();
+      for (const [obj, initial] of [
+        [configMap('ns', 'a', '1'), true],
+        [configMap('ns', 'a', '2'), false],
+        [configMap('other', 'b', '3'), false],
+      ] as const) {
+        const key = withKey ? `${obj.metadata.namespace}/${obj.metadata.name}` : undefined;
+        processDeltas(r.handler, store, [{ type: 'Replaced', object: obj }], initial, key);
+      }
+      return {
+        calls: r.calls,
+        items: store.list(),
+        inNs: store.byIndex(NamespaceIndex, 'ns'),
+        namespaces: store.listIndexFuncValues(NamespaceIndex).sort(),
+      };
+    };
+    expect(run(true)).toEqual(run(false));
+    expect(run(true).inNs.map((o) => o.metadata.resourceVersion)).toEqual(['2']);
+  });
+
+  it('a Store of its own gets the key-given add and update through add and update', () => {
+    const inner = newIndexer();
+    const seen: string[] = [];
+    const store: Store = {
+      ...inner,
+      getByKey: (key) => inner.getByKey(key),
+      get: (obj) => inner.get(obj),
+      add: (obj) => (seen.push('add'), inner.add(obj)),
+      update: (obj) => (seen.push('update'), inner.update(obj)),
+    };
+    processDeltas(
+      {},
+      store,
+      [{ type: 'Replaced', object: configMap('ns', 'a', '1') }],
+      true,
+      'ns/a',
+    );
+    processDeltas(
+      {},
+      store,
+      [{ type: 'Replaced', object: configMap('ns', 'a', '2') }],
+      false,
+      'ns/a',
+    );
+    expect(seen).toEqual(['add', 'update']);
+    expect(inner.getByKey('ns/a')?.metadata.resourceVersion).toBe('2');
   });
 });

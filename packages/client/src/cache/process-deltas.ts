@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { Deltas } from './delta.js';
+import { putWithKey } from './indexer.js';
 import type { ResourceEventHandler } from './resource-event-handler.js';
 import type { Store } from './store.js';
 
@@ -19,7 +20,8 @@ export function processDeltas<T extends KubernetesObject>(
   isInInitialList: boolean,
   key?: string,
 ): void {
-  for (const delta of deltas) {
+  for (let i = 0; i < deltas.length; i++) {
+    const delta = deltas[i]!;
     if (delta.type === 'Deleted') {
       clientState.delete(delta.object);
       handler.onDelete?.(delta.object);
@@ -28,10 +30,10 @@ export function processDeltas<T extends KubernetesObject>(
     const obj = delta.object;
     const old = key === undefined ? clientState.get(obj) : clientState.getByKey(key);
     if (old !== undefined) {
-      clientState.update(obj);
+      if (key === undefined || !putWithKey(clientState, key, obj)) clientState.update(obj);
       handler.onUpdate?.(old, obj);
     } else {
-      clientState.add(obj);
+      if (key === undefined || !putWithKey(clientState, key, obj)) clientState.add(obj);
       handler.onAdd?.(obj, isInInitialList);
     }
   }

@@ -422,6 +422,17 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
     for (const wake of [...this.syncWaiters]) wake();
   }
 
+  /**
+   * Processes what is queued while no handler listens: a first list of thousands of objects. A
+   * small synchronous function of its own, which V8 optimizes on stack (OSR) while the loop runs
+   * (seen with --trace-opt), with the signal read once rather than per object.
+   */
+  private drainQueued(run: Run<T>, process: PopProcessFunc<T>): void {
+    const { signal } = run.abort;
+    const fifo = run.fifo;
+    while (this.listeners.size === 0 && !signal.aborted && fifo.tryPop(process) !== undefined);
+  }
+
   private async processLoop(run: Run<T>): Promise<void> {
     // The FIFO and the indexer key objects alike (metaNamespaceKeyFunc): the FIFO's key is
     // the indexer's.
@@ -440,11 +451,7 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
         // item (awaiting each pop made half of what a sync of 50,000 objects allocated after
         // its LIST). With handlers every pop yields, so that their lanes keep pace with the
         // FIFO instead of filling up and overflowing.
-        while (
-          this.listeners.size === 0 &&
-          !run.abort.signal.aborted &&
-          run.fifo.tryPop(process) !== undefined
-        );
+        this.drainQueued(run, process);
       } catch (err) {
         if (isFIFOClosedError(err)) return;
         // A bad object (no key, a throwing index function) must not stop the informer.
