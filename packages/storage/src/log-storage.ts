@@ -23,7 +23,7 @@ import type {
   StorageWatchOptions,
   TryUpdate,
 } from './storage.js';
-import { StorageError } from './storage-error.js';
+import { StorageError, isStorageError } from './storage-error.js';
 import { StoredObjectCodec } from './stored-object.js';
 import { WatchChannel } from './watch-channel.js';
 import { WatchHub } from './watch-hub.js';
@@ -122,6 +122,32 @@ export class LogStorage implements Storage {
       const data = this.objects.encode(key, object);
       this.usable(key);
       return this.committed(this.log.update(key, data, options.expectedRevision));
+    });
+  }
+
+  /**
+   * update() of JSON guaranteedUpdate has already encoded, so a write encodes its object once;
+   * on a conflict, the key's state now (undefined: gone), as the etcd3 transaction reads it.
+   */
+  updateEncoded(
+    key: string,
+    json: string,
+    expectedRevision: Revision,
+  ): Promise<{ updated: KubeObject } | { current: KubeObject | undefined }> {
+    return run(() => {
+      validateKey(this.prefix, key);
+      const data = this.objects.fromJson(key, json);
+      this.usable(key);
+      let record: LogRecord;
+      try {
+        record = this.log.update(key, data, expectedRevision);
+      } catch (err) {
+        if (!isStorageError(err, 'ResourceVersionConflicts') && !isStorageError(err, 'KeyNotFound'))
+          throw err;
+        const row = this.log.get(key);
+        return { current: row && this.objects.decode(key, row.value, row.modRevision) };
+      }
+      return { updated: this.committed(record) };
     });
   }
 
