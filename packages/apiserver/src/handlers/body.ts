@@ -49,7 +49,7 @@ interface Reading {
 }
 
 const READING = Symbol('reading');
-type ReadingRequest = Request & { [READING]?: Reading };
+type ReadingRequest = Request & { [READING]?: Reading | undefined };
 
 function readAll(req: ReadingRequest, limit: number, timeoutMs: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
