@@ -37,8 +37,8 @@ export interface GuaranteedUpdateStorage extends Pick<Storage, 'get' | 'update'>
  * on a fresh read, and an error stands only when the fresh read is at the same revision.
  *
  * `written` (what this storage itself last wrote under the key) is such a copy too: it is taken
- * instead of the cache's when newer, so an update right after this apiserver's own write, before
- * the watch cache has seen it, needs no read either.
+ * instead of the cache's unless older, so an update right after this apiserver's own write, before
+ * the watch cache has seen it, needs no read either, and one at the same revision no encoding.
  */
 export async function guaranteedUpdate(
   storage: GuaranteedUpdateStorage,
@@ -53,7 +53,7 @@ export async function guaranteedUpdate(
   let isCurrent = cachedExisting === undefined && written === undefined;
   if (
     written &&
-    (!cachedExisting || written.revision > Number(cachedExisting.metadata.resourceVersion))
+    (!cachedExisting || written.revision >= Number(cachedExisting.metadata.resourceVersion))
   ) {
     // Decoded afresh: a private copy, as below.
     before = written.json;

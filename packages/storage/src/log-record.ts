@@ -1,3 +1,4 @@
+import type { KubeObject } from '@listwatch/api';
 import type { Revision, StorageChange } from './storage.js';
 import { StorageError } from './storage-error.js';
 import type { StoredObjectCodec, StoredValue } from './stored-object.js';
@@ -31,21 +32,49 @@ export function toChange(record: LogRecord, objects: StoredObjectCodec): Storage
     return { type: 'ADDED', key, revision, object: objects.decode(key, value, revision) };
   }
   if (!prev) throw StorageError.expired(key, revision - 1, revision);
-  const prevObject = objects.decode(key, prev.value, prev.modRevision);
   if (value === undefined) {
     return {
       type: 'DELETED',
       key,
       revision,
       object: objects.decode(key, prev.value, revision),
-      prevObject,
+      prevObject: objects.decode(key, prev.value, prev.modRevision),
     };
   }
+  return modified(key, revision, objects.decode(key, value, revision), prev, objects);
+}
+
+/**
+ * A modification whose previous object is decoded only when read: the watch cache has it
+ * already, and etcd3/watcher.go's transform decodes prevValue for a modification only when its
+ * watch filters (never for the cacher's). A previous value that does not decode reads as
+ * undefined, as such a watch never decoding it would have it.
+ */
+function modified(
+  key: string,
+  revision: Revision,
+  object: KubeObject,
+  prev: StoredVersion,
+  objects: StoredObjectCodec,
+): StorageChange {
+  let pending: StoredVersion | undefined = prev;
+  let prevObject: KubeObject | undefined;
   return {
     type: 'MODIFIED',
     key,
     revision,
-    object: objects.decode(key, value, revision),
-    prevObject,
+    object,
+    get prevObject(): KubeObject | undefined {
+      if (pending) {
+        const { value, modRevision } = pending;
+        pending = undefined;
+        try {
+          prevObject = objects.decode(key, value, modRevision);
+        } catch {
+          prevObject = undefined;
+        }
+      }
+      return prevObject;
+    },
   };
 }

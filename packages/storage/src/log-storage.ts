@@ -1,6 +1,6 @@
 import type { KubeObject } from '@listwatch/api';
 import { Compactor, DEFAULT_COMPACTION_INTERVAL } from './compactor.js';
-import { guaranteedUpdate } from './guaranteed-update.js';
+import { guaranteedUpdate, type WrittenState } from './guaranteed-update.js';
 import {
   DEFAULT_PREFIX,
   prefixEnd,
@@ -23,7 +23,7 @@ import type {
   StorageWatchOptions,
   TryUpdate,
 } from './storage.js';
-import { StorageError } from './storage-error.js';
+import { StorageError, isStorageError } from './storage-error.js';
 import { StoredObjectCodec } from './stored-object.js';
 import { WatchChannel } from './watch-channel.js';
 import { WatchHub } from './watch-hub.js';
@@ -44,9 +44,14 @@ export class LogStorage implements Storage {
   private readonly objects: StoredObjectCodec;
   private closed = false;
 
+  /**
+   * @param ownsValues every stored value is JSON this process's encodeObject made (memory): an
+   * update may start from it as from its own last write.
+   */
   protected constructor(
     private readonly log: RevisionLog,
     options: LogStorageOptions,
+    private readonly ownsValues = false,
   ) {
     this.prefix = validateStoragePrefix(options.prefix ?? DEFAULT_PREFIX);
     this.objects = new StoredObjectCodec(options.transformerFor);
@@ -125,13 +130,51 @@ export class LogStorage implements Storage {
     });
   }
 
+  /**
+   * update() of JSON guaranteedUpdate has already encoded, so a write encodes its object once;
+   * on a conflict, the key's state now (undefined: gone), as the etcd3 transaction reads it.
+   */
+  updateEncoded(
+    key: string,
+    json: string,
+    expectedRevision: Revision,
+  ): Promise<{ updated: KubeObject } | { current: KubeObject | undefined }> {
+    return run(() => {
+      validateKey(this.prefix, key);
+      const data = this.objects.fromJson(key, json);
+      this.usable(key);
+      let record: LogRecord;
+      try {
+        record = this.log.update(key, data, expectedRevision);
+      } catch (err) {
+        if (!isStorageError(err, 'ResourceVersionConflicts') && !isStorageError(err, 'KeyNotFound'))
+          throw err;
+        const row = this.log.get(key);
+        return { current: row && this.objects.decode(key, row.value, row.modRevision) };
+      }
+      return { updated: this.committed(record) };
+    });
+  }
+
   async guaranteedUpdate(
     key: string,
     tryUpdate: TryUpdate,
     cachedExisting?: KubeObject,
   ): Promise<KubeObject> {
     validateKey(this.prefix, key);
-    return guaranteedUpdate(this, key, tryUpdate, cachedExisting);
+    return guaranteedUpdate(this, key, tryUpdate, cachedExisting, this.ownJson(key));
+  }
+
+  /**
+   * The key's stored JSON when this process encoded it (see ownsValues and no transformer's
+   * bytes), so an update starts from it instead of encoding the watch cache's copy again.
+   */
+  private ownJson(key: string): WrittenState | undefined {
+    if (!this.ownsValues || this.closed) return undefined;
+    const row = this.log.get(key);
+    return row && typeof row.value === 'string'
+      ? { json: row.value, revision: row.modRevision }
+      : undefined;
   }
 
   delete(key: string, options: StorageDeleteOptions = {}): Promise<KubeObject> {

@@ -40,8 +40,8 @@ export interface StorageChange {
    * the last stored state, its resourceVersion set to the deletion revision (as kube-apiserver).
    */
   object: KubeObject;
-  /** The state before the change (MODIFIED, DELETED). */
-  prevObject?: KubeObject;
+  /** The state before the change (MODIFIED, DELETED; a MODIFIED's undefined if it does not decode). */
+  prevObject?: KubeObject | undefined;
   revision: Revision;
 }
 

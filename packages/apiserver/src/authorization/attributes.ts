@@ -31,17 +31,19 @@ export function requestAttributes(
   const verb = info ? verbOf(method, info, query) : undefined;
   if (!info || !verb)
     return { user, verb: method.toLowerCase(), resourceRequest: false, path, apiGroup: '' };
-  return {
+  // Optional fields set one by one, in this order: no spread object per request.
+  const attributes: Attributes = {
     user,
     verb,
     resourceRequest: true,
     path,
     apiGroup: info.group,
     resource: info.resource,
-    ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
-    ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
-    ...(info.name !== undefined ? { name: info.name } : {}),
   };
+  if (info.namespace !== undefined) attributes.namespace = info.namespace;
+  if (info.subresource !== undefined) attributes.subresource = info.subresource;
+  if (info.name !== undefined) attributes.name = info.name;
+  return attributes;
 }
 
 /**

@@ -94,24 +94,31 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
   for (const [id, vs] of managed.fields) {
     const who = parseManagerIdentifier(id);
     const time = managed.times.get(id);
-    entries.push({
-      ...(who.manager ? { manager: who.manager } : {}),
-      operation: vs.applied ? 'Apply' : (who.operation ?? 'Update'),
-      apiVersion: vs.apiVersion,
-      ...(time ? { time } : {}),
-      fieldsType: 'FieldsV1',
-      fieldsV1: setToFieldsV1(vs.set),
-      ...(who.subresource ? { subresource: who.subresource } : {}),
-    });
+    // Built field by field in the JSON's order, without a spread object per optional field.
+    const entry: ManagedFieldsEntry = {};
+    if (who.manager) entry.manager = who.manager;
+    entry.operation = vs.applied ? 'Apply' : (who.operation ?? 'Update');
+    entry.apiVersion = vs.apiVersion;
+    if (time) entry.time = time;
+    entry.fieldsType = 'FieldsV1';
+    entry.fieldsV1 = setToFieldsV1(vs.set);
+    if (who.subresource) entry.subresource = who.subresource;
+    entries.push(entry);
   }
-  const cmp = (a = '', b = '') => compareStrings(a, b);
-  return entries.sort(
-    (p, q) =>
-      cmp(p.operation, q.operation) ||
-      seconds(p.time) - seconds(q.time) ||
-      cmp(p.manager, q.manager) ||
-      cmp(p.apiVersion, q.apiVersion) ||
-      cmp(p.subresource, q.subresource),
+  return entries.length > 1 ? entries.sort(compareEntries) : entries;
+}
+
+function cmp(a = '', b = ''): number {
+  return compareStrings(a, b);
+}
+
+function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+  return (
+    cmp(p.operation, q.operation) ||
+    seconds(p.time) - seconds(q.time) ||
+    cmp(p.manager, q.manager) ||
+    cmp(p.apiVersion, q.apiVersion) ||
+    cmp(p.subresource, q.subresource)
   );
 }
 

@@ -34,41 +34,70 @@ export function readBody(req: Request, limit: number, timeoutMs = 0): Promise<Bu
   if (!body) {
     body = readAll(req, limit, timeoutMs);
     bodies.set(req, body);
-    body.then(
-      (bytes) => settled.set(req, bytes),
-      () => undefined,
-    );
   }
   return body;
 }
 
-function readAll(req: Request, limit: number, timeoutMs: number): Promise<Buffer> {
+/** A body being read: its state lives on the request, so the listeners are shared by all. */
+interface Reading {
+  chunks: Buffer[];
+  size: number;
+  limit: number;
+  timer: NodeJS.Timeout | undefined;
+  resolve(bytes: Buffer): void;
+  reject(err: Error): void;
+}
+
+const READING = Symbol('reading');
+type ReadingRequest = Request & { [READING]?: Reading | undefined };
+
+function readAll(req: ReadingRequest, limit: number, timeoutMs: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (err?: Error): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
-      if (err) reject(err);
-      else resolve(Buffer.concat(chunks));
+    req[READING] = {
+      chunks: [],
+      size: 0,
+      limit,
+      timer: timeoutMs > 0 ? setTimeout(onTimeout, timeoutMs, req, timeoutMs) : undefined,
+      resolve,
+      reject,
     };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) finish(tooLarge(limit));
-      else chunks.push(chunk);
-    };
-    const onEnd = (): void => finish();
-    // A close or error before the end: the client reset or went away mid-upload.
-    const onGone = (): void => finish(new ClientClosedRequest());
-    const timer =
-      timeoutMs > 0 ? setTimeout(() => finish(bodyTimeout(timeoutMs)), timeoutMs) : undefined;
     req.on('data', onData).once('end', onEnd).once('error', onGone).once('close', onGone);
   });
+}
+
+function finishReading(req: ReadingRequest, err?: Error): void {
+  const reading = req[READING];
+  if (!reading) return;
+  req[READING] = undefined;
+  clearTimeout(reading.timer);
+  req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
+  if (err) return reading.reject(err);
+  const bytes = Buffer.concat(reading.chunks);
+  settled.set(req, bytes);
+  reading.resolve(bytes);
+}
+
+function onData(this: ReadingRequest, chunk: Buffer): void {
+  const reading = this[READING];
+  if (!reading) return;
+  reading.size += chunk.length;
+  if (reading.size > reading.limit) finishReading(this, tooLarge(reading.limit));
+  else reading.chunks.push(chunk);
+}
+
+function onEnd(this: ReadingRequest): void {
+  finishReading(this);
+}
+
+// A close or error before the end: the client reset or went away mid-upload.
+function onGone(this: ReadingRequest): void {
+  finishReading(this, new ClientClosedRequest());
+}
+
+function onTimeout(req: ReadingRequest, timeoutMs: number): void {
+  finishReading(req, bodyTimeout(timeoutMs));
 }
 
 function bodyTimeout(timeoutMs: number): ApiError {

@@ -65,12 +65,16 @@ async function serveWatch(scope: RequestScope, entry: ResourceEntry): Promise<vo
  * path of a namespaced resource only for listers. Elsewhere kube answers 404, not 405.
  */
 function hasRoute(definition: ResourceDefinition, info: RequestInfo): boolean {
-  const has = (...verbs: Verb[]) => verbs.some((verb) => definition.verbs.includes(verb));
-  if (info.legacyWatch && !has('watch')) return false;
-  if (info.name !== undefined && !has('get', 'update', 'patch', 'delete')) return false;
-  if (definition.namespaced && info.namespace === undefined && !has('list')) return false;
+  const verbs = definition.verbs;
+  if (info.legacyWatch && !verbs.includes('watch')) return false;
+  if (info.name !== undefined && !NAMED_VERBS.some((verb) => verbs.includes(verb))) return false;
+  if (definition.namespaced && info.namespace === undefined && !verbs.includes('list'))
+    return false;
   return true;
 }
+
+/** The verbs a path naming an object routes to. */
+const NAMED_VERBS: readonly Verb[] = ['get', 'update', 'patch', 'delete'];
 
 /** Routes `/api/...` and `/apis/...` resource requests to their verb's handler. */
 export function resourceRouter(server: ServerContext): Koa.Middleware {

@@ -53,21 +53,25 @@ const OBJECT_META = jsonShape('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta')
  * `spec.containers[0].foo`, as sigs.k8s.io/json words it) and deleting it: kube decodes into Go
  * structs, so an unknown field is never stored, whatever the validation level.
  */
+/** The path of `key` inside `path` (a function, not a closure per call: prune runs per field). */
+function at(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
 function prune(value: unknown, shape: JsonShape, path: string, unknown: string[]): void {
-  const at = (key: string) => (path ? `${path}.${key}` : key);
   if (shape.kind === 'list') {
     if (Array.isArray(value))
       value.forEach((v, i) => prune(v, shape.items, `${path}[${i}]`, unknown));
   } else if (shape.kind === 'map') {
     if (isRecord(value))
-      for (const key of Object.keys(value)) prune(value[key], shape.values, at(key), unknown);
+      for (const key of Object.keys(value)) prune(value[key], shape.values, at(path, key), unknown);
   } else if (shape.kind === 'struct' && isRecord(value)) {
     const fields = jsonFields(shape.name);
     for (const key of Object.keys(value)) {
       const field = fields.get(key);
-      if (field) prune(value[key], jsonShape(field.type), at(key), unknown);
+      if (field) prune(value[key], jsonShape(field.type), at(path, key), unknown);
       else {
-        unknown.push(at(key));
+        unknown.push(at(path, key));
         delete value[key];
       }
     }

@@ -79,19 +79,17 @@ export class Dispatcher {
   /** Offers the event to every candidate; returns how many candidates there were. */
   dispatch(event: WatchCacheEvent, resourcePrefix: string): number {
     const groups: Set<CacheWatcher>[] = [];
-    const add = (set: Set<CacheWatcher> | undefined) => {
-      if (set?.size) groups.push(set);
-    };
-    add(this.byKey.get(event.key));
+    addGroup(groups, this.byKey.get(event.key));
     // Cluster-wide watchers are filed under the resource prefix; namespaced ones under theirs.
-    add(this.byPrefix.get(resourcePrefix));
+    addGroup(groups, this.byPrefix.get(resourcePrefix));
     const slash = event.key.indexOf('/', resourcePrefix.length);
-    if (slash > 0) add(this.byPrefix.get(event.key.slice(0, slash + 1)));
+    if (slash > 0) addGroup(groups, this.byPrefix.get(event.key.slice(0, slash + 1)));
     for (const [index, values] of this.byIndex) {
       const getter = this.definition.indexes[index];
       if (!getter) continue;
-      for (const v of getter(event.object)) add(values.get(v));
-      if (event.prevObject) for (const v of getter(event.prevObject)) add(values.get(v));
+      for (const v of getter(event.object)) addGroup(groups, values.get(v));
+      if (event.prevObject)
+        for (const v of getter(event.prevObject)) addGroup(groups, values.get(v));
     }
     if (groups.length === 0) return 0;
     // One group (e.g. 1000 cluster-wide watchers): offered as it is, without a union to build.
@@ -101,4 +99,9 @@ export class Dispatcher {
     for (const watcher of candidates) watcher.dispatch(event);
     return size;
   }
+}
+
+/** Adds a non-empty set of watchers (no closure per event: dispatch runs for every write). */
+function addGroup(groups: Set<CacheWatcher>[], set: Set<CacheWatcher> | undefined): void {
+  if (set?.size) groups.push(set);
 }
