@@ -216,7 +216,8 @@ const SHUTDOWN_QUIET_MS = 250;
 
 /**
  * Closes an HTTP/2 session that has had no stream open for `idleMs`: a connection that never asks
- * for anything holds no socket for long, while one carrying a quiet watch stays.
+ * for anything (or floods frames and never reads) holds no socket for long, while one carrying a
+ * quiet watch stays.
  */
 function closeIdleSessions(server: Http2Server | Http2SecureServer, idleMs: number): void {
   server.on('session', (session: ServerHttp2Session) => {
@@ -228,7 +229,11 @@ function closeIdleSessions(server: Http2Server | Http2SecureServer, idleMs: numb
       stream.on('close', closed);
     });
     session.setTimeout(idleMs, () => {
-      if (open === 0) session.close();
+      if (open !== 0) return;
+      session.close();
+      // A peer that reads nothing never takes the GOAWAY, and a graceful close waits for it to
+      // be written: a session not gone after another idle period is destroyed.
+      setTimeout(() => session.destroy(), idleMs).unref();
     });
   });
 }
