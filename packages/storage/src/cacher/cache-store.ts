@@ -105,8 +105,6 @@ export class StoreSnapshot {
  */
 export class CacheStore {
   private elements: Tree<StoreElement> = newTree();
-  /** The same elements by key, for point reads: a hash lookup instead of a tree search. */
-  private byKey = new Map<string, StoreElement>();
   private readonly indexes = new Map<string, Map<string, Tree<StoreElement>>>();
 
   constructor(private readonly definition: ResourceDefinition) {
@@ -132,31 +130,28 @@ export class CacheStore {
   }
 
   get(key: string): StoreElement | undefined {
-    return this.byKey.get(key);
+    return this.elements.get(key);
   }
 
   /** Replaces everything (after a relist). */
   replace(elements: StoreElement[]): void {
     this.elements = newTree();
-    this.byKey = new Map();
     for (const index of this.indexes.values()) index.clear();
     for (const element of elements) this.upsert(element);
   }
 
   upsert(element: StoreElement): void {
-    const previous = this.byKey.get(element.key);
+    const previous = this.elements.get(element.key);
     this.elements.set(element.key, element);
-    this.byKey.set(element.key, element);
     if (previous) this.reindex(previous, element);
     else this.addToIndexes(element);
   }
 
   delete(key: string): void {
-    const previous = this.byKey.get(key);
+    const previous = this.elements.get(key);
     if (!previous) return;
     this.removeFromIndexes(previous);
     this.elements.delete(key);
-    this.byKey.delete(key);
   }
 
   /** The state now, frozen: later writes copy the nodes they touch instead of changing these. */
