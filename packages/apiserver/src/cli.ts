@@ -133,8 +133,8 @@ export const FLAGS: readonly Flag[] = [
   },
   {
     name: 'max-watches-per-user',
-    default: '1000',
-    help: 'Watches one user may hold open at once (HTTP and WebSocket); past it a watch is 429 with Retry-After. 0: no limit. Not a kube-apiserver flag.',
+    default: '0',
+    help: 'Watches one user may hold open at once (HTTP and WebSocket); past it a watch is 429 with Retry-After. 0 (the default): no limit, as kube-apiserver, which has no such cap. Not a kube-apiserver flag.',
     apply: (o, v) => (o.maxWatchesPerUser = int('max-watches-per-user', v)),
   },
   {

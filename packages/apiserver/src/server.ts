@@ -102,8 +102,8 @@ export interface ApiServerOptions {
   maxMutatingRequestsInflight?: number;
   maxRequestBodyBytes?: number;
   /**
-   * `--max-watches-per-user` (default 1000; 0: no limit): watches one user may hold open, past
-   * which a watch is 429 with Retry-After. Not a kube-apiserver flag.
+   * `--max-watches-per-user` (default 0: no limit, as kube-apiserver): watches one user may hold
+   * open, past which a watch is 429 with Retry-After. Not a kube-apiserver flag.
    */
   maxWatchesPerUser?: number;
   /**
@@ -400,7 +400,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         ? undefined
         : { json: new WeakMap(), cbor: new WeakMap(), protobuf: new WeakMap() },
     watchEncodeOnce: options.watchEncodeOnce ?? true,
-    watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? 1000),
+    watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? 0),
     auditPolicy:
       options.auditPolicyFile !== undefined
         ? loadAuditPolicy(options.auditPolicyFile)

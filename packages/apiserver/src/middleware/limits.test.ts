@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { parseArgs } from '../cli.js';
+import { parseArgs, usage } from '../cli.js';
 import type { RunningApiServer } from '../server.js';
 import { client, openWatch, testServer } from '../testing/test-server.js';
 
@@ -126,9 +126,30 @@ describe('watches per user (--max-watches-per-user)', () => {
     await Promise.all(watches.map((w) => w.close()));
   });
 
-  it('--max-watches-per-user parses as a count; its help says it is not a kube-apiserver flag', () => {
+  it('--max-watches-per-user parses as a count, defaults to 0 (no limit, as kube-apiserver); its help says it is not a kube-apiserver flag', () => {
     expect(parseArgs(['--max-watches-per-user=5']).options.maxWatchesPerUser).toBe(5);
+    expect(usage()).toContain('--max-watches-per-user (default 0)');
     expect(() => parseArgs(['--max-watches-per-user=x'])).toThrow(/non-negative integer/);
+  });
+
+  it('with the defaults one user holds 1,001 watches: kube-apiserver has no per-user cap (1,000 anonymous kubelets and an informer are one user)', async () => {
+    const open = await testServer(new MemoryStorage({ compactionInterval: 0 }));
+    const aborts: AbortController[] = [];
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 1001 }, async () => {
+          const abort = new AbortController();
+          aborts.push(abort);
+          const res = await fetch(`${open.url}${WATCH}`, { signal: abort.signal });
+          return res.status;
+        }),
+      );
+      expect(statuses.filter((s) => s !== 200)).toEqual([]);
+      expect(open.context.watchLimiter.count('system:anonymous')).toBe(1001);
+    } finally {
+      for (const abort of aborts) abort.abort();
+      await open.close();
+    }
   });
 });
 
