@@ -24,7 +24,7 @@ import type {
   TryUpdate,
 } from './storage.js';
 import { StorageError, isStorageError } from './storage-error.js';
-import { StoredObjectCodec } from './stored-object.js';
+import { decodeRows, StoredObjectCodec } from './stored-object.js';
 import { WatchChannel } from './watch-channel.js';
 import { WatchHub } from './watch-hub.js';
 
@@ -95,8 +95,13 @@ export class LogStorage implements Storage {
       );
       const remaining = count - rows.length;
       return {
-        items: rows.map((row) => this.objects.decode(row.key, row.value, row.modRevision)),
-        keys: rows.map((row) => row.key),
+        ...decodeRows(
+          listPrefix,
+          rows,
+          (row) => row.key,
+          (row) => this.objects.decode(row.key, row.value, row.modRevision),
+          options.skipCorrupt,
+        ),
         revision,
         more: remaining > 0,
         remaining,

@@ -10,6 +10,7 @@ export type StorageErrorCode =
   | 'Expired'
   | 'ResourceVersionTooLarge'
   | 'Unreachable'
+  | 'CorruptObject'
   | 'Internal';
 
 const HTTP: Record<StorageErrorCode, [number, ApiError['reason']]> = {
@@ -22,6 +23,7 @@ const HTTP: Record<StorageErrorCode, [number, ApiError['reason']]> = {
   Expired: [410, 'Expired'],
   ResourceVersionTooLarge: [504, 'Timeout'],
   Unreachable: [503, 'ServiceUnavailable'],
+  CorruptObject: [500, 'InternalError'],
   Internal: [500, 'InternalError'],
 };
 
@@ -31,6 +33,8 @@ const HTTP: Record<StorageErrorCode, [number, ApiError['reason']]> = {
  * (`pods "x" not found`) through `interpret()`.
  */
 export class StorageError extends ApiError {
+  /** CorruptObject of a LIST: the keys that did not decode. */
+  corruptKeys?: string[];
   constructor(
     readonly storageCode: StorageErrorCode,
     readonly key: string,
@@ -99,6 +103,31 @@ export class StorageError extends ApiError {
   static unreachable(key: string, cause: unknown): StorageError {
     const text = cause instanceof Error ? cause.message : String(cause);
     return new StorageError('Unreachable', key, `storage unreachable: ${text}`, { cause });
+  }
+  /**
+   * A stored value that does not decode: no configured key decrypts it, or it is not an object
+   * (storage/errors.go ErrCodeCorruptObj, which kube-apiserver answers as a 500 InternalError).
+   * An error of that object alone: reads of everything else go on.
+   */
+  static corruptObject(key: string, why: string): StorageError {
+    return new StorageError(
+      'CorruptObject',
+      key,
+      `Internal error occurred: corrupt object at ${key}: data from the storage is not transformable or decodable: ${why}`,
+    );
+  }
+  /**
+   * A LIST that met corrupt objects (kube 1.32 etcd3/store.go GetList: the list fails naming
+   * every corrupt key; kube's remedy is deleting them, here with etcdctl or sqlite).
+   */
+  static corruptList(prefix: string, corrupt: readonly StorageError[]): StorageError {
+    const err = new StorageError(
+      'CorruptObject',
+      prefix,
+      `Internal error occurred: failed to list ${prefix}: data from the storage is not transformable or decodable at: ${corrupt.map((c) => c.key).join(', ')}`,
+    );
+    err.corruptKeys = corrupt.map((c) => c.key);
+    return err;
   }
   static internal(key: string, cause: unknown): StorageError {
     const text = cause instanceof Error ? cause.message : String(cause);

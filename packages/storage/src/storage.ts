@@ -1,4 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
+import type { StorageError } from './storage-error.js';
 import type { TransformerForKey } from './value/transformer.js';
 
 /**
@@ -14,6 +15,11 @@ export interface StorageListOptions {
   continueFrom?: string;
   /** Read at this revision (0 or undefined: the latest). Compacted → 410 Expired. */
   revision?: Revision;
+  /**
+   * Leave out values that do not decode (CorruptObject) and report them in `corrupt`, instead
+   * of failing the LIST naming them (the watch cache's list).
+   */
+  skipCorrupt?: boolean;
 }
 
 export interface StorageListResult {
@@ -27,6 +33,8 @@ export interface StorageListResult {
   more: boolean;
   /** How many items follow the last one returned (0 when `more` is false). */
   remaining: number;
+  /** With `skipCorrupt`: the values left out, each a CorruptObject naming its key, in key order. */
+  corrupt?: StorageError[];
 }
 
 export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';

@@ -48,7 +48,7 @@ describe('stored objects', () => {
     );
   });
 
-  it('decoding arbitrary bytes yields an object with metadata or an InvalidObject error naming the key, nothing else', () => {
+  it('decoding arbitrary bytes yields an object with metadata or a CorruptObject error (500) naming the key, nothing else', () => {
     fc.assert(
       fc.property(
         fc.oneof(
@@ -61,7 +61,7 @@ describe('stored objects', () => {
             const decoded = decodeObject(KEY, bytes, 7);
             expect(decoded.metadata.resourceVersion).toBe('7');
           } catch (err) {
-            expect(isStorageError(err, 'InvalidObject')).toBe(true);
+            expect(isStorageError(err, 'CorruptObject')).toBe(true);
             expect(String(err)).toContain(KEY);
           }
         },

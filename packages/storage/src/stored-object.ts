@@ -1,6 +1,6 @@
 import type { KubeObject } from '@listwatch/api';
 import type { Revision } from './storage.js';
-import { StorageError } from './storage-error.js';
+import { StorageError, isStorageError } from './storage-error.js';
 import type { TransformerForKey } from './value/transformer.js';
 
 /** What a backend stores for an object: its JSON, or the bytes its transformers make of it. */
@@ -54,7 +54,7 @@ export function encodeObject(key: string, object: KubeObject): string {
 
 /**
  * The object stored under `key` at `revision`, with `metadata.resourceVersion` set from it.
- * Anything that is not a JSON object with a metadata object is InvalidObject, naming the key.
+ * Anything that is not a JSON object with a metadata object is CorruptObject, naming the key.
  */
 export function decodeObject(key: string, data: StoredValue, revision: Revision): KubeObject {
   const text =
@@ -65,16 +65,16 @@ export function decodeObject(key: string, data: StoredValue, revision: Revision)
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw StorageError.invalidObject(
+    throw StorageError.corruptObject(
       key,
       `stored value is not JSON: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
   if (!isPlainObject(parsed))
-    throw StorageError.invalidObject(key, 'stored value is not a JSON object');
+    throw StorageError.corruptObject(key, 'stored value is not a JSON object');
   const metadata = parsed['metadata'];
   if (!isPlainObject(metadata))
-    throw StorageError.invalidObject(key, 'stored value has no metadata object');
+    throw StorageError.corruptObject(key, 'stored value has no metadata object');
   metadata['resourceVersion'] = String(revision);
   return parsed as KubeObject;
 }
@@ -119,7 +119,8 @@ export class StoredObjectCodec {
     try {
       plain = transformer.fromStorage(typeof data === 'string' ? Buffer.from(data) : data, key);
     } catch (err) {
-      throw StorageError.invalidObject(
+      // value/transformer.go: no configured key reads it (a key removed from the config).
+      throw StorageError.corruptObject(
         key,
         `unable to transform stored value: ${err instanceof Error ? err.message : String(err)}`,
       );
@@ -132,3 +133,32 @@ export class StoredObjectCodec {
 
 /** The codec of a storage without transformers. */
 export const plainObjects = new StoredObjectCodec();
+
+/**
+ * Decodes a page of rows. A row that does not decode (CorruptObject) fails the LIST naming
+ * every such key, as kube's GetList; with `skipCorrupt` it is left out and reported instead
+ * (what the watch cache lists with, so one unreadable object never keeps it from starting).
+ */
+export function decodeRows<R>(
+  prefix: string,
+  rows: readonly R[],
+  keyOf: (row: R) => string,
+  decode: (row: R) => KubeObject,
+  skipCorrupt: boolean | undefined,
+): { items: KubeObject[]; keys: string[]; corrupt?: StorageError[] } {
+  const items: KubeObject[] = [];
+  const keys: string[] = [];
+  const corrupt: StorageError[] = [];
+  for (const row of rows) {
+    try {
+      items.push(decode(row));
+      keys.push(keyOf(row));
+    } catch (err) {
+      if (!isStorageError(err, 'CorruptObject')) throw err;
+      corrupt.push(err);
+    }
+  }
+  if (corrupt.length === 0) return { items, keys };
+  if (!skipCorrupt) throw StorageError.corruptList(prefix, corrupt);
+  return { items, keys, corrupt };
+}

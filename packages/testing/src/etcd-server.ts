@@ -12,6 +12,24 @@ export interface EtcdMemberOptions {
   peerPort: number;
   /** `name=http://127.0.0.1:port,...` for every member of the cluster. */
   initialCluster: string;
+  /** etcd's default flags: see EtcdClusterOptions.defaultFlags. */
+  defaultFlags?: boolean;
+}
+
+export interface EtcdClusterOptions {
+  /**
+   * Start etcd with its default flags, as `apt-get install etcd-server` runs it: no
+   * `--experimental-watch-progress-notify-interval` (etcd's default is 10 minutes) and no
+   * `--unsafe-no-fsync` — what a user's etcd is. Without it the harness passes both: progress
+   * notifications every second and no fsync, for speed. Default: the environment variable
+   * `LISTWATCH_ETCD_DEFAULT_FLAGS=1` turns it on for every cluster of a run.
+   */
+  defaultFlags?: boolean;
+}
+
+/** Whether `LISTWATCH_ETCD_DEFAULT_FLAGS=1` asks every harness etcd to run on its default flags. */
+export function etcdDefaultFlagsFromEnv(): boolean {
+  return process.env['LISTWATCH_ETCD_DEFAULT_FLAGS'] === '1';
 }
 
 const running = new Set<ChildProcess>();
@@ -40,7 +58,7 @@ export class EtcdMember {
   /** Starts the process; resolves once it answers /health (a cluster needs quorum first). */
   async start(waitHealthy = true): Promise<void> {
     if (this.child) return;
-    const { name, dataDir, peerPort, initialCluster } = this.options;
+    const { name, dataDir, peerPort, initialCluster, defaultFlags } = this.options;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     const child = spawn(
       ensureEtcdBinary(),
@@ -53,10 +71,15 @@ export class EtcdMember {
         `--initial-advertise-peer-urls=${peerUrl}`,
         `--initial-cluster=${initialCluster}`,
         '--initial-cluster-state=new',
-        '--unsafe-no-fsync',
-        // etcd's own progress notifications, sent in order with events (the default is 10m):
-        // what advances watch caches when etcd cannot answer progress requests reliably.
-        '--experimental-watch-progress-notify-interval=1s',
+        // With default flags (as a user's etcd runs), neither of these.
+        ...(defaultFlags
+          ? []
+          : [
+              '--unsafe-no-fsync',
+              // etcd's own progress notifications, sent in order with events (the default is
+              // 10m). Nothing may depend on them: the default-flags runs prove it.
+              '--experimental-watch-progress-notify-interval=1s',
+            ]),
         '--logger=zap',
         '--log-level=error',
       ],
@@ -119,7 +142,9 @@ export class EtcdCluster {
     private readonly dir: { path: string; remove(): void },
   ) {}
 
-  static async start(size = 1): Promise<EtcdCluster> {
+  /** Starts `size` members; `options.defaultFlags` runs them as a user's etcd (default flags). */
+  static async start(size = 1, options: EtcdClusterOptions = {}): Promise<EtcdCluster> {
+    const defaultFlags = options.defaultFlags ?? etcdDefaultFlagsFromEnv();
     const tier = currentTier();
     if (tier !== undefined && tier !== 'etcd')
       throw new Error(
@@ -139,6 +164,7 @@ export class EtcdCluster {
           clientPort: p.client,
           peerPort: p.peer,
           initialCluster,
+          defaultFlags,
         }),
     );
     const cluster = new EtcdCluster(members, dir);
@@ -171,6 +197,6 @@ export class EtcdCluster {
 }
 
 /** Starts a one-member etcd cluster. Remember to `destroy()` it (afterAll). */
-export function startEtcd(size = 1): Promise<EtcdCluster> {
-  return EtcdCluster.start(size);
+export function startEtcd(size = 1, options: EtcdClusterOptions = {}): Promise<EtcdCluster> {
+  return EtcdCluster.start(size, options);
 }

@@ -1,6 +1,13 @@
 export { ensureDebianPackage, ensurePythonKubernetes, PYTHON } from './debian-package.js';
 export { ensureEtcdBinary } from './etcd-binary.js';
-export { EtcdCluster, EtcdMember, startEtcd, type EtcdMemberOptions } from './etcd-server.js';
+export {
+  EtcdCluster,
+  EtcdMember,
+  etcdDefaultFlagsFromEnv,
+  startEtcd,
+  type EtcdClusterOptions,
+  type EtcdMemberOptions,
+} from './etcd-server.js';
 export { eventually } from './eventually.js';
 export { silentLogger } from './logger.js';
 export { freePort } from './ports.js';

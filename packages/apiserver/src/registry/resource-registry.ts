@@ -151,7 +151,20 @@ export class ResourceRegistry {
 
   async start(): Promise<void> {
     this.started = true;
+    await this.warnWithoutProgressRequests();
     await Promise.all(this.all.map((e) => e.source.start()));
+  }
+
+  /**
+   * Once, at start: what the watch caches do without reliable watch progress requests (kube's
+   * RequestWatchProgress, feature_support_checker.go). Readiness never waits for them.
+   */
+  private async warnWithoutProgressRequests(): Promise<void> {
+    if (!this.storage.supportsProgressRequests || (await this.storage.supportsProgressRequests()))
+      return;
+    this.options.logger?.warn(
+      'etcd does not answer watch progress requests reliably (every member needs etcd 3.4.31+ or 3.5.13+): consistent LISTs are read from etcd instead of the watch cache, and a watch cache (re)initializes at the current revision without replaying history, so a watch from an older resourceVersion may get 410 Gone and relist',
+    );
   }
 
   async stop(): Promise<void> {

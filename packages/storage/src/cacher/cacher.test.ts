@@ -73,6 +73,13 @@ const names = (events: WatchEvent[]) =>
 const rv = (o: KubeObject) => Number(o.metadata.resourceVersion);
 
 /**
+ * Whether a starting cache replays storage's history: only with reliable progress requests
+ * (not etcd before 3.4.31/3.5.13, whose caches list at the current revision as kube's do).
+ */
+const replaysHistory = async (storage: Storage) =>
+  (await storage.supportsProgressRequests?.()) ?? true;
+
+/**
  * Waits until the cache has seen storage's current revision (a LIST not older than it), so a
  * later resourceVersion=0 read sees every write made so far. Not a consistent LIST: on an etcd
  * that cannot answer progress requests reliably that reads etcd and leaves the cache as it is.
@@ -431,6 +438,11 @@ describe.each(backends)('the watch cache on $name storage', (backend) => {
       await storage.create(cmKey('ns', 'b'), cm('ns', 'b'));
       const { cacher } = await setup({}, storage);
       const watcher = await cacher.watch({ resourceVersion: String(rv(first)) });
+      if (!(await replaysHistory(storage))) {
+        // kube's cacher: listed at the current revision, so an older one is 410.
+        expect(names(await take(watcher, 1, 500))).toEqual(['ERROR:410']);
+        return;
+      }
       expect(names(await take(watcher, 2))).toEqual(['MODIFIED:a', 'ADDED:b']);
       // Its LISTs are of now: the replayed history is behind it.
       const list = await cacher.list({ resourceVersion: '0' });
@@ -450,7 +462,8 @@ describe.each(backends)('the watch cache on $name storage', (backend) => {
       expect(events.map((e) => e.type)).toEqual(['ERROR']);
       expect((events[0]!.object as Status).code).toBe(410);
       const resumed = await cacher.watch({ resourceVersion: String(rv(second)) });
-      expect(names(await take(resumed, 1))).toEqual(['ADDED:b']);
+      const expected = (await replaysHistory(storage)) ? 'ADDED:b' : 'ERROR:410';
+      expect(names(await take(resumed, 1, 500))).toEqual([expected]);
     });
 
     it('from resourceVersion 0 starts with a synthetic ADDED for every current object, then changes', async () => {

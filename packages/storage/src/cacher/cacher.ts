@@ -14,7 +14,7 @@ import {
 import { bookmarkEvent } from './bookmarks.js';
 import { ResourceKeys } from './resource-keys.js';
 import type { Storage, StorageWatch } from '../storage.js';
-import { isStorageError } from '../storage-error.js';
+import { StorageError, isStorageError } from '../storage-error.js';
 import type { StoreElement, StoreSnapshot } from './cache-store.js';
 import { keyAfter } from '../keys.js';
 import {
@@ -122,6 +122,14 @@ export class Cacher implements ListWatchSource {
   private readonly endWatcher = (w: CacheWatcher, reason: WatcherEndReason) =>
     this.onWatcherEnd(w, reason);
   private terminations = 0;
+  /**
+   * Keys whose current value does not decode (no configured key decrypts it): left out of the
+   * cache, an error for that object alone — a GET of it and a LIST over it (kube 1.32 GetList)
+   * are 500 naming it; watches skip it. Cleared by the key's next change.
+   */
+  private corrupt = new Map<string, StorageError>();
+  /** Replays history at (re)initialization; off once history held a value that does not decode. */
+  private replay = true;
 
   constructor(options: CacherOptions) {
     if (options.watchCacheSize === 0)
@@ -225,13 +233,25 @@ export class Cacher implements ListWatchSource {
         backoff = 100;
         for await (const event of watch) {
           if (event.type === 'PROGRESS') this.cache.advance(event.revision);
-          else this.process(this.cache.apply(event));
+          else {
+            if (this.corrupt.size > 0) this.corrupt.delete(event.key);
+            this.process(this.cache.apply(event));
+          }
           if (!this.ready && this.cache.revision >= current) this.setReady(true);
         }
         if (!this.stopped)
           this.logger.warn('storage watch ended; re-initializing', { resource: this.resource });
       } catch (err) {
         if (this.stopped) break;
+        if (isStorageError(err, 'CorruptObject') && this.replay) {
+          // Replayed history held a value no configured key reads (a key removed after a
+          // rotation): list at the current revision from now on, as kube's cacher always does.
+          this.replay = false;
+          this.logger.warn(
+            'watch cache stops replaying history: it holds a value that does not decode',
+            { resource: this.resource, key: err.key, error: err.message },
+          );
+        }
         this.logger.warn('watch cache re-initializing', {
           resource: this.resource,
           error: err instanceof Error ? err.message : String(err),
@@ -257,18 +277,36 @@ export class Cacher implements ListWatchSource {
    * instead of getting 410 and relisting. `current` is storage's revision now.
    */
   private async relist(): Promise<{ revision: number; current: number }> {
+    // Replayed history is caught up only when the watch passes `current`: with no change of
+    // ours since, only a progress answer says so. Without reliable progress requests (etcd
+    // before 3.4.31/3.5.13) that would wait for etcd's periodic notification — 10 minutes on
+    // its default flags — so the cache lists at the current revision, as kube's reflector
+    // always does, and is ready at once (readiness never waits for a progress notification).
+    const replay =
+      this.replay && this.opts.replayRevisions > 0 && (await this.progressRequestsSupported());
     const current = await this.storage.currentRevision();
     // Revision 1 is the oldest any backend can be read at (0 means "the latest"). A compaction
     // this process does not know of shows as Expired: then half as far back, and so on.
     const floor = Math.max(this.storage.compactRevision(), 1);
     let listed: Awaited<ReturnType<Cacher['listAll']>>;
-    for (let back = this.opts.replayRevisions; back >= 1 && !listed; back = Math.floor(back / 2)) {
+    for (
+      let back = replay ? this.opts.replayRevisions : 0;
+      back >= 1 && !listed;
+      back = Math.floor(back / 2)
+    ) {
       const past = Math.max(current - back, floor);
       if (past >= current) break;
       listed = await this.listAll(past);
     }
-    const { items, revision } = listed ?? (await this.listAll(0))!;
+    const { items, revision, corrupt } = listed ?? (await this.listAll(0))!;
     this.cache.replace(items, revision);
+    this.corrupt = new Map(corrupt.map((err) => [err.key, err]));
+    for (const err of corrupt)
+      this.logger.warn('watch cache left out an object that does not decode', {
+        resource: this.resource,
+        key: err.key,
+        error: err.message,
+      });
     this.logger.info('watch cache initialized', {
       resource: this.resource,
       items: items.length,
@@ -281,8 +319,12 @@ export class Cacher implements ListWatchSource {
   /** All objects at `at` (0: the latest); undefined when storage no longer has that revision. */
   private async listAll(
     at: number,
-  ): Promise<{ items: { key: string; object: KubeObject }[]; revision: number } | undefined> {
+  ): Promise<
+    | { items: { key: string; object: KubeObject }[]; revision: number; corrupt: StorageError[] }
+    | undefined
+  > {
     const items: { key: string; object: KubeObject }[] = [];
+    const corrupt: StorageError[] = [];
     let revision = at;
     let continueFrom: string | undefined;
     for (;;) {
@@ -290,6 +332,7 @@ export class Cacher implements ListWatchSource {
       try {
         page = await this.storage.list(this.keys.prefix, {
           limit: 10_000,
+          skipCorrupt: true,
           ...(revision ? { revision } : {}),
           ...(continueFrom !== undefined ? { continueFrom } : {}),
         });
@@ -299,10 +342,12 @@ export class Cacher implements ListWatchSource {
       }
       revision = page.revision;
       page.items.forEach((object, i) => items.push({ key: page.keys[i]!, object }));
+      corrupt.push(...(page.corrupt ?? []));
       if (!page.more) break;
-      continueFrom = `${page.keys.at(-1)!}\u0000`;
+      const last = [page.keys.at(-1), page.corrupt?.at(-1)?.key].sort().at(-1)!;
+      continueFrom = `${last}\u0000`;
     }
-    return { items, revision };
+    return { items, revision, corrupt };
   }
 
   private setReady(ready: boolean): void {
@@ -393,6 +438,7 @@ export class Cacher implements ListWatchSource {
       return pageResult(page);
     };
     const fromCache = (page: ServedPage): CacheListResult => {
+      this.throwIfCorrupt(scopePrefix);
       this.metrics.cacheList?.(this.resource, page.index, page.fetched, page.result.items.length);
       this.metrics.list?.(this.resource, 'cache', this.now() - started);
       return page.result;
@@ -434,6 +480,17 @@ export class Cacher implements ListWatchSource {
     return fromCache(
       this.page(this.cache.store, revision, scopePrefix, predicate, pageLimit, startKey, indexed),
     );
+  }
+
+  /** A LIST over a key whose value does not decode fails naming it (kube 1.32 GetList). */
+  private throwIfCorrupt(scopePrefix: string): void {
+    if (this.corrupt.size === 0) return;
+    const within = [...this.corrupt.values()].filter((err) => err.key.startsWith(scopePrefix));
+    if (within.length > 0)
+      throw StorageError.corruptList(
+        scopePrefix,
+        within.sort((a, b) => (a.key < b.key ? -1 : 1)),
+      );
   }
 
   /** Why the cache cannot serve a read at exactly `revision`, or undefined when it can. */
@@ -509,6 +566,8 @@ export class Cacher implements ListWatchSource {
     const key = this.keys.object(request.namespace, request.name);
     if (read.mode === 'consistent' || !this.ready) return this.storage.get(key);
     await this.freshFor(read);
+    const corrupt = this.corrupt.get(key);
+    if (corrupt) throw corrupt;
     return this.cache.store.get(key)?.object;
   }
 

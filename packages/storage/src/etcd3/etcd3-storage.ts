@@ -25,7 +25,7 @@ import type {
   TryUpdate,
 } from '../storage.js';
 import { StorageError, isStorageError } from '../storage-error.js';
-import { decodeObject, encodeObject, StoredObjectCodec } from '../stored-object.js';
+import { decodeObject, decodeRows, encodeObject, StoredObjectCodec } from '../stored-object.js';
 import { WatchChannel } from '../watch-channel.js';
 import { WATCH_QUEUE_BOUND } from '../watch-hub.js';
 import { isFutureRevisionError, isTransient, neverSent, toStorageError } from './etcd3-errors.js';
@@ -231,8 +231,13 @@ export class Etcd3Storage implements Storage {
     });
     const remaining = Number(res.count) - res.kvs.length;
     return {
-      items: res.kvs.map((kv) => this.decode(kv)),
-      keys: res.kvs.map((kv) => kv.key.toString('utf8')),
+      ...decodeRows(
+        listPrefix,
+        res.kvs,
+        (kv) => kv.key.toString('utf8'),
+        (kv) => this.decode(kv),
+        options.skipCorrupt,
+      ),
       revision: requested || Number(res.header.revision),
       more: res.more,
       remaining,

@@ -63,7 +63,7 @@ interface RangeRow {
   value: string | Buffer | null;
 }
 
-/** A NULL where an object belongs decodes as InvalidObject, not as a crash. */
+/** A NULL where an object belongs decodes as CorruptObject, not as a crash. */
 function stored(value: string | Buffer | null): StoredValue {
   return value ?? '';
 }

@@ -21,6 +21,12 @@ export interface ContractBackend {
   restart?(storage: Storage): Promise<Storage>;
   /** Writes raw bytes under `key` behind the storage's back; returns the storage to go on with. */
   writeRaw?(storage: Storage, key: string, bytes: Uint8Array): Promise<Storage>;
+  /**
+   * Whether idle `progressNotify` watches get periodic PROGRESS soon (default true). False for
+   * etcd on its default flags, which notifies every 10 minutes: the tests waiting for one are
+   * skipped there when progress requests are not answered either.
+   */
+  periodicProgress?: boolean;
 }
 
 function configMap(name: string, data: Record<string, string> = {}, namespace = 'ns'): KubeObject {
@@ -578,11 +584,13 @@ export function storageContract(name: string, backend: ContractBackend): void {
         w.watch.close();
       });
 
-      it('requestProgress yields a PROGRESS at or past the last write, after every change up to it', async () => {
+      it('requestProgress yields a PROGRESS at or past the last write, after every change up to it', async (ctx) => {
         const s = await open();
         // A storage that cannot answer progress requests in order with events (etcd before
         // 3.4.31/3.5.13) ignores them; its periodic notifications must keep the same order.
         const requests = (await s.supportsProgressRequests?.()) ?? true;
+        // etcd on default flags without progress requests: no PROGRESS for 10 minutes.
+        if (!requests && backend.periodicProgress === false) ctx.skip();
         const w = new Reader(
           s.watch(prefix(s), {
             fromRevision: await s.currentRevision(),
@@ -610,8 +618,10 @@ export function storageContract(name: string, backend: ContractBackend): void {
         w.watch.close();
       });
 
-      it('an idle watch that asked for progress notifications gets PROGRESS events', async () => {
+      it('an idle watch that asked for progress notifications gets PROGRESS events', async (ctx) => {
         const s = await open({ progressNotifyInterval: 100 });
+        const requests = (await s.supportsProgressRequests?.()) ?? true;
+        if (!requests && backend.periodicProgress === false) ctx.skip();
         await s.create(key(s, 'a'), configMap('a'));
         const current = await s.currentRevision();
         const w = new Reader(s.watch(prefix(s), { progressNotify: true }));
@@ -726,7 +736,7 @@ export function storageContract(name: string, backend: ContractBackend): void {
       });
 
       if (backend.writeRaw) {
-        it('a stored value that is not JSON is an InvalidObject on get, list and watch, never skipped', async () => {
+        it('a stored value that is not JSON is a CorruptObject (500) on get, list and watch, skipped only by a list that asks to (skipCorrupt: the watch cache)', async () => {
           let s = await open();
           const start = await s.currentRevision();
           await s.create(key(s, 'a'), configMap('a'));
@@ -736,13 +746,21 @@ export function storageContract(name: string, backend: ContractBackend): void {
           s = await backend.writeRaw!(s, key(s, 'b'), garbage);
           opened.push(s);
           await s.create(key(s, 'c'), configMap('c'));
-          const err = await expectCode(s.get(key(s, 'b')), 'InvalidObject', 400);
+          const err = await expectCode(s.get(key(s, 'b')), 'CorruptObject', 500);
           expect(err.message).toContain(key(s, 'b'));
-          await expectCode(s.list(prefix(s)), 'InvalidObject', 400);
+          // kube 1.32 GetList: the LIST fails naming every corrupt key.
+          const listErr = await expectCode(s.list(prefix(s)), 'CorruptObject', 500);
+          expect(listErr.corruptKeys).toEqual([key(s, 'b')]);
           expect((await s.list(prefix(s), { limit: 1 })).keys).toEqual([key(s, 'a')]);
+          const skipped = await s.list(prefix(s), { skipCorrupt: true });
+          expect(skipped.keys).toEqual([key(s, 'a'), key(s, 'c')]);
+          expect(skipped.items.map((o) => o.metadata.name)).toEqual(['a', 'c']);
+          expect(skipped.corrupt?.map((c) => [c.storageCode, c.key])).toEqual([
+            ['CorruptObject', key(s, 'b')],
+          ]);
           const w = new Reader(s.watch(prefix(s), { fromRevision: start }));
           expect((await w.change()).object.metadata.name).toBe('a');
-          expect((await w.failure()).storageCode).toBe('InvalidObject');
+          expect((await w.failure()).storageCode).toBe('CorruptObject');
         });
       }
     });

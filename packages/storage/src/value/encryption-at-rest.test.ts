@@ -153,7 +153,7 @@ describe.each(backends)('encryption at rest on $name storage', (backend) => {
       expect((await readRaw(key))!.subarray(0, 8).toString()).toBe('k8s:enc:');
   });
 
-  it('a value no configured key can read is an InvalidObject error naming the key, not a crash', async () => {
+  it('a value no configured key can read is a CorruptObject error (500) naming the key, not a crash (value/transformer.go)', async () => {
     config = secretsThrough(withKey1);
     const key = `${prefix}/secrets/ns/lost`;
     await storage.create(key, secret('lost', 'x'));
@@ -161,7 +161,9 @@ describe.each(backends)('encryption at rest on $name storage', (backend) => {
       prefixTransformers([{ prefix: 'k8s:enc:aescbc:v1:key2:', transformer: key2 }]),
     );
     await expect(storage.get(key)).rejects.toMatchObject({
-      storageCode: 'InvalidObject',
+      storageCode: 'CorruptObject',
+      code: 500,
+      reason: 'InternalError',
       message: expect.stringContaining(key),
     });
     config = secretsThrough(withKey1);
