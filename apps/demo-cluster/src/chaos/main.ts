@@ -24,11 +24,13 @@ const args = commandArgs(process.argv.slice(2));
 if (args.includes('--help') || args.includes('-h')) {
   process.stdout.write(
     [
-      'Usage: pnpm test:chaos [--seed n] [--duration s] [--apiservers n]',
+      'Usage: pnpm test:chaos [--seed n] [--duration s] [--apiservers n] [--etcd-test-flags]',
       '',
       '  --seed n        the fault schedule and writes to replay (default: a fresh one, printed)',
       '  --duration s    how long faults are injected (default 60)',
       '  --apiservers n  apiserver replicas on the 3-member etcd cluster (default 2)',
+      '  --etcd-test-flags  start etcd with the test flags (progress notifications every 1 s,',
+      '                  no fsync) instead of its default flags, as a user runs it (the default)',
       '',
     ].join('\n'),
   );
@@ -42,6 +44,7 @@ const report = await runChaos({
   seed,
   durationMs: duration * 1000,
   apiservers,
+  etcdTestFlags: args.includes('--etcd-test-flags'),
   log: (line) => process.stdout.write(`${line}\n`),
 });
 for (const line of formatReport(report)) process.stdout.write(`${line}\n`);
