@@ -150,7 +150,7 @@ export const FLAGS: readonly Flag[] = [
   {
     name: 'storage-backend',
     default: 'sqlite',
-    help: `Storage: ${STORAGE_BACKENDS.join(', ')}. sqlite is durable and embedded; etcd3 needs --etcd-servers.`,
+    help: `Storage: ${STORAGE_BACKENDS.join(', ')}. sqlite is durable and embedded; etcd3 needs --etcd-servers (which alone implies etcd3).`,
     apply: (o, v) => {
       if (!STORAGE_BACKENDS.includes(v as StorageBackend))
         throw new Error(
@@ -172,7 +172,7 @@ export const FLAGS: readonly Flag[] = [
   },
   {
     name: 'etcd-servers',
-    help: 'Comma-separated etcd client URLs (storage-backend etcd3).',
+    help: 'Comma-separated etcd client URLs; given without --storage-backend, the backend is etcd3.',
     apply: (o, v) => (o.etcdServers = v.split(',').filter(Boolean)),
   },
   {
@@ -296,5 +296,8 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     if (!flag) throw new Error(`unknown flag: --${name}`);
     flag.apply(options, value, files);
   }
+  // kube-apiserver's storage is etcd: --etcd-servers alone means etcd3, not the sqlite default.
+  if (options.etcdServers?.length && options.storageBackend === undefined)
+    options.storageBackend = 'etcd3';
   return { help, options, files, logLevel };
 }
