@@ -46,6 +46,8 @@ async function startReplicated(
   const flags = [...apiserverFlags];
   const port = Number(takeFlag(flags, 'port') ?? 8080);
   takeFlag(flags, 'bind-address');
+  // Printed before the wait, so a start-up that hangs (etcd unreachable) is visible.
+  say(`starting ${count} apiserver replicas on etcd…`);
   const replicas = await startReplicas(count, flags);
   let closing = false;
   for (const r of replicas) {
