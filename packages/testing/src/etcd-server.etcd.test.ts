@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster } from './etcd-server.js';
 
@@ -54,6 +55,25 @@ describe('a three-member etcd cluster', () => {
       expect(await get(c!, '/k')).toBe('v');
     } finally {
       await cluster.destroy();
+    }
+  });
+});
+
+describe('the etcd test harness on default flags', () => {
+  const flags = (cluster: EtcdCluster) =>
+    readFileSync(`/proc/${cluster.member.pid}/cmdline`, 'utf8').split('\0');
+
+  it('defaultFlags: true starts etcd as a user runs it (no progress-notify interval, fsync on); the test flags otherwise', async () => {
+    const plain = await EtcdCluster.start(1, { defaultFlags: true });
+    const harness = await EtcdCluster.start(1, { defaultFlags: false });
+    try {
+      expect(flags(plain).filter((f) => /progress-notify|no-fsync/.test(f))).toEqual([]);
+      expect(flags(harness)).toContain('--experimental-watch-progress-notify-interval=1s');
+      await put(plain.member.endpoint, '/registry/test/c', 'plain');
+      expect(await get(plain.member.endpoint, '/registry/test/c')).toBe('plain');
+    } finally {
+      await plain.destroy();
+      await harness.destroy();
     }
   });
 });

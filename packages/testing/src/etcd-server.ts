@@ -55,6 +55,11 @@ export class EtcdMember {
     return this.child !== undefined;
   }
 
+  /** The process id while running. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Starts the process; resolves once it answers /health (a cluster needs quorum first). */
   async start(waitHealthy = true): Promise<void> {
     if (this.child) return;
