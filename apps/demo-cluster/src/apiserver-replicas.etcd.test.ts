@@ -14,22 +14,27 @@ import { runDemo } from './testing/run-demo.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
+let etcd: EtcdCluster;
 // etcd on its default flags, as the README installs it (no progress notifications for 10
 // minutes): `pnpm demo --apiservers 2 --storage-backend etcd3` used to hang starting there.
-let etcd: EtcdCluster;
+let defaultFlagsEtcd: EtcdCluster;
 beforeAll(async () => {
-  etcd = await EtcdCluster.start(1, { defaultFlags: true });
+  etcd = await EtcdCluster.start();
+  defaultFlagsEtcd = await EtcdCluster.start(1, { defaultFlags: true });
 });
-afterAll(() => etcd?.destroy());
+afterAll(async () => {
+  await etcd?.destroy();
+  await defaultFlagsEtcd?.destroy();
+});
 
-it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the controllers resume through the other without relisting and every step converges', async () => {
+it('pnpm demo --apiservers 2 on etcd3 with its default flags: one replica SIGKILLed mid-scenario, the controllers resume through the other without relisting and every step converges', async () => {
   const demo = spawnSource(appDir, 'src/main.ts', [
     '--port',
     '0',
     '--storage-backend',
     'etcd3',
     '--etcd-servers',
-    etcd.endpoints.join(','),
+    defaultFlagsEtcd.endpoints.join(','),
     '--apiservers',
     '2',
     '--duration',

@@ -33,8 +33,8 @@ export interface ChaosOptions {
   durationMs: number;
   apiservers: number;
   /**
-   * Start etcd with the test harness's flags (progress notifications every second, no fsync)
-   * instead of its default flags, as a user's etcd runs (the default: nothing may wait for a
+   * Start etcd with the test harness's flags (progress notifications every second) instead of
+   * its default flags, as a user's etcd runs (the default: nothing may wait for a
    * progress notification, which etcd then sends every 10 minutes).
    */
   etcdTestFlags?: boolean;

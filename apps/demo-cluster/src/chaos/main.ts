@@ -29,8 +29,8 @@ if (args.includes('--help') || args.includes('-h')) {
       '  --seed n        the fault schedule and writes to replay (default: a fresh one, printed)',
       '  --duration s    how long faults are injected (default 60)',
       '  --apiservers n  apiserver replicas on the 3-member etcd cluster (default 2)',
-      '  --etcd-test-flags  start etcd with the test flags (progress notifications every 1 s,',
-      '                  no fsync) instead of its default flags, as a user runs it (the default)',
+      '  --etcd-test-flags  start etcd with the test flags (progress notifications every 1 s)',
+      '                  instead of its default flags, as a user runs it (the default)',
       '',
     ].join('\n'),
   );

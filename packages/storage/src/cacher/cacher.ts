@@ -344,7 +344,13 @@ export class Cacher implements ListWatchSource {
       page.items.forEach((object, i) => items.push({ key: page.keys[i]!, object }));
       corrupt.push(...(page.corrupt ?? []));
       if (!page.more) break;
-      const last = [page.keys.at(-1), page.corrupt?.at(-1)?.key].sort().at(-1)!;
+      // After the last key read, kept or left out (a page may hold only corrupt ones).
+      const lastKept = page.keys.at(-1);
+      const lastCorrupt = page.corrupt?.at(-1)?.key;
+      const last =
+        lastKept === undefined || (lastCorrupt !== undefined && lastCorrupt > lastKept)
+          ? lastCorrupt!
+          : lastKept;
       continueFrom = `${last}\u0000`;
     }
     return { items, revision, corrupt };
