@@ -150,6 +150,12 @@ export interface ApiServerOptions {
   /** `--anonymous-auth` (default true): requests without credentials are system:anonymous. */
   anonymousAuth?: boolean;
   /**
+   * `--insecure-allow-anonymous-admin`: serve off loopback although requests without credentials
+   * may do anything (anonymous auth with AlwaysAllow, the defaults). Without it such a server
+   * refuses to start, embedded or not.
+   */
+  insecureAllowAnonymousAdmin?: boolean;
+  /**
    * `--service-account-issuer` (repeatable): the `iss` of issued service-account tokens (the
    * first) and the issuers whose tokens are accepted (all). Without it there are no such tokens.
    */
@@ -251,6 +257,32 @@ function isLoopback(address: string): boolean {
 }
 
 /**
+ * The defaults (anonymous requests, AlwaysAllow) make whoever connects cluster-admin: safe on
+ * loopback only (with the host filter against web pages). Off loopback the server refuses to
+ * start unless told that is meant, rather than serve the network without a word. Anonymous
+ * requests under RBAC get only what kube's default roles give them (health, version).
+ */
+function refuseAnonymousAdminOffLoopback(options: ApiServerOptions, logger: Logger): void {
+  const bindAddress = options.bindAddress ?? '127.0.0.1';
+  const modes = options.authorizationMode ?? ['AlwaysAllow'];
+  if (isLoopback(bindAddress) || options.anonymousAuth === false || !modes.includes('AlwaysAllow'))
+    return;
+  if (options.insecureAllowAnonymousAdmin === true) {
+    logger.warn('anyone who reaches the port is cluster-admin (--insecure-allow-anonymous-admin)', {
+      bindAddress,
+    });
+    return;
+  }
+  throw new Error(
+    `refusing to serve on ${bindAddress || 'every address'}: requests without credentials would be allowed everything ` +
+      '(--anonymous-auth defaults to true, --authorization-mode to AlwaysAllow), so anyone who can reach the port would be cluster-admin. ' +
+      'Add authentication (--token-auth-file, or --client-ca-file with --tls-cert-file and --tls-private-key-file) ' +
+      'with --anonymous-auth=false, and authorization with --authorization-mode RBAC; ' +
+      'or bind to 127.0.0.1; or add --insecure-allow-anonymous-admin to serve it anyway',
+  );
+}
+
+/**
  * Reads what service-account tokens name (the validator's getter): the watch cache first, then
  * storage when the cache has not seen it (kube's lister, then a live GET).
  */
@@ -336,6 +368,7 @@ async function startAuthorizer(
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const logger = options.logger ?? jsonLogger('info');
+  refuseAnonymousAdminOffLoopback(options, logger);
   const definitions = options.definitions ?? servedResources;
   const storagePrefix = options.etcdPrefix ?? DEFAULT_PREFIX;
   const storage =
