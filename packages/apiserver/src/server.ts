@@ -516,11 +516,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   // A connection must have said what it speaks (and on TLS, finished its handshake) within the
   // header timeout, as Go's server bounds the handshake by ReadHeaderTimeout
   // (tlsHandshakeTimeout, server.go); a client sending nothing, or a byte at a time, is closed.
-  const deadline = (socket: Socket): (() => void) => {
+  const deadline = (socket: Socket, settled?: () => void): (() => void) => {
     const timer = setTimeout(() => socket.destroy(), headersTimeout);
     const clear = () => {
       clearTimeout(timer);
       socket.off('close', clear);
+      settled?.();
     };
     socket.on('close', clear);
     return clear;
@@ -551,16 +552,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     closeIdleSessions(tlsServer, headersTimeout);
     // Connections in their handshake, by remote address (the TLS socket has the raw one's).
     const handshaking = new Map<string, () => void>();
-    tlsServer.on('secureConnection', (socket: Socket) => {
-      const key = `${socket.remoteAddress}:${socket.remotePort}`;
-      handshaking.get(key)?.();
-      handshaking.delete(key);
-    });
+    tlsServer.on('secureConnection', (socket: Socket) =>
+      handshaking.get(`${socket.remoteAddress}:${socket.remotePort}`)?.(),
+    );
     accept = (socket) => {
       const key = `${socket.remoteAddress}:${socket.remotePort}`;
-      const clear = deadline(socket);
-      handshaking.set(key, clear);
-      socket.once('close', () => handshaking.delete(key));
+      // Cleared by the handshake's end or the connection's; nothing stays on it after.
+      handshaking.set(
+        key,
+        deadline(socket, () => handshaking.delete(key)),
+      );
       sniffProtocol(socket, tlsPortProtocol, (protocol) => {
         if (protocol !== 'http') return void tlsServer.emit('connection', socket);
         // Plain HTTP on the TLS port: Go's 400 rather than a bare close (kubectl's `EOF`).
