@@ -8,6 +8,8 @@ interface Flag {
   name: string;
   help: string;
   default?: string;
+  /** The value of the flag given alone (`--flag`, pflag's NoOptDefVal); else it takes one. */
+  bare?: string;
   apply(options: ApiServerOptions, value: string, files: Record<string, string>): void;
 }
 
@@ -90,6 +92,14 @@ export const FLAGS: readonly Flag[] = [
     default: 'true',
     help: 'Requests without credentials are system:anonymous (group system:unauthenticated); false: 401.',
     apply: (o, v) => (o.anonymousAuth = flagBool('anonymous-auth', v)),
+  },
+  {
+    name: 'insecure-allow-anonymous-admin',
+    default: 'false',
+    bare: 'true',
+    help: 'Serve off loopback (--bind-address) although requests without credentials may do anything (--anonymous-auth with AlwaysAllow, the defaults): anyone who reaches the port is cluster-admin. Without it such a server refuses to start. Not a kube-apiserver flag.',
+    apply: (o, v) =>
+      (o.insecureAllowAnonymousAdmin = flagBool('insecure-allow-anonymous-admin', v)),
   },
   {
     name: 'service-account-issuer',
@@ -283,17 +293,17 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     }
     if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    let value = inline;
+    const flag = FLAGS.find((f) => f.name === name);
+    if (!flag && name !== 'log-level') throw new Error(`unknown flag: --${name}`);
+    let value = inline ?? flag?.bare;
     if (value === undefined) {
       value = argv[++i];
       if (value === undefined) throw new Error(`flag needs an argument: --${name}`);
     }
-    if (name === 'log-level') {
+    if (!flag) {
       logLevel = value;
       continue;
     }
-    const flag = FLAGS.find((f) => f.name === name);
-    if (!flag) throw new Error(`unknown flag: --${name}`);
     flag.apply(options, value, files);
   }
   // kube-apiserver's storage is etcd: --etcd-servers alone means etcd3, not the sqlite default.

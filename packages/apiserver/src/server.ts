@@ -62,6 +62,12 @@ import type { ServerContext } from './server-context.js';
 import { tlsVersionAndCiphers } from './tls-options.js';
 import { openIDMetadata } from './authentication/openid-metadata.js';
 import { isWebSocketUpgrade, serveIgnoringUpgrade } from './transports/ignored-upgrade.js';
+import {
+  HTTP_TO_HTTPS_ANSWER,
+  plainPortProtocol,
+  sniffProtocol,
+  tlsPortProtocol,
+} from './transports/protocol-sniffer.js';
 import { webSocketWatch } from './transports/websocket-watch.js';
 
 export interface ApiServerOptions {
@@ -144,6 +150,12 @@ export interface ApiServerOptions {
   /** `--anonymous-auth` (default true): requests without credentials are system:anonymous. */
   anonymousAuth?: boolean;
   /**
+   * `--insecure-allow-anonymous-admin`: serve off loopback although requests without credentials
+   * may do anything (anonymous auth with AlwaysAllow, the defaults). Without it such a server
+   * refuses to start, embedded or not.
+   */
+  insecureAllowAnonymousAdmin?: boolean;
+  /**
    * `--service-account-issuer` (repeatable): the `iss` of issued service-account tokens (the
    * first) and the issuers whose tokens are accepted (all). Without it there are no such tokens.
    */
@@ -186,9 +198,6 @@ const servedResources: readonly ResourceDefinition[] = [
   ...builtinResources,
   customResourceDefinitions,
 ];
-
-/** The HTTP/2 connection preface: a client speaking h2c with prior knowledge. */
-const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 
 /**
  * Request line and headers may take 1 MiB, as kube-apiserver's MaxHeaderBytes (secure_serving.go);
@@ -245,6 +254,32 @@ function destroySocket(this: Socket): void {
 
 function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || address.startsWith('127.');
+}
+
+/**
+ * The defaults (anonymous requests, AlwaysAllow) make whoever connects cluster-admin: safe on
+ * loopback only (with the host filter against web pages). Off loopback the server refuses to
+ * start unless told that is meant, rather than serve the network without a word. Anonymous
+ * requests under RBAC get only what kube's default roles give them (health, version).
+ */
+function refuseAnonymousAdminOffLoopback(options: ApiServerOptions, logger: Logger): void {
+  const bindAddress = options.bindAddress ?? '127.0.0.1';
+  const modes = options.authorizationMode ?? ['AlwaysAllow'];
+  if (isLoopback(bindAddress) || options.anonymousAuth === false || !modes.includes('AlwaysAllow'))
+    return;
+  if (options.insecureAllowAnonymousAdmin === true) {
+    logger.warn('anyone who reaches the port is cluster-admin (--insecure-allow-anonymous-admin)', {
+      bindAddress,
+    });
+    return;
+  }
+  throw new Error(
+    `refusing to serve on ${bindAddress || 'every address'}: requests without credentials would be allowed everything ` +
+      '(--anonymous-auth defaults to true, --authorization-mode to AlwaysAllow), so anyone who can reach the port would be cluster-admin. ' +
+      'Add authentication (--token-auth-file, or --client-ca-file with --tls-cert-file and --tls-private-key-file) ' +
+      'with --anonymous-auth=false, and authorization with --authorization-mode RBAC; ' +
+      'or bind to 127.0.0.1; or add --insecure-allow-anonymous-admin to serve it anyway',
+  );
 }
 
 /**
@@ -333,6 +368,7 @@ async function startAuthorizer(
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
   const logger = options.logger ?? jsonLogger('info');
+  refuseAnonymousAdminOffLoopback(options, logger);
   const definitions = options.definitions ?? servedResources;
   const storagePrefix = options.etcdPrefix ?? DEFAULT_PREFIX;
   const storage =
@@ -462,7 +498,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     else serveIgnoringUpgrade(req, socket, head, handler);
   };
 
-  let listener: NetServer | Http2SecureServer;
   // Timeouts for clients that connect and then stall. Node checks them every
   // connectionsCheckingInterval (default 30 s); a second keeps them close to what they say.
   const headersTimeout = options.requestHeaderTimeout ?? 32_000;
@@ -478,9 +513,24 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   http1.on('upgrade', upgrade);
   const raiseWindow = (server: Http2Server | Http2SecureServer) =>
     server.on('session', (session) => session.setLocalWindowSize(H2_SESSION_WINDOW));
+  // A connection must have said what it speaks (and on TLS, finished its handshake) within the
+  // header timeout, as Go's server bounds the handshake by ReadHeaderTimeout
+  // (tlsHandshakeTimeout, server.go); a client sending nothing, or a byte at a time, is closed.
+  const deadline = (socket: Socket, settled?: () => void): (() => void) => {
+    const timer = setTimeout(() => socket.destroy(), headersTimeout);
+    const clear = () => {
+      clearTimeout(timer);
+      socket.off('close', clear);
+      settled?.();
+    };
+    socket.on('close', clear);
+    return clear;
+  };
   let h2c: Http2Server | undefined;
+  let secure: Http2SecureServer | undefined;
+  let accept: (socket: Socket) => void;
   if (options.tlsCert && options.tlsKey) {
-    const secure = createSecureServer(
+    const tlsServer = createSecureServer(
       {
         cert: options.tlsCert,
         key: options.tlsKey,
@@ -494,38 +544,54 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       },
       handler,
     );
-    // Its HTTP/1.1 connections are checked by Node as http1's are (set before listen).
-    Object.assign(secure, timeouts);
-    secure.on('upgrade', upgrade);
-    raiseWindow(secure);
-    closeIdleSessions(secure, headersTimeout);
-    listener = secure;
-  } else {
-    h2c = createH2cServer({ settings: H2_SETTINGS }, handler);
-    raiseWindow(h2c);
-    closeIdleSessions(h2c, headersTimeout);
-    const plain = createNetServer((socket: Socket) => {
-      // A client may reset before sending anything: that ends its connection, never the server.
-      socket.on('error', destroySocket);
-      // One that sends nothing at all is closed after the header timeout.
-      const silent = setTimeout(() => socket.destroy(), headersTimeout);
-      const unsilent = () => clearTimeout(silent);
-      socket.once('close', unsilent);
-      // Sniff the first bytes: h2c with prior knowledge, or HTTP/1.1 (which may upgrade to WebSocket).
-      socket.once('readable', () => {
-        unsilent();
-        socket.off('close', unsilent); // nothing of the sniffing stays on the connection
-        const head = socket.read(H2_PREFACE.length) as Buffer | null;
-        if (head) socket.unshift(head);
-        if (head && head.equals(H2_PREFACE)) h2c!.emit('connection', socket);
-        else http1.emit('connection', socket);
+    secure = tlsServer;
+    // Its HTTP/1.1 connections are checked by Node as http1's are (set before 'listening').
+    Object.assign(tlsServer, timeouts);
+    tlsServer.on('upgrade', upgrade);
+    raiseWindow(tlsServer);
+    closeIdleSessions(tlsServer, headersTimeout);
+    // Connections in their handshake, by remote address (the TLS socket has the raw one's).
+    const handshaking = new Map<string, () => void>();
+    tlsServer.on('secureConnection', (socket: Socket) =>
+      handshaking.get(`${socket.remoteAddress}:${socket.remotePort}`)?.(),
+    );
+    accept = (socket) => {
+      const key = `${socket.remoteAddress}:${socket.remotePort}`;
+      // Cleared by the handshake's end or the connection's; nothing stays on it after.
+      handshaking.set(
+        key,
+        deadline(socket, () => handshaking.delete(key)),
+      );
+      sniffProtocol(socket, tlsPortProtocol, (protocol) => {
+        if (protocol !== 'http') return void tlsServer.emit('connection', socket);
+        // Plain HTTP on the TLS port: Go's 400 rather than a bare close (kubectl's `EOF`).
+        socket.resume(); // what else it sends is dropped; the deadline still closes it
+        socket.end(HTTP_TO_HTTPS_ANSWER);
       });
-    });
-    // http1 never listens itself (the sniffer hands it sockets), so start the connection checks
-    // that Node starts on 'listening': without them no header or request timeout ever fires.
-    plain.once('listening', () => http1.emit('listening'));
-    listener = plain;
+    };
+  } else {
+    const h2cServer = createH2cServer({ settings: H2_SETTINGS }, handler);
+    h2c = h2cServer;
+    raiseWindow(h2cServer);
+    closeIdleSessions(h2cServer, headersTimeout);
+    accept = (socket) => {
+      const clear = deadline(socket);
+      // h2c with prior knowledge, or HTTP/1.1 (which may upgrade to WebSocket).
+      sniffProtocol(socket, plainPortProtocol, (protocol) => {
+        clear(); // from here HTTP/1.1's header timeout and HTTP/2's idle timeout apply
+        (protocol === 'h2c' ? h2cServer : http1).emit('connection', socket);
+      });
+    };
   }
+  const listener: NetServer = createNetServer((socket: Socket) => {
+    // A client may reset before sending anything: that ends its connection, never the server.
+    socket.on('error', destroySocket);
+    accept(socket);
+  });
+  // Neither http1 nor the TLS server listens itself (the sniffer hands them sockets), so start
+  // the connection checks that Node starts on 'listening': without them no header or request
+  // timeout ever fires.
+  listener.once('listening', () => (secure ?? http1).emit('listening'));
   // Every connection, so shutdown can close keep-alive ones too (no request may reach a closed storage).
   const sockets = new Set<Socket>();
   // One listener for every connection ('close' comes once): no closure per open watch.
@@ -596,6 +662,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       )
         await new Promise((resolve) => setTimeout(resolve, 25));
       http1.close(); // stops its connection checks and closes idle keep-alive connections
+      secure?.close(); // the same for its HTTP/1.1 connections
       for (const socket of sockets) socket.destroy();
       h2c?.close();
       await storage.close();

@@ -225,6 +225,8 @@ describe('--anonymous-auth=false and plain HTTP', () => {
           port: 0,
           bindAddress: '0.0.0.0',
           tokenAuthFile: tokens,
+          // Not anonymous cluster-admin, which is refused off loopback before this.
+          anonymousAuth: false,
         }),
       ).rejects.toThrow(/bearer tokens over plain HTTP/);
     } finally {

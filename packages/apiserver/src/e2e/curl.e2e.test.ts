@@ -207,6 +207,27 @@ describe('curl watch commands against the apiserver over TLS', () => {
   });
 });
 
+describe('plain HTTP to the TLS port', () => {
+  it("curl http:// gets Go's 400 and its line, not an empty reply", async () => {
+    const { stdout } = await curl(['-i', `${server.url.replace('https:', 'http:')}/version`]);
+    const res = parseCurlResponse(stdout);
+    expect(res.statusLines).toEqual(['HTTP/1.0 400 Bad Request']);
+    expect(res.body).toBe('Client sent an HTTP request to an HTTPS server.\n');
+  });
+
+  it("kubectl --server http:// reports the server's 400 (as against kube-apiserver), not EOF", async () => {
+    const wrong = new KubectlSession(server.url.replace('https:', 'http:'));
+    try {
+      const { code, stderr } = await wrong.run(['get', 'namespaces']);
+      expect(code).not.toBe(0);
+      expect(stderr).toContain('Error from server (BadRequest)');
+      expect(stderr).not.toContain('EOF');
+    } finally {
+      wrong.dispose();
+    }
+  });
+});
+
 describe('curl --http2 against the plain-HTTP port', () => {
   it('a write sent with an h2c upgrade request is served over HTTP/1.1, its body read after the headers', async () => {
     const plainApi = apiClient(plain.url);

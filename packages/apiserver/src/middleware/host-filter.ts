@@ -10,7 +10,9 @@ import { isAnonymous, type UserInfo } from '../authentication/user.js';
  * it cross-site (a foreign Origin). Like kubectl proxy's `--accept-hosts` (k8s.io/kubectl
  * pkg/proxy FilterServer): a Host must be an IP literal, `localhost` (or a `.localhost` name) or
  * match one of the accepted patterns; an Origin, when sent, must be loopback, the request's own
- * host, or match a pattern.
+ * host, or match a pattern. IP literals pass: they guard against pages, not the network, which is
+ * why a server whose anonymous requests may do anything refuses to listen off loopback
+ * (server.ts).
  */
 export class HostFilter {
   constructor(private readonly accept: readonly RegExp[] = []) {}

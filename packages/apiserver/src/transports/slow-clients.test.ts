@@ -3,6 +3,7 @@ import { decodeWatchStream } from '@listwatch/codec';
 import { MemoryStorage } from '@listwatch/storage';
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -224,5 +225,73 @@ describe('TLS (HTTP/1.1 and HTTP/2 by ALPN)', () => {
     const body = await open(slowPost());
     await Promise.all([headers.closed, body.closed]);
     expect(body.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('the TLS handshake is under the header timeout: a connection that sends nothing, or trickles its ClientHello, is closed (tlsHandshakeTimeout, server.go)', async () => {
+    const silent = await plain(server, '');
+    // A handshake record header announcing 512 bytes, then a byte at a time.
+    const trickling = await plain(server, '');
+    trickling.socket.write(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00]));
+    const trickle = setInterval(() => {
+      if (!trickling.socket.destroyed) trickling.socket.write(Buffer.from([0x01]));
+    }, 50);
+    try {
+      await Promise.all([silent.closed, trickling.closed]);
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(silent.received()).toBe('');
+  });
+
+  it('a connection past its handshake is not bound by that deadline: a watch over TLS keeps receiving events', async () => {
+    const res = await new Promise<IncomingMessage>((resolve, reject) =>
+      httpsRequest(
+        `${server.url}${CONFIGMAPS}?watch=1&resourceVersion=0`,
+        { rejectUnauthorized: false },
+        resolve,
+      )
+        .on('error', reject)
+        .end(),
+    );
+    const events: WatchEvent[] = [];
+    void (async () => {
+      try {
+        for await (const e of decodeWatchStream(res as AsyncIterable<Uint8Array>, 'json'))
+          events.push(e);
+      } catch {
+        // ended by the test
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 2 * 1200));
+    const created = await new Promise<number>((resolve, reject) =>
+      httpsRequest(
+        `${server.url}${CONFIGMAPS}`,
+        {
+          method: 'POST',
+          rejectUnauthorized: false,
+          headers: { 'Content-Type': 'application/json' },
+        },
+        (r) => resolve(r.resume().statusCode ?? 0),
+      )
+        .on('error', reject)
+        .end(JSON.stringify(cm('tls-after'))),
+    );
+    expect(created).toBe(201);
+    await expect.poll(() => events.map(nameOf)).toContain('tls-after');
+    res.destroy();
+  });
+
+  it("plain HTTP sent to the TLS port is answered as Go's server answers it, then closed", async () => {
+    // Go's net/http: `HTTP/1.0 400 Bad Request` and a line kubectl and curl print.
+    const request = await plain(server, 'GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await request.closed;
+    expect(request.received()).toBe(
+      'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n',
+    );
+    // Split after its first byte, the answer is the same.
+    const split = await plain(server, 'P');
+    split.socket.write('OST /api HTTP/1.1\r\n');
+    await split.closed;
+    expect(split.received()).toMatch(/^HTTP\/1\.0 400 Bad Request\r\n/);
   });
 });
