@@ -176,7 +176,7 @@ export class APIServiceController {
   private async sync(): Promise<void> {
     if (this.stopped) return;
     const wanted = this.wantedLocal();
-    for (const [name, want] of wanted) await this.register(name, want);
+    await Promise.all([...wanted].map(([name, want]) => this.register(name, want)));
     // autoregister removes what it manages once its group version is no longer served.
     for (const [name, service] of this.known)
       if (service.metadata.labels?.[AUTO_MANAGED_LABEL] && !wanted.has(name))
@@ -219,6 +219,10 @@ export class APIServiceController {
     const key = this.keys().object(undefined, name);
     if (!current) {
       const object = prepareForCreate(apiServices, structuredClone(want), undefined);
+      // Written available at once: one write per APIService at start, not two.
+      object['status'] = {
+        conditions: [{ type: 'Available', ...LOCAL, lastTransitionTime: now() }],
+      };
       await this.storage.create(key, object).catch((err: unknown) => {
         if (!isStorageError(err, 'KeyExists')) throw err;
       });
