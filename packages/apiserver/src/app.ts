@@ -1,5 +1,6 @@
 import { ApiError } from '@listwatch/api';
 import Koa from 'koa';
+import { aggregatedAPIs } from './apiregistration/apiservice-proxy.js';
 import { discoveryMiddleware } from './discovery/discovery-router.js';
 import { resourceRouter } from './handlers/resource-router.js';
 import { accessLog } from './middleware/access-log.js';
@@ -33,6 +34,7 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   app.use(requestBody(server));
   app.use(inflightLimits(server, limits));
   app.use(requestDeadline(server));
+  app.use(aggregatedAPIs(() => server.apiServices));
   app.use(discoveryMiddleware(server.registry));
   app.use(resourceRouter(server));
   app.use(() => {

@@ -1,3 +1,4 @@
+import type { APIServiceController } from './apiregistration/apiservice-controller.js';
 import type { OpenIDMetadata } from './authentication/openid-metadata.js';
 import type { Encoding, ItemEncodings } from '@listwatch/codec';
 import type { Logger } from '@listwatch/api';
@@ -49,4 +50,6 @@ export interface ServerContext {
   audit: AuditSink | undefined;
   /** Set once SIGTERM is received: no new watches, writes finish. */
   shuttingDown: boolean;
+  /** The APIServices' controller, once started: which group versions name a Service. */
+  apiServices?: APIServiceController;
 }

@@ -30,6 +30,8 @@ import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
 import { CustomResourceDefinitionHandler } from './apiextensions/crd-handler.js';
+import { APIServiceController } from './apiregistration/apiservice-controller.js';
+import { apiServices } from './apiregistration/apiservice-resource.js';
 import { customResourceDefinitions } from './apiextensions/customresourcedefinition-resource.js';
 import { FileAuditLog } from './audit/audit-log.js';
 import { loadAuditPolicy, METADATA_POLICY } from './audit/audit-policy.js';
@@ -197,6 +199,7 @@ export interface RunningApiServer {
 const servedResources: readonly ResourceDefinition[] = [
   ...builtinResources,
   customResourceDefinitions,
+  apiServices,
 ];
 
 /**
@@ -463,6 +466,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     ? new CustomResourceDefinitionHandler(registry, logger)
     : undefined;
   await crdHandler?.start();
+  // Local APIServices for what is served (CRDs' included), before the server answers.
+  const apiServiceController = registry.lookup(
+    apiServices.group,
+    apiServices.version,
+    apiServices.plural,
+  )
+    ? new APIServiceController(registry, logger)
+    : undefined;
+  await apiServiceController?.start();
+  if (apiServiceController) context.apiServices = apiServiceController;
   const app = createApp(context, {
     readOnly: options.maxRequestsInflight ?? 400,
     mutating: options.maxMutatingRequestsInflight ?? 200,
@@ -639,6 +652,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       policy?.stop();
       serviceAccountsController?.stop();
       crdHandler?.stop();
+      apiServiceController?.stop();
       await registry.stop();
       // A moment for the re-watches coming on the connections those streams leave: each gets 429
       // and Connection: close (kube's --shutdown-send-retry-after), so its client backs off and

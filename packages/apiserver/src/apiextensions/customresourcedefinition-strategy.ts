@@ -1,5 +1,6 @@
 import { type KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from '../registry/strategy.js';
+import { setCustomResourceDefinitionDefaults } from './customresourcedefinition-defaults.js';
 import {
   validateCustomResourceDefinition,
   validateCustomResourceDefinitionUpdate,
@@ -35,11 +36,8 @@ function specOf(object: KubeObject): string {
 }
 
 export const customResourceDefinitionStrategy: ResourceStrategy = {
-  // v1 defaults (pkg/apis/apiextensions/v1/defaults.go): conversion None.
   decode(object) {
-    const spec = object['spec'];
-    if (isRecord(spec) && spec['conversion'] === undefined)
-      spec['conversion'] = { strategy: 'None' };
+    setCustomResourceDefinitionDefaults(object);
   },
   prepareForCreate(object) {
     const crd = object as CustomResourceDefinition;

@@ -188,4 +188,72 @@ describe('custom resources with kubectl', () => {
     expect(schema.stderr).toBe('');
     expect(schema.stdout).toMatch(/FIELD:\s+x-kubernetes-preserve-unknown-fields <boolean>/);
   });
+  it('a hand-written CRD without listKind or singular is defaulted, not refused (apiextensions v1 defaults.go SetDefaults_CustomResourceDefinitionSpec)', async () => {
+    const ns = await e2e.api.namespace('crd-min');
+    const { kubectl } = e2e;
+    const minimal = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.minimal.example.com
+spec:
+  group: minimal.example.com
+  scope: Namespaced
+  names:
+    plural: widgets
+    kind: Widget
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+    const applied = await kubectl.run(['apply', '-f', kubectl.write('min-crd.yaml', minimal)]);
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout.trim()).toBe(
+      'customresourcedefinition.apiextensions.k8s.io/widgets.minimal.example.com created',
+    );
+    const names = await kubectl.run([
+      'get',
+      'crd',
+      'widgets.minimal.example.com',
+      '-o',
+      'jsonpath={.spec.names.singular} {.spec.names.listKind} {.spec.conversion.strategy} {.status.storedVersions}',
+    ]);
+    expect(names.stdout).toBe('widget WidgetList None ["v1"]');
+    const waited = await kubectl.run([
+      'wait',
+      '--for',
+      'condition=Established',
+      'crd/widgets.minimal.example.com',
+      '--timeout=30s',
+    ]);
+    expect(waited.code).toBe(0);
+    const accepted = await kubectl.run([
+      'get',
+      'crd',
+      'widgets.minimal.example.com',
+      '-o',
+      'jsonpath={.status.acceptedNames.singular} {.status.acceptedNames.listKind}',
+    ]);
+    expect(accepted.stdout).toBe('widget WidgetList');
+    const widget = `apiVersion: minimal.example.com/v1
+kind: Widget
+metadata:
+  name: w1
+spec:
+  size: 3
+`;
+    const created = await kubectl.run(['apply', '-n', ns, '-f', kubectl.write('w1.yaml', widget)]);
+    expect(created.stderr).toBe('');
+    expect(created.stdout.trim()).toBe('widget.minimal.example.com/w1 created');
+    const listed = await kubectl.run(['get', 'widget', '-n', ns, '-o', 'json']);
+    expect(listed.stderr).toBe('');
+    const list = JSON.parse(listed.stdout) as { items: { metadata: { name: string } }[] };
+    expect(list.items.map((o) => o.metadata.name)).toEqual(['w1']);
+    const raw = await e2e.api.get(`/apis/minimal.example.com/v1/namespaces/${ns}/widgets`);
+    expect(raw.body.kind).toBe('WidgetList');
+  });
 });

@@ -1,6 +1,9 @@
 import type { KubeObject, WatchEvent } from '@listwatch/api';
 import { decodeWatchStream } from '@listwatch/codec';
+import { KUBECTL } from '@listwatch/testing';
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRbacCluster, type RbacCluster } from './rbac-cluster.test-helper.js';
 
@@ -218,6 +221,92 @@ describe('an apiserver with --authorization-mode RBAC', () => {
       'impersonate-group': 'x',
     });
     expect(res.statusCode).toBe(400);
+  });
+
+  it('Impersonate-Extra-* needs impersonate on userextras/<key> named by each value (impersonation.go); the user then carries the extras', async () => {
+    // kubectl 1.32 has no flag for extras: the kubeconfig's as-user-extra makes client-go send them.
+    const config = join(cluster.dir, 'kubeconfig-alice-extra');
+    writeFileSync(
+      config,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [{name: c, cluster: {server: "${cluster.server.url}", certificate-authority: "${cluster.ca.certFile}"}}]`,
+        `users: [{name: u, user: {token: ${cluster.token('alice')}, as: carol, as-user-extra: {scopes: [read, write], "example.com/team": [blue]}}}]`,
+        'contexts: [{name: c, context: {cluster: c, user: u}}]',
+        'current-context: c',
+        '',
+      ].join('\n'),
+    );
+    const run = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          KUBECTL,
+          args,
+          { env: { PATH: process.env['PATH'] ?? '', HOME: cluster.dir, KUBECONFIG: config } },
+          (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
+        ),
+      );
+    const whoami = () => run('auth', 'whoami', '-o', 'json');
+    // kubectl auth whoami and discovery hide a 403's message; get --raw shows it.
+    const getPods = () => run('get', '--raw', '/api/v1/namespaces/team/pods');
+    const rbac = '/apis/rbac.authorization.k8s.io/v1';
+    const grant = (name: string, rules: unknown[]) => [
+      as('admin', 'POST', `${rbac}/clusterroles`, { metadata: { name }, rules }),
+      as('admin', 'POST', `${rbac}/clusterrolebindings`, {
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+      }),
+    ];
+    await Promise.all(
+      grant('impersonate-carol', [
+        { verbs: ['impersonate'], apiGroups: [''], resources: ['users'], resourceNames: ['carol'] },
+      ]),
+    );
+    await expect
+      .poll(async () => (await getPods()).stderr)
+      .toMatch(
+        /Error from server \(Forbidden\): userextras.authentication.k8s.io "\w+" is forbidden: User "alice" cannot impersonate resource "userextras\/(scopes|example.com\/team)" in API group "authentication.k8s.io" at the cluster scope/,
+      );
+    await Promise.all(
+      grant('impersonate-extras', [
+        {
+          verbs: ['impersonate'],
+          apiGroups: ['authentication.k8s.io'],
+          resources: ['userextras/scopes'],
+          resourceNames: ['read'],
+        },
+        {
+          verbs: ['impersonate'],
+          apiGroups: ['authentication.k8s.io'],
+          resources: ['userextras/example.com/team'],
+        },
+      ]),
+    );
+    // One value of the key is not enough: each value is checked.
+    await expect
+      .poll(async () => (await getPods()).stderr)
+      .toContain('userextras.authentication.k8s.io "write" is forbidden');
+    await as('admin', 'PUT', `${rbac}/clusterroles/impersonate-extras`, {
+      metadata: { name: 'impersonate-extras' },
+      rules: [
+        {
+          verbs: ['impersonate'],
+          apiGroups: ['authentication.k8s.io'],
+          resources: ['userextras/scopes', 'userextras/example.com/team'],
+        },
+      ],
+    });
+    await expect.poll(async () => (await whoami()).code).toBe(0);
+    const review = JSON.parse((await whoami()).stdout) as {
+      status: { userInfo: { username: string; extra?: Record<string, string[]> } };
+    };
+    expect(review.status.userInfo.username).toBe('carol');
+    expect(review.status.userInfo.extra).toEqual({
+      scopes: ['read', 'write'],
+      'example.com/team': ['blue'],
+    });
   });
 
   it('the aggregated view ClusterRole, bound to a group, reads workloads everywhere but not secrets', async () => {

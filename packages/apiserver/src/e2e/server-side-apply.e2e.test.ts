@@ -242,6 +242,76 @@ describe('kubectl apply --server-side', () => {
   });
 });
 
+describe('kubectl apply --server-side creates through the create path of POST (rest/create.go)', () => {
+  it('a NodePort Service gets its clusterIP and nodePorts allocated by the strategy', async () => {
+    const ns = await e2e.api.namespace('ssa-svc');
+    const manifest = `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: NodePort
+  selector: {app: web}
+  ports:
+  - port: 80
+    targetPort: 8080
+`;
+    const applied = await apply(ns, 'svc.yaml', manifest);
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout.trim()).toBe('service/web serverside-applied');
+    const service = await getYaml(ns, 'service/web');
+    const spec = service['spec'] as {
+      clusterIP?: string;
+      clusterIPs?: string[];
+      ports: { nodePort?: number }[];
+    };
+    expect(spec.clusterIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(spec.clusterIPs).toEqual([spec.clusterIP]);
+    expect(spec.ports[0]?.nodePort).toBeGreaterThanOrEqual(30000);
+    expect(spec.ports[0]?.nodePort).toBeLessThanOrEqual(32767);
+    // Applying again keeps what was allocated and changes nothing.
+    const again = await apply(ns, 'svc.yaml', manifest);
+    expect(again.stderr).toBe('');
+    const after = await getYaml(ns, 'service/web');
+    expect(after.metadata.resourceVersion).toBe(service.metadata.resourceVersion);
+  });
+
+  it('an events.k8s.io/v1 Event is converted to its storage version, core/v1, as a POST is', async () => {
+    const ns = await e2e.api.namespace('ssa-event');
+    const applied = await apply(
+      ns,
+      'event.yaml',
+      `apiVersion: events.k8s.io/v1
+kind: Event
+metadata:
+  name: e1
+eventTime: "2026-01-02T03:04:05.000000Z"
+reportingController: example.com/ctrl
+reportingInstance: ctrl-1
+action: Sync
+reason: Synced
+type: Normal
+note: applied server-side
+regarding: {kind: Pod, name: p1, namespace: ${ns}, apiVersion: v1}
+`,
+    );
+    expect(applied.stderr).toBe('');
+    const core = await e2e.api.get(`/api/v1/namespaces/${ns}/events/e1`);
+    expect(core.status).toBe(200);
+    expect(core.body).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Event',
+      message: 'applied server-side',
+      involvedObject: { kind: 'Pod', name: 'p1' },
+    });
+    const served = await e2e.api.get(`/apis/events.k8s.io/v1/namespaces/${ns}/events/e1`);
+    expect(served.body).toMatchObject({
+      apiVersion: 'events.k8s.io/v1',
+      note: 'applied server-side',
+    });
+  });
+});
+
 describe('the Python client (kubernetes 22)', () => {
   it("applies with the dynamic client's server_side_apply and reads managed_fields back as V1ManagedFieldsEntry", async () => {
     const ns = await e2e.api.namespace('ssa-python');

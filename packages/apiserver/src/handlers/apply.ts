@@ -1,15 +1,13 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
-import { isStorageError } from '@listwatch/storage';
 import type { JsonObject } from '../patch/json-value.js';
 import { admit } from '../registry/admission.js';
 import { pruneUnknownFields } from '../registry/field-validation.js';
-import { admitNamespace } from '../registry/namespace-lifecycle.js';
-import { decodeObject, prepareForCreate, prepareForUpdate } from '../registry/strategy.js';
+import { decodeObject, prepareForUpdate } from '../registry/strategy.js';
 import { applyOptions, fieldManagerOf, parseApplyPatch } from './field-manager.js';
-import { interpret, isDryRun, objectKey, type RequestScope } from './request-scope.js';
+import { objectKey, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { patchMediaType } from '../patch/apply-patch.js';
-import { fromInput, updateWith } from './write.js';
+import { allocate, createDecoded, fromInput, updateWith } from './write.js';
 
 // PATCH with `application/apply-patch+yaml`: server-side apply (k8s.io/apiserver
 // pkg/endpoints/handlers/patch.go applyPatcher). The configuration is merged into the live
@@ -53,7 +51,7 @@ export async function applyObject(
   subresource: string | undefined,
   body: Buffer,
 ): Promise<void> {
-  const { definition, server } = scope;
+  const { definition } = scope;
   const { manager, force } = applyOptions(scope);
   const config = fromInput(scope, () => readConfiguration(scope, body, name));
   const fieldManager = fieldManagerOf(definition, subresource);
@@ -62,10 +60,10 @@ export async function applyObject(
   // a cached object deleted meanwhile is read again from storage.
   let cached = scope.source.cachedObject(key);
   for (;;) {
-    const existing = cached ?? (await server.storage.get(key));
+    const existing = cached ?? (await scope.storage.get(key));
     if (!existing) {
       if (subresource) throw ApiError.notFound(scope.gr, name);
-      const created = await createByApply(scope, name, key, fieldManager, config, manager, force);
+      const created = await createByApply(scope, name, fieldManager, config, manager, force);
       if (created) return writeObject(scope.ctx, 201, created, definition);
       continue;
     }
@@ -85,6 +83,7 @@ export async function applyObject(
         else delete prepared.metadata.resourceVersion;
         return prepared;
       });
+      if (subresource === undefined) await allocate(scope, next, current);
       await admit(scope, 'UPDATE', next, current);
       return next;
     });
@@ -97,31 +96,30 @@ export async function applyObject(
   }
 }
 
-/** An apply to a missing object creates it; undefined when someone created it meanwhile. */
+/**
+ * An apply to a missing object creates it through the steps of every create; undefined when
+ * someone created it meanwhile (the caller then applies to that object).
+ */
 async function createByApply(
   scope: RequestScope,
   name: string,
-  key: string,
   fieldManager: ReturnType<typeof fieldManagerOf>,
   config: JsonObject,
   manager: string,
   force: boolean,
 ): Promise<KubeObject | undefined> {
-  const { definition, server } = scope;
   const decoded = fromInput(scope, () =>
     withName(
-      decodeObject(definition, fieldManager.apply(undefined, config, manager, force), 'patch'),
+      decodeObject(
+        scope.definition,
+        fieldManager.apply(undefined, config, manager, force),
+        'patch',
+      ),
       name,
     ),
   );
-  await admit(scope, 'CREATE', decoded);
-  const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
-  if (scope.namespace !== undefined) await admitNamespace(server.registry, scope.namespace);
-  if (isDryRun(scope)) return object;
-  try {
-    return await server.storage.create(key, object);
-  } catch (err) {
-    if (isStorageError(err, 'KeyExists')) return undefined;
-    throw interpret(scope, name, err);
-  }
+  return createDecoded(scope, decoded).catch((err: unknown) => {
+    if (err instanceof ApiError && err.reason === 'AlreadyExists') return undefined;
+    throw err;
+  });
 }

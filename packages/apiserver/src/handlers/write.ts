@@ -98,7 +98,7 @@ export async function decodeWriteBody(
 }
 
 /** The strategy's allocations (a Service's cluster IP) for what is about to be written. */
-async function allocate(scope: RequestScope, object: KubeObject, current?: KubeObject) {
+export async function allocate(scope: RequestScope, object: KubeObject, current?: KubeObject) {
   await strategyOf(scope.definition).allocate?.(object, {
     storage: scope.storage,
     prefix: scope.source.keys.prefix,
@@ -120,7 +120,7 @@ function subresourceOf(scope: RequestScope, verb: 'update' | 'patch'): string | 
 
 /** POST a new object (201), after NamespaceLifecycle admission and ObjectMeta validation. */
 export async function createObject(scope: RequestScope): Promise<void> {
-  const { definition, server } = scope;
+  const { definition } = scope;
   if (scope.info.name !== undefined) {
     const subresource = subresourceStrategyOf(definition, scope.info.subresource);
     if (subresource) return createSubresource(scope, scope.info.name, subresource);
@@ -132,18 +132,26 @@ export async function createObject(scope: RequestScope): Promise<void> {
   const manager = updateManager(scope, 'CreateOptions');
   const decoded = await decodeWriteBody(scope, 'CreateOptions');
   fromInput(scope, () => trackUpdate(scope, undefined, decoded, undefined, manager));
+  writeObject(scope.ctx, 201, await createDecoded(scope, decoded), definition);
+}
+
+/**
+ * The steps of every create after decoding, in rest/create.go's order: admission, BeforeCreate,
+ * NamespaceLifecycle, the strategy's allocations (a Service's clusterIP and nodePorts), then the
+ * resource's own storage, which converts to its storage version. POST and an apply to a missing
+ * object (patch.go applyPatcher) both take them. A dry run answers what would be written.
+ */
+export async function createDecoded(scope: RequestScope, decoded: KubeObject): Promise<KubeObject> {
+  const { definition, server } = scope;
   await admit(scope, 'CREATE', decoded);
   const object = fromInput(scope, () => prepareForCreate(definition, decoded, scope.namespace));
   const name = object.metadata.name ?? '';
   if (scope.namespace !== undefined) await admitNamespace(server.registry, scope.namespace);
   await allocate(scope, object);
-  if (isDryRun(scope)) return writeObject(scope.ctx, 201, object, definition);
-  const created = await scope.storage
-    .create(objectKey(scope, name), object)
-    .catch((err: unknown) => {
-      throw interpret(scope, name, err);
-    });
-  writeObject(scope.ctx, 201, created, definition);
+  if (isDryRun(scope)) return object;
+  return scope.storage.create(objectKey(scope, name), object).catch((err: unknown) => {
+    throw interpret(scope, name, err);
+  });
 }
 
 /**

@@ -56,6 +56,7 @@ import type { ScaleStrategy } from './scale.js';
 import type { Atom } from '../fieldmanager/index.js';
 import { secretStrategy } from './secret-strategy.js';
 import { serviceAccountStrategy } from './service-account-strategy.js';
+import { apiServiceStrategy } from '../apiregistration/apiservice-strategy.js';
 import { customResourceDefinitionStrategy } from '../apiextensions/customresourcedefinition-strategy.js';
 import { serviceStrategy } from './service-strategy.js';
 import { statefulSetStrategy } from './statefulset-strategy.js';
@@ -243,6 +244,7 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   'replicasets.apps': replicaSetStrategy,
   ...roleStrategies,
   'customresourcedefinitions.apiextensions.k8s.io': customResourceDefinitionStrategy,
+  'apiservices.apiregistration.k8s.io': apiServiceStrategy,
   'statefulsets.apps': statefulSetStrategy,
   'daemonsets.apps': daemonSetStrategy,
   'controllerrevisions.apps': controllerRevisionStrategy,
