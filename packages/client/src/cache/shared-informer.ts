@@ -1,6 +1,5 @@
 import {
   errorField,
-  silentLogger,
   toApiError,
   type ApiError,
   type GroupResource,
@@ -10,6 +9,7 @@ import {
 import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { BackoffOptions } from '../util/backoff.js';
 import { realClock, type Clock } from '../util/clock.js';
+import { defaultClientLogger } from '../util/default-logger.js';
 import { sleep } from '../util/sleep.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { DeltaFIFO } from './delta-fifo.js';
@@ -55,6 +55,7 @@ export interface SharedInformerOptions<T extends KubernetesObject = KubeObject> 
   useWatchList?: boolean;
   /** Reflector tuning: backoff, page size, watch timeout. */
   reflector?: { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number };
+  /** Default: warnings and errors on stderr (`defaultClientLogger`); `silentLogger` for none. */
   logger?: Logger;
   clock?: Clock;
 }
@@ -125,7 +126,7 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
   constructor(options: SharedInformerOptions<T>) {
     this.options = options;
     this.resource = options.resource;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? defaultClientLogger;
     this.clock = options.clock ?? realClock;
     this.transform = options.transform;
     this.defaultResyncMs = options.resyncPeriodMs ?? 0;
