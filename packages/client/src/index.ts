@@ -57,6 +57,7 @@ export {
 
 // Logging is @listwatch/api's (one Logger, one redaction rule); re-exported for compatibility.
 export { jsonLineLogger, silentLogger, type Logger, type LogLevel } from '@listwatch/api';
+export { defaultClientLogger } from './util/default-logger.js';
 export { sleep } from './util/sleep.js';
 export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './util/backoff.js';
 export {
@@ -128,6 +129,7 @@ export {
   defaultIdleTimeoutMs,
   type WatchConnector,
   type WatchStream,
+  type WatchStreamEvent,
   type WatchStreamOptions,
   type WatchTransport,
 } from './rest/watch-stream.js';
@@ -211,9 +213,11 @@ export {
   rbacV1,
   typedResource,
   typedResources,
+  type ObjectOf,
   type ResourceRefOf,
   type TypedResourceRef,
 } from './typed/resources.js';
+export type * from './typed/types.js';
 
 export {
   DiscoveryClient,

@@ -18,15 +18,15 @@ export interface ControllerOptions<K> {
    */
   reconcile: (key: K, signal: AbortSignal) => void | Promise<void>;
   /** Parallel workers (default 1); a key is never reconciled by two at once. */
-  workers?: number;
+  workers?: number | undefined;
   /** Caches that must be synced before the first reconcile (informers, handler registrations). */
-  cacheSyncs?: { hasSynced(): boolean }[];
+  cacheSyncs?: { hasSynced(): boolean }[] | undefined;
   /** Give up on a key after this many failed attempts (default: never; backoff caps at 1000 s). */
-  maxRetries?: number;
-  rateLimiter?: RateLimiter<K>;
-  metrics?: WorkQueueMetrics;
-  logger?: Logger;
-  clock?: Clock;
+  maxRetries?: number | undefined;
+  rateLimiter?: RateLimiter<K> | undefined;
+  metrics?: WorkQueueMetrics | undefined;
+  logger?: Logger | undefined;
+  clock?: Clock | undefined;
 }
 
 /**

@@ -19,31 +19,31 @@ export type ResourceRef = Pick<ResourceDefinition, 'group' | 'version' | 'plural
   Partial<Pick<ResourceDefinition, 'kind'>>;
 
 export interface GetOptions {
-  resourceVersion?: string;
-  signal?: AbortSignal;
+  resourceVersion?: string | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export interface WriteOptions {
-  dryRun?: boolean;
-  fieldManager?: string;
-  signal?: AbortSignal;
+  dryRun?: boolean | undefined;
+  fieldManager?: string | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** metav1.DeleteOptions. */
 export interface DeleteOptions {
-  gracePeriodSeconds?: number;
-  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
-  preconditions?: { uid?: string; resourceVersion?: string };
-  dryRun?: boolean;
-  signal?: AbortSignal;
+  gracePeriodSeconds?: number | undefined;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground' | undefined;
+  preconditions?: { uid?: string; resourceVersion?: string } | undefined;
+  dryRun?: boolean | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** metav1.ApplyOptions: server-side apply needs a field manager; `force` takes over conflicts. */
 export interface ApplyOptions {
   fieldManager: string;
-  force?: boolean;
-  dryRun?: boolean;
-  signal?: AbortSignal;
+  force?: boolean | undefined;
+  dryRun?: boolean | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 type DeepPartial<T> = T extends readonly (infer U)[]
