@@ -165,6 +165,68 @@ export {
   enqueueKeys,
   type ControllerOptions,
 } from './controller/controller.js';
+
+// The reconciler runtime, named as controller-runtime's packages.
+export {
+  requestFromKey,
+  requestKey,
+  type Reconciler,
+  type Request,
+  type Result,
+} from './reconcile/reconcile.js';
+export {
+  ControllerBuilder,
+  newControllerManagedBy,
+  type ControllerBuilderOptions,
+  type ForOptions,
+} from './builder/builder.js';
+export { Manager, type ManagerOptions, type Runnable } from './manager/manager.js';
+export {
+  and,
+  annotationChangedPredicate,
+  generationChangedPredicate,
+  labelChangedPredicate,
+  or,
+  resourceVersionChangedPredicate,
+  type Predicate,
+} from './predicate/predicate.js';
+export {
+  enqueueMapped,
+  requestForObject,
+  requestForOwner,
+  type MapFunc,
+} from './handler/enqueue.js';
+export {
+  addFinalizer,
+  addFinalizerWithPatch,
+  containsFinalizer,
+  removeFinalizer,
+  removeFinalizerWithPatch,
+  setControllerReference,
+} from './controllerutil/controllerutil.js';
+export {
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+  type ConditionInput,
+} from './meta/conditions.js';
+export {
+  controllerRuntimeMetrics,
+  InMemoryMetrics,
+  workQueueMetricsProvider,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type MetricLabels,
+  type MetricOptions,
+  type MetricsFactory,
+  type ReconcileMetrics,
+  type ReconcileOutcome,
+} from './metrics/metrics.js';
+
 export {
   LeaderElector,
   type LeaderCallbacks,
@@ -195,6 +257,7 @@ export type {
   KubernetesListObject,
   KubernetesObject,
   ObjectMetaAccessor,
+  OwnerReferenceAccessor,
 } from './runtime/kubernetes-object.js';
 export {
   apiextensionsV1,
