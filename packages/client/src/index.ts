@@ -228,6 +228,22 @@ export {
 } from './metrics/metrics.js';
 
 export {
+  EventBroadcaster,
+  EventRecorder,
+  objectReference,
+  type EventBroadcasterOptions,
+  type EventBroadcasterStats,
+  type EventRecorderOptions,
+  type EventType,
+} from './tools/events/event-broadcaster.js';
+export {
+  AGGREGATE_MESSAGE_PREFIX,
+  EventCorrelator,
+  type CorrelateResult,
+  type EventCorrelatorOptions,
+} from './tools/record/events-cache.js';
+
+export {
   LeaderElector,
   type LeaderCallbacks,
   type LeaderElectionConfig,
