@@ -71,10 +71,22 @@ type Owner = KubernetesObject & { apiVersion?: string; kind?: string };
  * Makes `owner` the controller of `obj` (controllerutil.SetControllerReference): an owner
  * reference with `controller: true` and `blockOwnerDeletion: true`, so `owns()` maps `obj`'s
  * events to `owner` and the garbage collector deletes `obj` with it. Throws when another
- * controller owns `obj` already.
+ * controller owns `obj` already. `ownerType` (a typed reference such as `coreV1.configmaps`)
+ * supplies the owner's apiVersion and kind when the object carries none (controller-runtime
+ * finds them in its scheme).
  */
-export function setControllerReference(owner: Owner, obj: KubernetesObject): void {
-  const { apiVersion, kind } = owner;
+export function setControllerReference(
+  owner: Owner,
+  obj: KubernetesObject,
+  ownerType?: { group: string; version: string; kind?: string | undefined },
+): void {
+  const typeVersion = ownerType
+    ? ownerType.group
+      ? `${ownerType.group}/${ownerType.version}`
+      : ownerType.version
+    : undefined;
+  const apiVersion = owner.apiVersion ?? typeVersion;
+  const kind = owner.kind ?? ownerType?.kind;
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;
   if (!apiVersion || !kind || !name || !uid)
