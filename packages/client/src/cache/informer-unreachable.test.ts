@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { jsonLineLogger, type ApiError } from '@listwatch/api';
 import { freePort } from '@listwatch/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RestClient } from '../rest/client.js';
 import { eventually } from '../testing/eventually.js';
 import { coreV1 } from '../typed/resources.js';
@@ -46,6 +46,31 @@ describe('an informer against an unreachable server', () => {
     expect(warnings).toContainEqual(
       expect.objectContaining({ level: 'warn', msg: 'list and watch failed' }),
     );
+  });
+
+  it('without a logger, the first failure is a warning on stderr (the default logger is not silent)', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const clock = new FakeClock();
+      const client = new RestClient({ server: `http://127.0.0.1:${port}`, clock });
+      const factory = new SharedInformerFactory({ client, clock });
+      factory.informerFor(coreV1.configmaps);
+      cleanups.push(async () => {
+        await factory.shutdown();
+        await client.close();
+      });
+      factory.start();
+      await eventually(() =>
+        expect(lines.join('')).toMatch(/"level":"warn".*"msg":"list and watch failed"/),
+      );
+    } finally {
+      write.mockRestore();
+    }
   });
 
   it('calls the watch-error handler after exactly one connection attempt when the connection breaks', async () => {
