@@ -6,6 +6,7 @@ import {
   removeFinalizerWithPatch,
   setControllerReference,
 } from '../controllerutil/controllerutil.js';
+import { LeaseLock } from '../leaderelection/resource-lock.js';
 import { Manager } from '../manager/manager.js';
 import { InMemoryMetrics } from '../metrics/metrics.js';
 import type { Request, Result } from '../reconcile/reconcile.js';
@@ -13,7 +14,7 @@ import { RestClient } from '../rest/client.js';
 import { startTestApiServer } from '../testing/apiserver.js';
 import { createFooCRD, foo, foos, type Foo } from '../testing/crd.js';
 import { eventually } from '../testing/eventually.js';
-import { appsV1, coreV1 } from '../typed/resources.js';
+import { appsV1, coordinationV1, coreV1 } from '../typed/resources.js';
 import type { Deployment } from '../typed/types.js';
 import { FakeClock } from '../util/fake-clock.js';
 import { silentLogger } from '@listwatch/api';
@@ -219,5 +220,45 @@ describe('the reconciler runtime against an apiserver', () => {
     await stopped;
     expect(stoppedFirst).toBe(false);
     expect(finished).toBe(2);
+  });
+
+  it('with leaderElection, only the manager holding the lease reconciles; the other takes over when the leader stops', async () => {
+    const ns = await namespace('leader');
+    const reconciledBy: string[] = [];
+    const managers = ['one', 'two'].map((identity) => {
+      const manager = new Manager({
+        client,
+        namespace: ns,
+        logger: silentLogger,
+        leaderElection: {
+          lock: new LeaseLock(
+            client.resource(coordinationV1.leases),
+            ns,
+            'foo-controller',
+            identity,
+          ),
+          leaseDurationMs: 2_000,
+          renewDeadlineMs: 1_500,
+          retryPeriodMs: 200,
+          releaseOnCancel: true,
+        },
+      });
+      newControllerManagedBy(manager)
+        .named(`leader-${identity}`)
+        .for(foos)
+        .complete((req) => {
+          reconciledBy.push(`${identity}:${req.name}`);
+        });
+      return { identity, ...run(manager) };
+    });
+    const fooClient = client.resource(foos).namespace(ns);
+    await fooClient.create(foo(ns, 'a'));
+    await eventually(() => expect(reconciledBy).toHaveLength(1));
+    const leader = reconciledBy[0]!.split(':')[0]!;
+    const follower = managers.find((m) => m.identity !== leader)!;
+    await managers.find((m) => m.identity === leader)!.stop(); // releases the lease
+    await fooClient.create(foo(ns, 'b'));
+    await eventually(() => expect(reconciledBy).toContain(`${follower.identity}:b`), 20_000);
+    expect(reconciledBy.filter((r) => r.startsWith(`${leader}:`))).toEqual([`${leader}:a`]);
   });
 });
