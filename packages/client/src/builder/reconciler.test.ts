@@ -6,7 +6,7 @@ import {
   removeFinalizerWithPatch,
   setControllerReference,
 } from '../controllerutil/controllerutil.js';
-import { LeaseLock } from '../leaderelection/resource-lock.js';
+import { LeaseLock, type Lease } from '../leaderelection/resource-lock.js';
 import { Manager } from '../manager/manager.js';
 import { InMemoryMetrics } from '../metrics/metrics.js';
 import type { Request, Result } from '../reconcile/reconcile.js';
@@ -14,7 +14,8 @@ import { RestClient } from '../rest/client.js';
 import { startTestApiServer } from '../testing/apiserver.js';
 import { createFooCRD, foo, foos, type Foo } from '../testing/crd.js';
 import { eventually } from '../testing/eventually.js';
-import { appsV1, coordinationV1, coreV1 } from '../typed/resources.js';
+import { findBuiltinResource } from '@listwatch/api';
+import { appsV1, coreV1 } from '../typed/resources.js';
 import type { Deployment } from '../typed/types.js';
 import { FakeClock } from '../util/fake-clock.js';
 import { silentLogger } from '@listwatch/api';
@@ -232,7 +233,7 @@ describe('the reconciler runtime against an apiserver', () => {
         logger: silentLogger,
         leaderElection: {
           lock: new LeaseLock(
-            client.resource(coordinationV1.leases),
+            client.resource<Lease>(findBuiltinResource('leases')!),
             ns,
             'foo-controller',
             identity,
