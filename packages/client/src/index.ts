@@ -57,6 +57,7 @@ export {
 
 // Logging is @listwatch/api's (one Logger, one redaction rule); re-exported for compatibility.
 export { jsonLineLogger, silentLogger, type Logger, type LogLevel } from '@listwatch/api';
+export { defaultClientLogger } from './util/default-logger.js';
 export { sleep } from './util/sleep.js';
 export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './util/backoff.js';
 export {
@@ -128,6 +129,7 @@ export {
   defaultIdleTimeoutMs,
   type WatchConnector,
   type WatchStream,
+  type WatchStreamEvent,
   type WatchStreamOptions,
   type WatchTransport,
 } from './rest/watch-stream.js';
@@ -163,6 +165,84 @@ export {
   enqueueKeys,
   type ControllerOptions,
 } from './controller/controller.js';
+
+// The reconciler runtime, named as controller-runtime's packages.
+export {
+  requestFromKey,
+  requestKey,
+  type Reconciler,
+  type Request,
+  type Result,
+} from './reconcile/reconcile.js';
+export {
+  ControllerBuilder,
+  newControllerManagedBy,
+  type ControllerBuilderOptions,
+  type ForOptions,
+} from './builder/builder.js';
+export { Manager, type ManagerOptions, type Runnable } from './manager/manager.js';
+export {
+  and,
+  annotationChangedPredicate,
+  generationChangedPredicate,
+  labelChangedPredicate,
+  or,
+  resourceVersionChangedPredicate,
+  type Predicate,
+} from './predicate/predicate.js';
+export {
+  enqueueMapped,
+  requestForObject,
+  requestForOwner,
+  type MapFunc,
+} from './handler/enqueue.js';
+export {
+  addFinalizer,
+  addFinalizerWithPatch,
+  containsFinalizer,
+  removeFinalizer,
+  removeFinalizerWithPatch,
+  setControllerReference,
+} from './controllerutil/controllerutil.js';
+export {
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+  type ConditionInput,
+} from './meta/conditions.js';
+export {
+  controllerRuntimeMetrics,
+  InMemoryMetrics,
+  workQueueMetricsProvider,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type MetricLabels,
+  type MetricOptions,
+  type MetricsFactory,
+  type ReconcileMetrics,
+  type ReconcileOutcome,
+} from './metrics/metrics.js';
+
+export {
+  EventBroadcaster,
+  EventRecorder,
+  objectReference,
+  type EventBroadcasterOptions,
+  type EventBroadcasterStats,
+  type EventRecorderOptions,
+  type EventType,
+} from './tools/events/event-broadcaster.js';
+export {
+  AGGREGATE_MESSAGE_PREFIX,
+  EventCorrelator,
+  type CorrelateResult,
+  type EventCorrelatorOptions,
+} from './tools/record/events-cache.js';
+
 export {
   LeaderElector,
   type LeaderCallbacks,
@@ -193,6 +273,7 @@ export type {
   KubernetesListObject,
   KubernetesObject,
   ObjectMetaAccessor,
+  OwnerReferenceAccessor,
 } from './runtime/kubernetes-object.js';
 export {
   apiextensionsV1,
@@ -211,9 +292,11 @@ export {
   rbacV1,
   typedResource,
   typedResources,
+  type ObjectOf,
   type ResourceRefOf,
   type TypedResourceRef,
 } from './typed/resources.js';
+export type * from './typed/types.js';
 
 export {
   DiscoveryClient,

@@ -7,15 +7,37 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient } from './rest/client.js';
 import { eventually } from './testing/eventually.js';
 import { configMap } from './testing/fixtures.js';
+import { appsV1, coreV1, eventsV1 } from './typed/resources.js';
 import { packageDir, runModule, typecheck } from './testing/typecheck.js';
 import { startTestApiServer } from './testing/apiserver.js';
 
-/** The first ```ts block of the package README: the example it opens with. */
-function readmeExample(): string {
+/** The ```ts blocks of the package README, in order. */
+function readmeExamples(): string[] {
   const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-  const block = /```ts\n([\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error('the README has no ts example');
-  return block[1]!;
+  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+/** The first: the example the README opens with. */
+function readmeExample(): string {
+  const block = readmeExamples()[0];
+  if (block === undefined) throw new Error('the README has no ts example');
+  return block;
+}
+
+/** A kubeconfig naming `server`, namespace default, written into `dir`. */
+function writeKubeconfig(dir: string, server: string): string {
+  const kubeconfig = join(dir, 'config');
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1
+kind: Config
+current-context: local
+clusters: [{name: local, cluster: {server: '${server}'}}]
+users: [{name: me, user: {token: t}}]
+contexts: [{name: local, context: {cluster: local, user: me, namespace: default}}]
+`,
+  );
+  return kubeconfig;
 }
 
 describe("the README's opening example", () => {
@@ -43,17 +65,7 @@ describe("the README's opening example", () => {
     });
 
     it('reconciles a ConfigMap as it is created and deleted, then stops cleanly on SIGINT', async () => {
-      const kubeconfig = join(dir.path, 'config');
-      writeFileSync(
-        kubeconfig,
-        `apiVersion: v1
-kind: Config
-current-context: local
-clusters: [{name: local, cluster: {server: '${apiserver.url}'}}]
-users: [{name: me, user: {token: t}}]
-contexts: [{name: local, context: {cluster: local, user: me, namespace: default}}]
-`,
-      );
+      const kubeconfig = writeKubeconfig(dir.path, apiserver.url);
       const run = runModule(code, { KUBECONFIG: kubeconfig });
 
       const writer = new RestClient({ server: apiserver.url });
@@ -74,4 +86,55 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
       expect(stopped, run.err).toBe(0);
     }, 60_000);
   });
+});
+
+describe("the README's reconciler and Events example", () => {
+  const code = readmeExamples().find((c) => c.includes('newControllerManagedBy'))!;
+
+  it('type-checks against the package as published (strict, the repository tsconfig)', () => {
+    expect(code).toBeDefined();
+    expect(typecheck(code, 'readme-reconciler.virtual.ts')).toEqual([]);
+  }, 60_000);
+
+  it('creates a Deployment owned by a labelled ConfigMap, records an Event about it, and stops cleanly on SIGINT', async () => {
+    const apiserver = await startTestApiServer();
+    const dir = tempDir('listwatch-readme-');
+    const writer = new RestClient({ server: apiserver.url });
+    try {
+      const run = runModule(code, { KUBECONFIG: writeKubeconfig(dir.path, apiserver.url) });
+      const cm = await writer
+        .resource(coreV1.configmaps)
+        .namespace('default')
+        .create({ metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } } });
+      await eventually(() => expect(run.out).toContain('default/web: created deployment'), 20_000);
+      const web = await writer.resource(appsV1.deployments).namespace('default').get('web');
+      expect(web.metadata?.ownerReferences).toEqual([
+        expect.objectContaining({
+          kind: 'ConfigMap',
+          name: 'web',
+          uid: cm.metadata?.uid,
+          controller: true,
+        }),
+      ]);
+      await eventually(async () => {
+        const events = await writer.resource(eventsV1.events).namespace('default').list();
+        expect(events.items).toContainEqual(
+          expect.objectContaining({
+            reason: 'CreatedDeployment',
+            regarding: expect.objectContaining({ kind: 'ConfigMap', name: 'web' }),
+          }),
+        );
+      }, 20_000);
+      run.child.kill('SIGINT');
+      const stopped = await Promise.race([
+        run.exited,
+        new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 10_000)),
+      ]);
+      expect(stopped, run.err).toBe(0);
+    } finally {
+      await writer.close();
+      await apiserver.close();
+      dir.remove();
+    }
+  }, 60_000);
 });

@@ -21,7 +21,7 @@ import type {
 
 export interface InformerFactoryOptions {
   /** Where informers list and watch; or give `listerWatcherFor`. */
-  client?: RestClient;
+  client?: RestClient | undefined;
   /** A custom source per resource, namespace and (tweaked) params; wins over `client`. */
   listerWatcherFor?: (
     resource: ResourceRef,
@@ -29,21 +29,22 @@ export interface InformerFactoryOptions {
     tweak: TweakListOptions | undefined,
   ) => ListerWatcher;
   /** '' (default): all namespaces. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Applied to every informer's LIST and WATCH, e.g. a label selector. */
-  tweakListOptions?: TweakListOptions;
+  tweakListOptions?: TweakListOptions | undefined;
   /** Default handler resync period of every informer (0: none). */
-  defaultResyncMs?: number;
-  transform?: TransformFunc;
-  fifo?: 'real' | 'delta';
-  handlerBufferSize?: number;
-  useWatchList?: boolean;
-  watch?: Omit<WatchStreamOptions, 'signal'>;
-  reflector?: { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number };
-  logger?: Logger;
-  clock?: Clock;
+  defaultResyncMs?: number | undefined;
+  transform?: TransformFunc | undefined;
+  fifo?: 'real' | 'delta' | undefined;
+  handlerBufferSize?: number | undefined;
+  useWatchList?: boolean | undefined;
+  watch?: Omit<WatchStreamOptions, 'signal'> | undefined;
+  reflector?:
+    { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number } | undefined;
+  logger?: Logger | undefined;
+  clock?: Clock | undefined;
   /** Finds resources by kind for forKind(), and the scope of those forResource() is given. */
-  restMapper?: DeferredDiscoveryRESTMapper;
+  restMapper?: DeferredDiscoveryRESTMapper | undefined;
 }
 
 /** An informer and its lister, by resource (client-go informers.GenericInformer). */
@@ -53,11 +54,11 @@ export interface GenericInformer<T extends KubernetesObject = Unstructured> {
 }
 
 export interface InformerOptions<T extends KubernetesObject = KubeObject> {
-  namespace?: string;
-  tweakListOptions?: TweakListOptions;
-  resyncPeriodMs?: number;
-  indexers?: Indexers<T>;
-  transform?: TransformFunc<T>;
+  namespace?: string | undefined;
+  tweakListOptions?: TweakListOptions | undefined;
+  resyncPeriodMs?: number | undefined;
+  indexers?: Indexers<T> | undefined;
+  transform?: TransformFunc<T> | undefined;
 }
 
 /**

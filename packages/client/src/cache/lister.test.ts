@@ -68,6 +68,16 @@ describe('Lister', () => {
     }
   });
 
+  it('tryGet answers undefined for a missing object instead of throwing, and the object otherwise', () => {
+    const indexer = fill();
+    indexer.add(namespaceObject('kube-system'));
+    const lister = new Lister(indexer, configMaps);
+    expect(lister.namespace('a').tryGet('nope')).toBeUndefined();
+    expect(lister.namespace('a').tryGet('db-1')?.metadata.labels).toEqual({ app: 'db' });
+    expect(lister.tryGet('default')).toBeUndefined();
+    expect(lister.tryGet('kube-system')?.kind).toBe('Namespace');
+  });
+
   it('get without a namespace finds cluster-scoped objects', () => {
     const indexer = newIndexer();
     indexer.add(namespaceObject('kube-system'));

@@ -17,7 +17,7 @@ function selected<T extends KubernetesObject>(obj: T, selector: LabelMatcher | u
 /**
  * Read access to an informer's indexer, the way controllers read state instead of calling the
  * apiserver (client-go tools/cache/listers.go GenericLister). `get` follows the generated
- * listers and throws a 404 NotFound ApiError naming the resource.
+ * listers and throws a 404 NotFound ApiError naming the resource; `tryGet` answers undefined.
  */
 export class Lister<T extends KubernetesObject = KubeObject> {
   constructor(
@@ -31,9 +31,14 @@ export class Lister<T extends KubernetesObject = KubeObject> {
     return selector === undefined ? all : all.filter((obj) => selected(obj, selector));
   }
 
-  /** A cluster-scoped object by name. */
+  /** A cluster-scoped object by name; a miss throws a 404 NotFound ApiError. */
   get(name: string): T {
     return this.getByKey(name, name);
+  }
+
+  /** A cluster-scoped object by name, or undefined when the cache has none (no throw). */
+  tryGet(name: string): T | undefined {
+    return this.indexer.getByKey(name);
   }
 
   /** Objects of one namespace; '' means all namespaces (metav1.NamespaceAll). */
@@ -75,9 +80,18 @@ export class NamespaceLister<T extends KubernetesObject = KubeObject> {
     return selector === undefined ? candidates : candidates.filter((o) => selected(o, selector));
   }
 
+  /** An object of this namespace by name; a miss throws a 404 NotFound ApiError. */
   get(name: string): T {
-    const obj = this.indexer.getByKey(objectKey({ namespace: this.namespaceName, name }));
+    const obj = this.tryGet(name);
     if (obj === undefined) throw ApiError.notFound(this.resource, name);
     return obj;
+  }
+
+  /**
+   * An object of this namespace by name, or undefined when the cache has none: the miss a
+   * controller expects (the object was deleted) without a try/catch around `get`.
+   */
+  tryGet(name: string): T | undefined {
+    return this.indexer.getByKey(objectKey({ namespace: this.namespaceName, name }));
   }
 }

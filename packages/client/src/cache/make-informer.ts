@@ -58,12 +58,12 @@ export interface Informer<T extends KubernetesObject = KubeObject> {
 }
 
 export interface MakeInformerOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  resyncPeriodMs?: number;
-  logger?: Logger;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  resyncPeriodMs?: number | undefined;
+  logger?: Logger | undefined;
   /** Transport options for the informer's own RestClient. */
-  client?: Omit<RestClientOptions, keyof RestConfig>;
+  client?: Omit<RestClientOptions, keyof RestConfig> | undefined;
 }
 
 /**

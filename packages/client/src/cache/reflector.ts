@@ -3,7 +3,6 @@ import {
   errorField,
   errorFromStatus,
   INITIAL_EVENTS_END_ANNOTATION,
-  silentLogger,
   toApiError,
   type KubeObject,
   type Logger,
@@ -19,6 +18,7 @@ import {
   isTooManyRequests,
 } from '../rest/errors.js';
 import { realClock, type Clock } from '../util/clock.js';
+import { defaultClientLogger } from '../util/default-logger.js';
 import { DEFAULT_PAGE_SIZE, ListPager } from '../pager/list-pager.js';
 import type { ListParams } from '../rest/list-params.js';
 import { sleep } from '../util/sleep.js';
@@ -130,7 +130,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
     this.minWatchTimeoutMs = options.minWatchTimeoutMs ?? 5 * 60_000;
     this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? defaultClientLogger;
     this.backoff = new Backoff({ ...options.backoff, clock: this.clock, random: this.random });
     this.watchErrorHandler = options.watchErrorHandler;
     this.onWatchStart = options.onWatchStart;
@@ -284,7 +284,8 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
       // (client-go: a resource that is not served yet, such as a CRD being installed, syncs
       // once it is).
       const e = toApiError(err);
-      this.logger.warn('failed to list', {
+      // The warning is handleError's, once per failure.
+      this.logger.info('failed to list', {
         reflector: this.name,
         resourceVersion,
         code: e.code,
@@ -330,7 +331,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
         } catch (err) {
           if (signal.aborted) return;
           if (isConnectionRefused(err) || isTooManyRequests(err)) {
-            this.logger.info('watch refused, backing off', {
+            this.logger.warn('watch refused, backing off', {
               reflector: this.name,
               error: errorField(err),
             });

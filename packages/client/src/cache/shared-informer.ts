@@ -1,6 +1,5 @@
 import {
   errorField,
-  silentLogger,
   toApiError,
   type ApiError,
   type GroupResource,
@@ -10,6 +9,7 @@ import {
 import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { BackoffOptions } from '../util/backoff.js';
 import { realClock, type Clock } from '../util/clock.js';
+import { defaultClientLogger } from '../util/default-logger.js';
 import { sleep } from '../util/sleep.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { DeltaFIFO } from './delta-fifo.js';
@@ -43,28 +43,30 @@ export interface SharedInformerOptions<T extends KubernetesObject = KubeObject> 
   /** Names the resource in logs and in the lister's NotFound errors. */
   resource: GroupResource;
   /** The default resync period of handlers that do not set one (0: none). */
-  resyncPeriodMs?: number;
+  resyncPeriodMs?: number | undefined;
   /** Extra indexes; the namespace index is always there. */
-  indexers?: Indexers<T>;
+  indexers?: Indexers<T> | undefined;
   /** Applied to every object before it is stored (e.g. drop managedFields to save memory). */
-  transform?: TransformFunc<T>;
+  transform?: TransformFunc<T> | undefined;
   /** `real` (default): every notification in order. `delta`: client-go's coalescing DeltaFIFO. */
-  fifo?: 'real' | 'delta';
+  fifo?: 'real' | 'delta' | undefined;
   /** Per-handler buffer, see ProcessorListener (default 10 000). */
-  handlerBufferSize?: number;
-  useWatchList?: boolean;
+  handlerBufferSize?: number | undefined;
+  useWatchList?: boolean | undefined;
   /** Reflector tuning: backoff, page size, watch timeout. */
-  reflector?: { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number };
-  logger?: Logger;
-  clock?: Clock;
+  reflector?:
+    { backoff?: BackoffOptions; pageSize?: number; minWatchTimeoutMs?: number } | undefined;
+  /** Default: warnings and errors on stderr (`defaultClientLogger`); `silentLogger` for none. */
+  logger?: Logger | undefined;
+  clock?: Clock | undefined;
 }
 
 export interface HandlerOptions {
   /** 0: no resync for this handler; below 1 s is raised to 1 s. */
-  resyncPeriodMs?: number;
-  bufferSize?: number;
+  resyncPeriodMs?: number | undefined;
+  bufferSize?: number | undefined;
   /** Shown in metrics and logs. */
-  name?: string;
+  name?: string | undefined;
 }
 
 /** What addEventHandler returns (client-go ResourceEventHandlerRegistration). */
@@ -125,7 +127,7 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
   constructor(options: SharedInformerOptions<T>) {
     this.options = options;
     this.resource = options.resource;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? defaultClientLogger;
     this.clock = options.clock ?? realClock;
     this.transform = options.transform;
     this.defaultResyncMs = options.resyncPeriodMs ?? 0;

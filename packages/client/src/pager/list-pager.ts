@@ -14,12 +14,12 @@ export const DEFAULT_PAGE_SIZE = 500;
 
 export interface ListPagerOptions {
   /** Items per page (default 500); 0 turns pagination off (one request). */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /**
    * When a continue token expires (410 after compaction) mid-way, list everything again in one
    * unpaginated request instead of failing (client-go FullListIfExpired, default true).
    */
-  fullListIfExpired?: boolean;
+  fullListIfExpired?: boolean | undefined;
 }
 
 /** One page, or — with `restarted` — the full list that replaces the pages seen so far. */

@@ -8,15 +8,15 @@ import type { Clock } from '../util/clock.js';
 export interface RestConfig {
   /** `https://host:port`, possibly with a path prefix. */
   server: string;
-  tls?: TlsConfig;
-  credentials?: CredentialProvider;
+  tls?: TlsConfig | undefined;
+  credentials?: CredentialProvider | undefined;
   /** The context's namespace, `default` when unset. */
-  namespace?: string;
+  namespace?: string | undefined;
   /**
    * The cluster's `proxy-url` (http, https or socks5). Unset: HTTPS_PROXY / HTTP_PROXY /
    * NO_PROXY from the environment, as client-go reads them (see proxyFor).
    */
-  proxyUrl?: string;
+  proxyUrl?: string | undefined;
 }
 
 /** PEM strings, not paths: files are read when the RestConfig is built. */
@@ -30,9 +30,9 @@ export interface TlsConfig {
 
 export interface RetryOptions {
   /** Retries after the first attempt (client-go: 10). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Delays between attempts when the server gave no Retry-After. */
-  backoff?: BackoffOptions;
+  backoff?: BackoffOptions | undefined;
 }
 
 export interface RestClientOptions extends RestConfig {
@@ -41,21 +41,21 @@ export interface RestClientOptions extends RestConfig {
    * ContentConfig `application/vnd.kubernetes.protobuf,application/json`: built-in kinds come
    * in protobuf, the others, such as custom resources, in JSON). Request bodies are JSON.
    */
-  encoding?: Encoding;
+  encoding?: Encoding | undefined;
   /**
    * Per attempt of a non-watch request (default 60 s), from the call — waiting for a pooled
    * connection included — to the response; for a LIST, then the longest wait for its next bytes,
    * so a large list that keeps flowing is never cut off. 0 disables. Watches have none.
    */
-  timeoutMs?: number;
-  retry?: RetryOptions;
+  timeoutMs?: number | undefined;
+  retry?: RetryOptions | undefined;
   /** Connections per origin in the request pool (default 32); watches never use these. */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /** Negotiate HTTP/2 (ALPN, TLS only); off by default — undici 7's h2 has GOAWAY bugs. */
-  http2?: boolean;
+  http2?: boolean | undefined;
   /** How watches travel unless a call says otherwise (default `http`). */
-  watchTransport?: 'http' | 'websocket';
-  userAgent?: string;
-  logger?: Logger;
-  clock?: Clock;
+  watchTransport?: 'http' | 'websocket' | undefined;
+  userAgent?: string | undefined;
+  logger?: Logger | undefined;
+  clock?: Clock | undefined;
 }

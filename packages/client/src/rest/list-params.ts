@@ -4,18 +4,18 @@
  * selectors of @listwatch/api).
  */
 export interface ListParams {
-  labelSelector?: string | { toString(): string };
-  fieldSelector?: string | { toString(): string };
-  resourceVersion?: string;
-  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  labelSelector?: string | { toString(): string } | undefined;
+  fieldSelector?: string | { toString(): string } | undefined;
+  resourceVersion?: string | undefined;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan' | undefined;
   /** Page size; 0 or unset: everything in one response. */
-  limit?: number;
-  continue?: string;
+  limit?: number | undefined;
+  continue?: string | undefined;
   /** The server ends the request (a watch) after this long. */
-  timeoutSeconds?: number;
-  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number | undefined;
+  allowWatchBookmarks?: boolean | undefined;
   /** Watch-list (KEP-3157): the current state as ADDED events, then a bookmark, then changes. */
-  sendInitialEvents?: boolean;
+  sendInitialEvents?: boolean | undefined;
 }
 
 /** Rewrites list options before they are sent, e.g. to add a label selector (client-go TweakListOptionsFunc). */

@@ -43,6 +43,12 @@ export interface RequestOptions {
   accept?: string;
   /** More request headers, e.g. `if-none-match`; a 304 to one is then an answer, not an error. */
   headers?: Record<string, string>;
+  /**
+   * The caller retries on its own schedule (a reflector's backoff): a refused or broken
+   * connection fails at once instead of being tried again here, so the caller hears of it on
+   * the first attempt. Answers (429, 5xx with Retry-After) are still retried.
+   */
+  noConnectionRetry?: boolean;
   /** Told the status and headers of the answer (a discovery document's ETag). */
   onResponse?: (statusCode: number, headers: Record<string, string | string[] | undefined>) => void;
 }
@@ -89,7 +95,11 @@ export async function execute<R>(ctx: RequestContext, options: RequestOptions): 
     try {
       response = await send(ctx, options, creds);
     } catch (err) {
-      if (!ctx.retry.afterConnectionError(options.method, err, attempt)) throw err;
+      if (
+        options.noConnectionRetry ||
+        !ctx.retry.afterConnectionError(options.method, err, attempt)
+      )
+        throw err;
       const delay = backoff.next();
       ctx.logger.info('retrying request after connection error', {
         method: options.method,

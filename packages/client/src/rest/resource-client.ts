@@ -19,31 +19,31 @@ export type ResourceRef = Pick<ResourceDefinition, 'group' | 'version' | 'plural
   Partial<Pick<ResourceDefinition, 'kind'>>;
 
 export interface GetOptions {
-  resourceVersion?: string;
-  signal?: AbortSignal;
+  resourceVersion?: string | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export interface WriteOptions {
-  dryRun?: boolean;
-  fieldManager?: string;
-  signal?: AbortSignal;
+  dryRun?: boolean | undefined;
+  fieldManager?: string | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** metav1.DeleteOptions. */
 export interface DeleteOptions {
-  gracePeriodSeconds?: number;
-  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
-  preconditions?: { uid?: string; resourceVersion?: string };
-  dryRun?: boolean;
-  signal?: AbortSignal;
+  gracePeriodSeconds?: number | undefined;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground' | undefined;
+  preconditions?: { uid?: string; resourceVersion?: string } | undefined;
+  dryRun?: boolean | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** metav1.ApplyOptions: server-side apply needs a field manager; `force` takes over conflicts. */
 export interface ApplyOptions {
   fieldManager: string;
-  force?: boolean;
-  dryRun?: boolean;
-  signal?: AbortSignal;
+  force?: boolean | undefined;
+  dryRun?: boolean | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 type DeepPartial<T> = T extends readonly (infer U)[]
@@ -137,11 +137,20 @@ export class ResourceClient<T extends KubernetesObject = KubeObject> {
 
   /** One LIST request (one page if `limit` is set); items are decoded as they arrive. */
   list(params: ListParams = {}, signal?: AbortSignal): Promise<KubeList<T>> {
+    return this.listRequest(params, signal, false);
+  }
+
+  private listRequest(
+    params: ListParams,
+    signal: AbortSignal | undefined,
+    noConnectionRetry: boolean,
+  ): Promise<KubeList<T>> {
     return this.client.request<KubeList<T>>({
       method: 'GET',
       path: this.collectionPath(),
       query: listParamsToQuery(params),
       streamList: true,
+      ...(noConnectionRetry ? { noConnectionRetry } : {}),
       ...(signal ? { signal } : {}),
     });
   }
@@ -279,7 +288,9 @@ export class ResourceClient<T extends KubernetesObject = KubeObject> {
   ): ListerWatcher<T> {
     const apply = tweak ?? ((p: ListParams) => p);
     return {
-      list: (params, signal) => this.list(apply({ ...params }), signal),
+      // The reflector's backoff is the retry: a refused connection reaches it (and its watch
+      // error handler and log) on the first attempt, not after the REST client's 10 retries.
+      list: (params, signal) => this.listRequest(apply({ ...params }), signal, true),
       watch: (params, signal) =>
         this.watch(apply({ ...params }), { ...watchOptions, ...(signal ? { signal } : {}) }),
     };

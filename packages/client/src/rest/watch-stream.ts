@@ -32,10 +32,19 @@ import type { Credentials } from '../clientcmd/credentials.js';
  * iteration then just ends.
  */
 export interface WatchStream<T extends KubernetesObject = KubeObject> extends AsyncIterable<
-  WatchEvent<T>
+  WatchStreamEvent<T>
 > {
   close(): void;
 }
+
+/**
+ * What iterating a WatchStream yields: metav1.WatchEvent without its ERROR member, since an
+ * ERROR event is thrown as its Status's ApiError, never handed over.
+ */
+export type WatchStreamEvent<T extends object = KubeObject> = Exclude<
+  WatchEvent<T>,
+  { type: 'ERROR' }
+>;
 
 export type WatchTransport = 'http' | 'websocket';
 
@@ -68,12 +77,12 @@ export function isWatchEventError(err: unknown): err is ApiError {
 }
 
 export interface WatchStreamOptions {
-  transport?: WatchTransport;
+  transport?: WatchTransport | undefined;
   /** No bytes for this long → the stream fails with WatchIdleError; 0 disables. */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
   /** How long to wait for the response headers (default 30 s). */
-  headersTimeoutMs?: number;
-  signal?: AbortSignal;
+  headersTimeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** What opening a watch needs from the REST client; RestClient implements it. */
@@ -163,7 +172,7 @@ class HttpWatchStream<T extends KubernetesObject> implements WatchStream<T> {
     this.release();
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent<T>> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<WatchStreamEvent<T>> {
     if (this.started)
       throw ApiError.internalError(new Error('a watch stream can be iterated once'));
     this.started = true;
@@ -195,9 +204,9 @@ class HttpWatchStream<T extends KubernetesObject> implements WatchStream<T> {
     }
   }
 
-  private checked(event: WatchEvent): WatchEvent<T> {
+  private checked(event: WatchEvent): WatchStreamEvent<T> {
     if (event.type === 'ERROR') throw errorFromEvent(event.object);
-    return event as unknown as WatchEvent<T>;
+    return event as unknown as WatchStreamEvent<T>;
   }
 
   private release(): void {
@@ -293,7 +302,9 @@ export function bearerSubprotocol(token: string): string {
 }
 
 type Pending<T extends KubernetesObject> =
-  { kind: 'event'; event: WatchEvent<T> } | { kind: 'end' } | { kind: 'error'; error: ApiError };
+  | { kind: 'event'; event: WatchStreamEvent<T> }
+  | { kind: 'end' }
+  | { kind: 'error'; error: ApiError };
 
 /**
  * A watch over a WebSocket (kube-apiserver HandleWS): one event per message, JSON in text
@@ -331,7 +342,7 @@ class WebSocketWatchStream<T extends KubernetesObject> implements WatchStream<T>
         this.offset += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
         if (event.type === 'ERROR')
           this.push({ kind: 'error', error: errorFromEvent(event.object) });
-        else this.push({ kind: 'event', event: event as unknown as WatchEvent<T> });
+        else this.push({ kind: 'event', event: event as unknown as WatchStreamEvent<T> });
       } catch (err) {
         this.push({ kind: 'error', error: toApiError(err) });
         this.socket.close();
@@ -375,7 +386,7 @@ class WebSocketWatchStream<T extends KubernetesObject> implements WatchStream<T>
     wake?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent<T>> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<WatchStreamEvent<T>> {
     try {
       for (;;) {
         const item = this.queue.shift();

@@ -10,6 +10,21 @@ export interface ObjectMetaAccessor {
   resourceVersion?: string | undefined;
   labels?: { [key: string]: string } | undefined;
   annotations?: { [key: string]: string } | undefined;
+  generation?: number | undefined;
+  finalizers?: string[] | undefined;
+  ownerReferences?: OwnerReferenceAccessor[] | undefined;
+  /** Set once a delete waits for finalizers (a Date in client-node's models). */
+  deletionTimestamp?: string | Date | undefined;
+}
+
+/** metav1.OwnerReference, as the reconciler runtime reads and writes it. */
+export interface OwnerReferenceAccessor {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean | undefined;
+  blockOwnerDeletion?: boolean | undefined;
 }
 
 /**

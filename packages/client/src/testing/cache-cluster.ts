@@ -6,12 +6,11 @@ import {
   type KubeList,
   type KubeObject,
   type ResourceDefinition,
-  type WatchEvent,
 } from '@listwatch/api';
 import { Cacher, MemoryStorage, SelectionPredicate, type CacheWatcher } from '@listwatch/storage';
 import type { ListerWatcher } from '../cache/lister-watcher.js';
 import type { ListParams } from '../rest/list-params.js';
-import type { WatchStream } from '../rest/watch-stream.js';
+import type { WatchStream, WatchStreamEvent } from '../rest/watch-stream.js';
 
 export interface CacheClusterOptions {
   /** Watch cache window (`--default-watch-cache-size`); small makes old RVs fall out fast. */
@@ -169,7 +168,7 @@ export function cacheWatchStream<T extends KubeObject>(watcher: CacheWatcher): W
       for await (const { encoded } of watcher) {
         const event = encoded.event;
         if (event.type === 'ERROR') throw ApiError.fromStatus({ ...event.object, metadata: {} });
-        yield event as WatchEvent<T>;
+        yield event as WatchStreamEvent<T>;
       }
     },
   };

@@ -1,4 +1,5 @@
 import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { RestClient } from '../rest/client.js';
 import { apiextensionsV1, typedResource } from '../typed/resources.js';
 import { eventually } from './eventually.js';
@@ -7,7 +8,7 @@ import { eventually } from './eventually.js';
 export interface Foo {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string; uid?: string };
+  metadata?: ObjectMeta;
   spec?: { deploymentName?: string; replicas?: number };
   status?: { availableReplicas?: number };
 }

@@ -1,8 +1,8 @@
-import { ApiError, type KubeList, type KubeObject, type WatchEvent } from '@listwatch/api';
+import { ApiError, type KubeList, type KubeObject } from '@listwatch/api';
 import type { ListerWatcher } from '../cache/lister-watcher.js';
 import { ConnectionError } from '../rest/errors.js';
 import type { ListParams } from '../rest/list-params.js';
-import type { WatchStream } from '../rest/watch-stream.js';
+import type { WatchStream, WatchStreamEvent } from '../rest/watch-stream.js';
 
 /** One call the lister-watcher saw, and how it ended. */
 interface Call {
@@ -92,7 +92,7 @@ export class FaultyListerWatcher<T extends KubeObject = KubeObject> implements L
         open.delete(handle);
         inner.close();
       },
-      async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent<T>> {
+      async *[Symbol.asyncIterator](): AsyncGenerator<WatchStreamEvent<T>> {
         try {
           for await (const event of inner) {
             if (broken) break;

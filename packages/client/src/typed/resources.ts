@@ -36,6 +36,16 @@ export type ResourceRefOf<T extends KubernetesObject> = ResourceRef & {
 };
 
 /**
+ * The object type of a typed reference: `ObjectOf<typeof appsV1.deployments>` is `Deployment`,
+ * `ObjectOf<typeof foos>` the `Foo` that `typedResource<Foo>` was given.
+ */
+export type ObjectOf<R> = R extends { readonly [objectType]?: infer T }
+  ? Exclude<T, undefined> extends never
+    ? KubernetesObject
+    : Exclude<T, undefined>
+  : never;
+
+/**
  * A typed reference to a resource whose name and scope are anything's: a custom resource
  * (`typedResource<Foo>({ group: 'samplecontroller.k8s.io', version: 'v1alpha1', kind: 'Foo',
  * plural: 'foos', namespaced: true })`), or one RESTMapper found.

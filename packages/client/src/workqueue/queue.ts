@@ -5,12 +5,12 @@ import { noopWorkQueueMetrics, QueueMetricsRecorder, type WorkQueueMetrics } fro
 
 export interface WorkQueueOptions {
   /** Shown in metrics and logs. */
-  name?: string;
+  name?: string | undefined;
   /** Injectable time, for delays and metrics; defaults to the real clock. */
-  clock?: Clock;
-  metrics?: WorkQueueMetrics;
+  clock?: Clock | undefined;
+  metrics?: WorkQueueMetrics | undefined;
   /** How often the unfinished-work gauges are refreshed (client-go: 500 ms). */
-  unfinishedWorkUpdatePeriodMs?: number;
+  unfinishedWorkUpdatePeriodMs?: number | undefined;
 }
 
 /** What get() hands out: an item to process, or the news that the queue shut down. */

@@ -4,7 +4,7 @@ import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.
 
 export interface RateLimitingQueueOptions<T> extends WorkQueueOptions {
   /** Defaults to defaultControllerRateLimiter on the queue's clock. */
-  rateLimiter?: RateLimiter<T>;
+  rateLimiter?: RateLimiter<T> | undefined;
 }
 
 /**
