@@ -22,8 +22,6 @@ import { cachedObject, controllerOf, newControllerRef, resources } from '../obje
 // Follows kubernetes pkg/controller/cronjob/cronjob_controllerv2.go (syncCronJob,
 // cleanupFinishedJobs) and utils.go (mostRecentScheduleTime, getJobName).
 
-/** Who owns the status fields this controller applies. */
-const FIELD_MANAGER = 'cronjob-controller';
 /** The annotation a Job made by a CronJob carries its scheduled time in (RFC 3339). */
 export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 /** kube requeues a little after the next schedule time, so that it has surely come. */
@@ -302,20 +300,12 @@ export class CronJobController {
   ): Promise<void> {
     if (isDeepStrictEqual(cronJob.status ?? {}, status)) return;
     try {
-      await this.cronJobs.client.namespace(cronJob.metadata.namespace ?? '').applyStatus(
-        {
-          apiVersion: 'batch/v1',
-          kind: 'CronJob',
-          metadata: {
-            name: cronJob.metadata.name ?? '',
-            ...(cronJob.metadata.uid ? { uid: cronJob.metadata.uid } : {}),
-          },
-          status,
-        },
-        { fieldManager: FIELD_MANAGER, force: true },
-      );
+      await this.cronJobs.client
+        .namespace(cronJob.metadata.namespace ?? '')
+        .updateStatus({ ...cronJob, status: status });
     } catch (err) {
-      if (isApiError(err) && (err.code === 404 || err.code === 409)) return;
+      // 409: written from a cache that was behind; retried once it caught up. 404: gone.
+      if (isApiError(err) && err.code === 404) return;
       throw err;
     }
   }

@@ -35,9 +35,6 @@ import { slowStartBatch } from '../replicaset-controller.js';
 // trackJobStatusAndRemoveFinalizers) for NonIndexed jobs, without pod finalizers: the pods a Job
 // owns stay until the Job goes, so its counts are read from them.
 
-/** Who owns the status fields this controller applies. */
-const FIELD_MANAGER = 'job-controller';
-
 export interface JobCondition {
   /** Complete, Failed, SuccessCriteriaMet, FailureTarget, Suspended. */
   type: string;
@@ -249,8 +246,9 @@ export class JobController {
       const wanted =
         completions !== null
           ? Math.min(parallelism, Math.max(0, completions - succeeded))
-          : succeeded > 0
-            ? 0
+          : // A work-queue Job: once one succeeded, the rest finish, none starts.
+            succeeded > 0
+            ? active.length
             : parallelism;
       const diff = wanted - active.length;
       try {
@@ -320,25 +318,17 @@ export class JobController {
     if (first) throw first;
   }
 
-  /** Applies the status when it changed, as this controller's field manager. */
+  /** Writes the status when it changed, on the cached resourceVersion (UpdateStatus). */
   private async updateStatus(job: Job, status: NonNullable<Job['status']>): Promise<void> {
     const clean = JSON.parse(JSON.stringify(status)) as NonNullable<Job['status']>;
     if (isDeepStrictEqual(job.status ?? {}, clean)) return;
     try {
-      await this.jobs.client.namespace(job.metadata.namespace ?? '').applyStatus(
-        {
-          apiVersion: 'batch/v1',
-          kind: 'Job',
-          metadata: {
-            name: job.metadata.name ?? '',
-            ...(job.metadata.uid ? { uid: job.metadata.uid } : {}),
-          },
-          status: clean,
-        },
-        { fieldManager: FIELD_MANAGER, force: true },
-      );
+      await this.jobs.client
+        .namespace(job.metadata.namespace ?? '')
+        .updateStatus({ ...job, status: clean });
     } catch (err) {
-      if (isApiError(err) && (err.code === 404 || err.code === 409)) return;
+      // 409: written from a cache that was behind; retried once it caught up. 404: gone.
+      if (isApiError(err) && err.code === 404) return;
       throw err;
     }
   }
