@@ -62,7 +62,7 @@ it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the c
       /ok\s+delete namespace scenario-\w+/,
     ])
       expect(demo.output()).toMatch(step);
-    expect(demo.output()).toMatch(/scenario: every step converged \(11 steps\)/);
+    expect(demo.output()).toMatch(/scenario: every step converged \(13 steps\)/);
     // The scenario's informers lost their watches with the replica and resumed from their last
     // resourceVersion on the survivor, whose watch cache still held it: no relist.
     const [, restarts, relists] =
