@@ -115,7 +115,7 @@ it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA 
       url: m[1]!,
       pid: Number(m[2]),
     }));
-  const pki = join(dir.path, 'secure');
+  const pki = join(dir.path, 'pki');
   const curl = (url: string, ...auth: string[]) =>
     curlCode(url, ['--cacert', join(pki, 'ca.crt'), ...auth]);
   try {
