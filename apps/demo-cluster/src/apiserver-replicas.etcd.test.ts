@@ -35,6 +35,7 @@ it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the c
   ]);
   const child = demo.child;
   const exited = demo.exit;
+  const restarted: number[] = [];
   const pids = () =>
     [...demo.output().matchAll(/apiserver replica \d on \S+ \(pid (\d+)\)/g)].map((m) =>
       Number(m[1]),
@@ -54,6 +55,13 @@ it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the c
     expect(demo.output()).toMatch(
       new RegExp(`apiserver replica 1 \\(pid ${victim}\\) exited \\(SIGKILL\\)`),
     );
+    // Restarted as a supervisor would, on its port, and reported.
+    const [, restartedPid] =
+      /apiserver replica 1 restarted on http:\/\/127\.0\.0\.1:\d+ \(pid (\d+)\)/.exec(
+        demo.output(),
+      ) ?? [];
+    expect(Number(restartedPid)).toBeGreaterThan(0);
+    restarted.push(Number(restartedPid));
     for (const step of [
       /ok\s+scale web up to 5/,
       /ok\s+roll out api with nginx:1\.28/,
@@ -72,7 +80,7 @@ it('pnpm demo --apiservers 2 on etcd3: one replica SIGKILLed mid-scenario, the c
     expect(code).toBe(0);
   } finally {
     child.kill('SIGKILL');
-    for (const pid of pids()) {
+    for (const pid of [...pids(), ...restarted]) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
