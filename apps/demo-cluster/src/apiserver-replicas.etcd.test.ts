@@ -42,6 +42,7 @@ it('pnpm demo --apiservers 2 on etcd3 with its default flags: one replica SIGKIL
   ]);
   const child = demo.child;
   const exited = demo.exit;
+  const restarted: number[] = [];
   const pids = () =>
     [...demo.output().matchAll(/apiserver replica \d on \S+ \(pid (\d+)\)/g)].map((m) =>
       Number(m[1]),
@@ -61,6 +62,13 @@ it('pnpm demo --apiservers 2 on etcd3 with its default flags: one replica SIGKIL
     expect(demo.output()).toMatch(
       new RegExp(`apiserver replica 1 \\(pid ${victim}\\) exited \\(SIGKILL\\)`),
     );
+    // Restarted as a supervisor would, on its port, and reported.
+    const [, restartedPid] =
+      /apiserver replica 1 restarted on http:\/\/127\.0\.0\.1:\d+ \(pid (\d+)\)/.exec(
+        demo.output(),
+      ) ?? [];
+    expect(Number(restartedPid)).toBeGreaterThan(0);
+    restarted.push(Number(restartedPid));
     for (const step of [
       /ok\s+scale web up to 5/,
       /ok\s+roll out api with nginx:1\.28/,
@@ -69,7 +77,7 @@ it('pnpm demo --apiservers 2 on etcd3 with its default flags: one replica SIGKIL
       /ok\s+delete namespace scenario-\w+/,
     ])
       expect(demo.output()).toMatch(step);
-    expect(demo.output()).toMatch(/scenario: every step converged \(11 steps\)/);
+    expect(demo.output()).toMatch(/scenario: every step converged \(13 steps\)/);
     // The scenario's informers lost their watches with the replica and resumed from their last
     // resourceVersion on the survivor, whose watch cache still held it: no relist.
     const [, restarts, relists] =
@@ -79,7 +87,7 @@ it('pnpm demo --apiservers 2 on etcd3 with its default flags: one replica SIGKIL
     expect(code).toBe(0);
   } finally {
     child.kill('SIGKILL');
-    for (const pid of pids()) {
+    for (const pid of [...pids(), ...restarted]) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
@@ -122,7 +130,7 @@ it('pnpm demo --secure --apiservers 2: each replica serves TLS with the demo CA 
       url: m[1]!,
       pid: Number(m[2]),
     }));
-  const pki = join(dir.path, 'secure');
+  const pki = join(dir.path, 'pki');
   const curl = (url: string, ...auth: string[]) =>
     curlCode(url, ['--cacert', join(pki, 'ca.crt'), ...auth]);
   try {

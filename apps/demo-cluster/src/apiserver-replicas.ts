@@ -89,6 +89,57 @@ export async function restartReplica(
   return fresh;
 }
 
+/** A supervisor's restart delay after the n-th exit in a row (systemd's RestartSec, doubling). */
+const RESTART_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+/** A replica that served this long before it died starts the delays over. */
+const STABLE_AFTER_MS = 30_000;
+
+/**
+ * Restarts a replica that exits while `running()` says the cluster runs, on its port, in its place
+ * in `replicas` (which the balancer reads), as a supervisor (systemd, a static pod's kubelet)
+ * would: after a short delay that grows while it keeps dying. Each exit and restart is reported.
+ */
+export function superviseReplicas(
+  replicas: Replica[],
+  flags: readonly string[],
+  report: (line: string) => void,
+  running: () => boolean,
+): void {
+  const supervise = async (position: number): Promise<void> => {
+    let failures = 0;
+    let startedAt = Date.now();
+    for (;;) {
+      const replica = replicas[position]!;
+      const how = await replica.exited;
+      if (!running()) return;
+      if (Date.now() - startedAt > STABLE_AFTER_MS) failures = 0;
+      const delayOf = () => RESTART_DELAYS_MS[Math.min(failures, RESTART_DELAYS_MS.length - 1)]!;
+      report(
+        `apiserver replica ${replica.index} (pid ${replica.pid}) exited (${how}); its clients reconnect to another; restarting it in ${delayOf() / 1000} s`,
+      );
+      let fresh: Replica | undefined;
+      while (!fresh) {
+        await new Promise((resolve) => setTimeout(resolve, delayOf()));
+        if (!running()) return;
+        failures++;
+        try {
+          fresh = await startReplica(replica.index, flags, replica.port);
+        } catch (err) {
+          report(`apiserver replica ${replica.index} did not start: ${String(err)}`);
+        }
+      }
+      if (!running()) {
+        process.kill(fresh.pid, 'SIGTERM');
+        return;
+      }
+      replicas[position] = fresh;
+      startedAt = Date.now();
+      report(`apiserver replica ${fresh.index} restarted on ${fresh.url} (pid ${fresh.pid})`);
+    }
+  };
+  for (let position = 0; position < replicas.length; position++) void supervise(position);
+}
+
 /** SIGTERM (graceful: watches end cleanly, in-flight writes finish) and wait for each. */
 export async function stopReplicas(replicas: readonly Replica[]): Promise<void> {
   for (const r of replicas) {

@@ -3,6 +3,7 @@ import {
   LeaseLock,
   SharedInformerFactory,
   silentLogger,
+  type Clock,
   type Lease,
   type Logger,
   type RestClient,
@@ -10,7 +11,10 @@ import {
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
+import { CronJobController } from './controllers/cronjob/cronjob-controller.js';
 import { DeploymentController } from './controllers/deployment/deployment-controller.js';
+import { EndpointSliceController } from './controllers/endpointslice/endpointslice-controller.js';
+import { JobController } from './controllers/job/job-controller.js';
 import { GarbageCollector } from './controllers/garbagecollector/garbage-collector.js';
 import { Kubelet } from './controllers/kubelet.js';
 import { NamespaceController } from './controllers/namespace/namespace-controller.js';
@@ -38,6 +42,13 @@ export interface DemoClusterOptions {
   leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   /** Kubelets' lease renewal period. */
   nodeLeaseRenewMs?: number;
+  /**
+   * How long the simulated containers of pods with `restartPolicy: Never`/`OnFailure` (Jobs' pods)
+   * run when their `demo.listwatch.dev/run-seconds` annotation does not say (default 2 s).
+   */
+  runToCompletionMs?: number;
+  /** The CronJob controller's clock (real time unless a test skews it toward a schedule time). */
+  cronJobClock?: Clock;
   /** One line per leadership change. */
   report?: (line: string) => void;
   logger?: Logger;
@@ -88,6 +99,9 @@ export class DemoCluster {
           logger: this.logger,
           ...(this.options.nodeLeaseRenewMs !== undefined
             ? { leaseRenewMs: this.options.nodeLeaseRenewMs }
+            : {}),
+          ...(this.options.runToCompletionMs !== undefined
+            ? { runToCompletionMs: this.options.runToCompletionMs }
             : {}),
         }),
     );
@@ -182,6 +196,20 @@ export class DemoCluster {
       logger,
     });
     const foos = new FooController({ client: client('sample-controller'), factory, logger });
+    const jobs = new JobController({ client: client('job-controller'), factory, logger });
+    const cronJobs = new CronJobController({
+      client: client('cronjob-controller'),
+      factory,
+      logger,
+      ...(this.options.cronJobClock ? { clock: this.options.cronJobClock } : {}),
+    });
+    const endpointSlices = new EndpointSliceController({
+      client: client('endpointslice-controller'),
+      factory,
+      logger,
+    });
+    // Events: each controller will take an EventRecorder here (client-go's record.EventBroadcaster
+    // of kube-controller-manager, one per process, a recorder per controller name).
     factory.start();
     if (schedulerFactory !== factory) schedulerFactory.start();
     try {
@@ -192,6 +220,9 @@ export class DemoCluster {
         garbageCollector.run(signal),
         namespaces.run(signal),
         foos.run(signal),
+        jobs.run(signal),
+        cronJobs.run(signal),
+        endpointSlices.run(signal),
       ]);
     } finally {
       await factory.shutdown();

@@ -74,7 +74,7 @@ it.each([
     try {
       const args = flags[0] === '--data-dir' ? ['--data-dir', dir.path] : flags;
       const { code, out } = await runDemo([...args, '--duration', '60']);
-      expect(out).toMatch(/scenario: every step converged \(11 steps\)/);
+      expect(out).toMatch(/scenario: every step converged \(13 steps\)/);
       for (const step of [
         /ok\s+nodes Ready \(3\)/,
         /ok\s+create Deployments web \(3\) and api \(2\)/,
@@ -83,6 +83,8 @@ it.each([
         /ok\s+roll out api with nginx:1\.28/,
         /ok\s+delete a web pod \(it comes back\)/,
         /ok\s+delete Deployment api \(its ReplicaSets and pods go\)/,
+        /ok\s+run Job batch \(3 completions, 2 at a time\) to Complete/,
+        /ok\s+CronJob tick \(\*\/1\): its missed run starts at once, completes/,
         /ok\s+delete namespace scenario-\w+/,
       ])
         expect(out).toMatch(step);
@@ -92,6 +94,8 @@ it.each([
       dir.remove();
     }
   },
+  // At most the scenario's 60 s, and the start and stop around it.
+  90_000,
 );
 
 it('pnpm demo --duration with too little time exits non-zero, naming the step that did not converge', async () => {

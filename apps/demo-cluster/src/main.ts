@@ -2,7 +2,12 @@ import { ApiError } from '@listwatch/api';
 import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
 import { jsonLineLogger, RestClient } from '@listwatch/client';
 import { DEFAULT_ETCD_ENDPOINTS } from '@listwatch/storage';
-import { ReplicaBalancer, startReplicas, stopReplicas } from './apiserver-replicas.js';
+import {
+  ReplicaBalancer,
+  startReplicas,
+  stopReplicas,
+  superviseReplicas,
+} from './apiserver-replicas.js';
 import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
@@ -12,8 +17,10 @@ import { createSecurePki, demoComponents, SecureClients } from './secure/secure-
 import { TerminalSummary } from './terminal-summary.js';
 import { Workload } from './workload.js';
 import { resolve } from 'node:path';
+import { chooseDataDir, resetDataDir } from './data-dir.js';
 
-// The demo cluster: a durable apiserver (SQLite in .data/ by default, or --server's) and, against
+// The demo cluster: a durable apiserver (SQLite in apps/demo-cluster/.data/<run>, see
+// data-dir.ts, or --server's) and, against
 // it, simulated kubelets, a scheduler, Deployment and ReplicaSet controllers, a garbage collector
 // and a namespace controller (leader-elected) keeping the `web` Deployment's pods running, a
 // workload writing ConfigMaps, the dashboard (dashboard-server.ts) and, on a terminal, a live
@@ -35,13 +42,15 @@ function takeFlag(args: string[], name: string): string | undefined {
 
 /**
  * --apiservers N: N apiserver processes on one etcd behind a balancer on --port (see
- * apiserver-replicas.ts). A replica that dies is reported, not restarted: the others serve.
+ * apiserver-replicas.ts). A replica that dies is restarted, as its supervisor would; meanwhile
+ * the others serve.
  */
 async function startReplicated(
   count: number,
   apiserverFlags: string[],
   bindAddress: string,
   say: (line: string) => void,
+  report: (line: string) => void,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const flags = [...apiserverFlags];
   const port = Number(takeFlag(flags, 'port') ?? 8080);
@@ -50,15 +59,8 @@ async function startReplicated(
   say(`starting ${count} apiserver replicas on etcd…`);
   const replicas = await startReplicas(count, flags);
   let closing = false;
-  for (const r of replicas) {
-    say(`apiserver replica ${r.index} on ${r.url} (pid ${r.pid})`);
-    void r.exited.then((how) => {
-      if (closing) return;
-      say(
-        `apiserver replica ${r.index} (pid ${r.pid}) exited (${how}); its clients reconnect to another`,
-      );
-    });
-  }
+  for (const r of replicas) say(`apiserver replica ${r.index} on ${r.url} (pid ${r.pid})`);
+  superviseReplicas(replicas, flags, report, () => !closing);
   const balancer = await ReplicaBalancer.listen(replicas, bindAddress, port);
   const scheme = new URL(replicas[0]!.url).protocol;
   const host = bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress;
@@ -86,6 +88,8 @@ async function main(): Promise<void> {
     throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
   const secureIndex = args.indexOf('--secure');
   if (secureIndex >= 0) args.splice(secureIndex, 1);
+  const resetIndex = args.indexOf('--reset');
+  if (resetIndex >= 0) args.splice(resetIndex, 1);
   const eventsIndex = args.indexOf('--events');
   if (eventsIndex >= 0) args.splice(eventsIndex, 1);
   // On a terminal a live one-screen summary, elsewhere (or with --events) a line per event.
@@ -118,7 +122,8 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         'Usage: pnpm demo [--interval ms] [--nodes n] [--duration s] [--dashboard-port p]',
-        '                 [--events] [--secure] [--server url] [--apiservers n] [apiserver flags]',
+        '                 [--events] [--secure] [--reset] [--server url] [--apiservers n]',
+        '                 [apiserver flags]',
         '',
         '  --interval ms        period of the ConfigMap writes of the workload (default 1000)',
         '  --nodes n            simulated nodes, one kubelet each (default 3)',
@@ -128,6 +133,9 @@ async function main(): Promise<void> {
         '                       converged within s',
         '  --dashboard-port p   port of the dashboard on 127.0.0.1 (default: the apiserver port',
         '                       + 1, or any free port if that is taken; 0: any free port)',
+        '  --reset              start afresh: empty the data directory of this kind of run',
+        '                       (apps/demo-cluster/.data/cluster, .data/secure; --duration runs',
+        '                       use .data/cluster-scenario, .data/secure-scenario, always afresh)',
         '  --events             print a line per event in namespace demo instead of the live',
         '                       summary drawn on a terminal (without one, lines are printed)',
         '  --secure             serve TLS only with a CA made at start in <data-dir>/secure,',
@@ -149,14 +157,39 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const options = { dataDir: '.data', ...parsed.options, logger: jsonLogger('warn') };
-  const say = (line: string) => process.stdout.write(`${line}\n`);
+  // On a terminal, what was said stays on screen above the live summary (its header).
+  const said: string[] = [];
+  const say = (line: string) => {
+    said.push(line);
+    process.stdout.write(`${line}\n`);
+  };
+  // Notes that come at any time (leadership, a replica restarted): under the live summary once
+  // it runs, else a line.
+  let note = say;
+  const dataDir = chooseDataDir({
+    dataDir: parsed.options.dataDir,
+    secure: secureIndex >= 0,
+    scenario: duration !== undefined,
+    reset: resetIndex >= 0,
+  });
+  if (!external) {
+    resetDataDir(dataDir);
+    const backend = parsed.options.storageBackend ?? 'sqlite';
+    const holds =
+      backend === 'sqlite'
+        ? ''
+        : backend === 'etcd3'
+          ? ' (the objects are in etcd)'
+          : ' (the objects are in memory only)';
+    say(`data: ${dataDir.path}${dataDir.reset ? ' (started afresh)' : ''}${holds}`);
+  }
+  const options = { ...parsed.options, dataDir: dataDir.path, logger: jsonLogger('warn') };
   if (secureIndex >= 0 && external)
     throw ApiError.badRequest('--secure starts its own apiserver: it cannot be used with --server');
   const pki =
     secureIndex >= 0
       ? await createSecurePki(
-          resolve(options.dataDir, 'secure'),
+          resolve(options.dataDir, 'pki'),
           demoComponents(Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`)),
         )
       : undefined;
@@ -170,6 +203,7 @@ async function main(): Promise<void> {
           [...args, ...(pki?.serverFlags ?? [])],
           options.bindAddress ?? '127.0.0.1',
           say,
+          (line) => note(line),
         )
       : await startApiServer(options);
   say(
@@ -221,6 +255,16 @@ async function main(): Promise<void> {
   say(`     kubectl ${target} delete pod -n demo <name>   (its ReplicaSet replaces it)`);
   say(`     kubectl ${target} logs -f -n demo <name>   (from its node's kubelet)`);
   say(`     kubectl ${target} get foos -A   (sample-controller; try patching spec.replicas)`);
+  say(
+    `     kubectl ${target} create job hello --image=busybox -- echo hi && kubectl ${target} wait --for=condition=complete job/hello   (pods run 2 s)`,
+  );
+  say(
+    `     kubectl ${target} create cronjob tick --image=busybox --schedule='*/1 * * * *' -- date   (a Job each minute)`,
+  );
+  say(`     kubectl ${target} get services,endpointslices -A   (Services get endpoints)`);
+  say(
+    `     no container runtime: exec, attach and port-forward are refused; no metrics: top fails`,
+  );
 
   const summary = summaryScreen
     ? new TerminalSummary(client, {
@@ -228,13 +272,17 @@ async function main(): Promise<void> {
         dashboard: dashboardUrl,
         stats: () => dashboard.stats(),
         write: (text) => process.stdout.write(text),
+        // Everything said before it, but for the progress lines the summary replaces.
+        header: () => said.filter((line) => !/…$/.test(line)),
         logger,
       })
     : undefined;
   const report = summary ? (line: string) => summary.note(line) : say;
+  note = report;
 
   const workload = new Workload(client);
   await workload.ensureNamespace();
+  await workload.resume();
   const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
   if (summary) say(`registering ${nodes.length} nodes…`);
   const cluster = new DemoCluster({ client, ...clientFor, nodes, report, logger });

@@ -17,7 +17,7 @@ it('pnpm demo --duration 60 on etcd3 runs the scripted scenario, every step conv
     '--duration',
     '60',
   ]);
-  expect(out).toMatch(/scenario: every step converged \(11 steps\)/);
+  expect(out).toMatch(/scenario: every step converged \(13 steps\)/);
   expect(out).toMatch(/ok\s+delete namespace scenario-\w+/);
   expect(code).toBe(0);
 }, 90_000);

@@ -17,6 +17,9 @@ import {
   type ReplicaSet,
 } from './controllers/objects.js';
 import { foos, newDeployment, type Foo } from './controllers/samplecontroller/foo-controller.js';
+import { jobNameFor, type CronJob } from './controllers/cronjob/cronjob-controller.js';
+import { isJobFinished, jobCondition, type Job } from './controllers/job/job-controller.js';
+import { RUN_SECONDS_ANNOTATION } from './controllers/kubelet.js';
 import { exampleFoo, webDeployment } from './web-workload.js';
 import { countingListerWatcher, type ListWatchCounts } from './list-watch-counts.js';
 
@@ -98,6 +101,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
   const deployments = client.resource<Deployment>(resources.deployments).namespace(namespace);
   const replicaSets = client.resource<ReplicaSet>(resources.replicasets).namespace(namespace);
   const pods = client.resource<Pod>(resources.pods).namespace(namespace);
+  const jobs = client.resource<Job>(resources.jobs).namespace(namespace);
+  const cronJobs = client.resource<CronJob>(resources.cronjobs).namespace(namespace);
 
   // The scenario's own informers: what a watching client receives while it runs.
   const counts: ListWatchCounts = { lists: 0, watches: 0 };
@@ -180,6 +185,28 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
       const available = foo.status?.availableReplicas ?? 0;
       return available === replicas || `Foo ${name}: status.availableReplicas ${available}`;
     };
+  /** A Job that ran to Complete with `succeeded` pods, as kubectl wait --for=condition=complete. */
+  const jobComplete =
+    (name: string, succeeded: number): Check =>
+    async () => {
+      const job = await jobs.get(name).catch(() => undefined);
+      if (!job) return `no Job ${name}`;
+      if (jobCondition(job, 'Failed')) return `Job ${name} Failed`;
+      if (!isJobFinished(job))
+        return `Job ${name}: ${job.status?.active ?? 0} active, ${job.status?.succeeded ?? 0} succeeded`;
+      return (
+        job.status?.succeeded === succeeded ||
+        `Job ${name}: ${job.status?.succeeded ?? 0} succeeded, want ${succeeded}`
+      );
+    };
+  /** A Job's pod template that runs `seconds` (the simulated kubelet's annotation) and exits 0. */
+  const jobTemplate = (seconds: number) => ({
+    metadata: { annotations: { [RUN_SECONDS_ANNOTATION]: String(seconds) } },
+    spec: {
+      restartPolicy: 'Never',
+      containers: [{ name: 'main', image: 'busybox', command: ['echo', 'hi'] }],
+    },
+  });
   const all =
     (...checks: Check[]): Check =>
     async () => {
@@ -297,6 +324,64 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
       act: async () => {
         await fooClient.patch('shop', { spec: { replicas: 3 } });
         return fooSynced('shop', 3);
+      },
+    },
+    {
+      name: 'run Job batch (3 completions, 2 at a time) to Complete',
+      act: async () => {
+        await jobs.create({
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: { name: 'batch' },
+          spec: { completions: 3, parallelism: 2, template: jobTemplate(1) },
+        });
+        return jobComplete('batch', 3);
+      },
+    },
+    {
+      // A minute-granular schedule cannot be waited for in a short run: the CronJob is told its
+      // last run was two minutes ago (status.lastScheduleTime, as after the controller was down),
+      // so the run it missed a minute ago is due at once (cronjob_controllerv2.go catches up the
+      // most recent missed time within startingDeadlineSeconds).
+      name: 'CronJob tick (*/1): its missed run starts at once, completes',
+      act: async () => {
+        const cronJob = await cronJobs.create({
+          apiVersion: 'batch/v1',
+          kind: 'CronJob',
+          metadata: { name: 'tick' },
+          spec: {
+            schedule: '*/1 * * * *',
+            startingDeadlineSeconds: 120,
+            jobTemplate: { spec: { template: jobTemplate(1) } },
+          },
+        });
+        const minute = Math.floor(Date.now() / 60_000) * 60_000;
+        const lastScheduleTime = new Date(minute - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        await cronJobs.patch('tick', { status: { lastScheduleTime } }, 'merge', {
+          subresource: 'status',
+        });
+        // Named after the minute it was due: this one's, or the next if it came meanwhile.
+        const due = async (): Promise<string | undefined> =>
+          (await jobs.list()).items
+            .map((j) => j.metadata.name ?? '')
+            .find(
+              (name) =>
+                name === jobNameFor(cronJob, minute) ||
+                name === jobNameFor(cronJob, minute + 60_000),
+            );
+        return all(
+          async () => {
+            const job = await due();
+            return job ? jobComplete(job, 1)() : 'CronJob tick: no Job yet';
+          },
+          async () => {
+            const status = (await cronJobs.get('tick')).status ?? {};
+            return (
+              (status.lastSuccessfulTime !== undefined && (status.active ?? []).length === 0) ||
+              `CronJob tick: lastSuccessfulTime ${status.lastSuccessfulTime ?? 'unset'}, ${(status.active ?? []).length} active`
+            );
+          },
+        );
       },
     },
     {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { formatSummary, type SummaryView } from './terminal-summary.js';
+import { formatSummary, renderFrame, type SummaryView } from './terminal-summary.js';
 
 const view: SummaryView = {
   apiserver: 'http://127.0.0.1:8080',
@@ -34,4 +34,22 @@ it('the terminal summary shows the URLs, nodes with their pods, deployments desi
 it('the terminal summary shows a dash for what the apiserver has not told (it is down)', () => {
   const lines = formatSummary({ ...view, stats: {} });
   expect(lines[1]).toBe('events/s 12.4   apiserver events/s –   open watches –');
+});
+
+it('the terminal summary clears the screen once, then rewrites only the lines that changed: an unchanged frame writes nothing, the hints above stay', () => {
+  const hints = ['dashboard on http://127.0.0.1:8081/', 'try: kubectl get pods -A'];
+  const first = [...hints, '', ...formatSummary(view)];
+  const drawn = renderFrame(undefined, first);
+  expect(drawn.startsWith('\x1b[H\x1b[2J')).toBe(true);
+  expect(drawn).toContain('try: kubectl get pods -A');
+  expect(renderFrame(first, first)).toBe('');
+  const next = [...hints, '', ...formatSummary({ ...view, eventsPerSecond: 3 })];
+  const update = renderFrame(first, next);
+  // Only the rates line (row 5: two hints, a blank, the title, then it) is written, never a clear.
+  expect(update).not.toContain('\x1b[2J');
+  expect(update).not.toContain('try: kubectl');
+  expect(update).toBe(`\x1b[5;1H\x1b[2K${next[4]}\x1b[${next.length + 1};1H`);
+  // A shorter frame blanks the rows it no longer has.
+  const shorter = renderFrame(next, next.slice(0, -1));
+  expect(shorter).toBe(`\x1b[${next.length};1H\x1b[2K\x1b[${next.length};1H`);
 });

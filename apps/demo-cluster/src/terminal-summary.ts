@@ -51,8 +51,32 @@ export function formatSummary(view: SummaryView): string[] {
 }
 
 /**
- * A live one-screen summary for a terminal, redrawn twice a second from informers on nodes,
- * Deployments and pods in all namespaces (the lines of events go to the dashboard then).
+ * What to write to turn the screen showing `previous` (undefined: whatever the terminal had) into
+ * `next`: the first frame clears the screen once, every later one rewrites only the lines that
+ * changed (and blanks those the shorter frame no longer has), so nothing flickers and nothing
+ * drawn above the live part (the hints) is lost. Unchanged: nothing at all.
+ */
+export function renderFrame(
+  previous: readonly string[] | undefined,
+  next: readonly string[],
+): string {
+  if (previous === undefined) return `\x1b[H\x1b[2J${next.join('\n')}\n`;
+  let out = '';
+  const rows = Math.max(previous.length, next.length);
+  for (let row = 0; row < rows; row++) {
+    const line = next[row] ?? '';
+    if (line === (previous[row] ?? '')) continue;
+    // Row `row + 1`, column 1; erase the line; write it.
+    out += `\x1b[${row + 1};1H\x1b[2K${line}`;
+  }
+  // The cursor rests below the frame, where a line written after it (an error) shows.
+  return out === '' ? '' : `${out}\x1b[${next.length + 1};1H`;
+}
+
+/**
+ * A live one-screen summary for a terminal, redrawn twice a second (only the lines that changed)
+ * from informers on nodes, Deployments and pods in all namespaces (the lines of events go to the
+ * dashboard then), below the lines printed before it (URLs, hints) and above the latest notes.
  */
 export class TerminalSummary {
   private readonly factory: SharedInformerFactory;
@@ -63,6 +87,8 @@ export class TerminalSummary {
   private readonly notes: string[] = [];
   private timer?: NodeJS.Timeout;
   private stats: ApiServerStats = {};
+  /** The lines on the screen now (undefined before the first draw). */
+  private frame: string[] | undefined;
 
   constructor(
     client: RestClient,
@@ -71,6 +97,8 @@ export class TerminalSummary {
       dashboard: string;
       stats: () => Promise<ApiServerStats>;
       write: (text: string) => void;
+      /** Lines kept above the live part, as they were printed before it started (the hints). */
+      header?: () => readonly string[];
       logger?: Logger;
     },
   ) {
@@ -95,7 +123,7 @@ export class TerminalSummary {
   /** Keeps a line the demo reported, shown under the summary. */
   note(line: string): void {
     this.notes.push(line);
-    if (this.notes.length > 3) this.notes.shift();
+    if (this.notes.length > 5) this.notes.shift();
   }
 
   view(): SummaryView {
@@ -133,8 +161,11 @@ export class TerminalSummary {
   }
 
   private draw(): void {
-    // Home, clear the screen, then the summary.
-    this.options.write(`\x1b[H\x1b[2J${formatSummary(this.view()).join('\n')}\n`);
+    const header = this.options.header?.() ?? [];
+    const frame = [...header, ...(header.length ? [''] : []), ...formatSummary(this.view())];
+    const text = renderFrame(this.frame, frame);
+    this.frame = frame;
+    if (text) this.options.write(text);
   }
 
   start(): void {

@@ -1,5 +1,6 @@
 import { isApiError, MERGE_PATCH_TYPE, type KubeObject } from '@listwatch/api';
 import type { RestClient } from '@listwatch/client';
+import { resources } from './controllers/objects.js';
 
 /**
  * A steady stream of writes through the HTTP API, as controllers and kubectl users make them:
@@ -35,35 +36,67 @@ export class Workload {
     }
   }
 
-  /** One write: create, then patch, then delete, cycling over five ConfigMaps. */
+  /** The step the last run reached, from its ConfigMaps' `data.step` (-1: none there). */
+  async lastStep(): Promise<number> {
+    const list = await this.client
+      .resource<KubeObject & { data?: { step?: string } }>(resources.configmaps)
+      .namespace(this.namespace)
+      .list({ labelSelector: 'app=demo' });
+    return Math.max(
+      -1,
+      ...list.items.map((cm) => Number(cm.data?.step ?? -1)).filter(Number.isFinite),
+    );
+  }
+
+  /**
+   * Continues after the step a previous run reached, so that a restarted demo goes on where it
+   * stopped (its ConfigMaps and their steps) instead of beginning again at config-0.
+   */
+  async resume(): Promise<void> {
+    this.step = (await this.lastStep()) + 1;
+  }
+
+  /**
+   * One write: create, then patch, then delete, cycling over five ConfigMaps. Each converges on
+   * what the step wants whatever was left (a run stopped mid-cycle): a create of one that exists
+   * patches it, a patch of one that is gone creates it, a delete of one that is gone is done.
+   */
   async tick(): Promise<void> {
     const n = this.step++;
     const name = `config-${n % 5}`;
     const base = `/api/v1/namespaces/${this.namespace}/configmaps`;
-    switch (Math.floor(n / 5) % 3) {
-      case 0: {
-        const object: KubeObject = {
-          metadata: { name, labels: { app: 'demo' } },
-          data: { step: String(n) },
-        };
-        await this.request('POST', base, object);
-        break;
+    const create = () =>
+      this.request('POST', base, {
+        metadata: { name, labels: { app: 'demo' } },
+        data: { step: String(n) },
+      } satisfies KubeObject);
+    const patch = () =>
+      this.request('PATCH', `${base}/${name}`, { data: { step: String(n) } }, MERGE_PATCH_TYPE);
+    const answered = async (
+      write: () => Promise<void>,
+      code: number,
+      instead?: () => Promise<void>,
+    ) => {
+      try {
+        await write();
+      } catch (err) {
+        if (!isApiError(err) || err.code !== code) throw err;
+        await instead?.();
       }
+    };
+    switch (Math.floor(n / 5) % 3) {
+      case 0:
+        return answered(create, 409, patch);
       case 1:
-        await this.request(
-          'PATCH',
-          `${base}/${name}`,
-          { data: { step: String(n) } },
-          MERGE_PATCH_TYPE,
-        );
-        break;
+        return answered(patch, 404, create);
       default:
-        await this.request('DELETE', `${base}/${name}`);
+        return answered(() => this.request('DELETE', `${base}/${name}`), 404);
     }
   }
 
   start(intervalMs: number): void {
     this.timer = setInterval(() => {
+      // A write lost to an apiserver restart is the next step's to redo.
       this.tick().catch(() => undefined);
     }, intervalMs);
   }

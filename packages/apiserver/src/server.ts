@@ -58,6 +58,7 @@ import { ApiServerMetrics } from './metrics.js';
 import { HostFilter } from './middleware/host-filter.js';
 import { WatchLimiter } from './middleware/limits.js';
 import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
+import { ensureKubernetesService } from './registry/kubernetes-service.js';
 import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-registry.js';
 import { ServiceAccountsController } from './registry/service-accounts-controller.js';
 import type { ServerContext } from './server-context.js';
@@ -628,6 +629,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       ? '127.0.0.1'
       : bindAddress;
   const url = `${scheme}://${host}:${port}`;
+  // The Service `default/kubernetes` and its endpoints, once the port is known.
+  await ensureKubernetesService(storage, { address: host.replace(/^\[|\]$/g, ''), port });
   if (serviceAccounts) {
     const { issuer, keys } = serviceAccounts;
     const metadata = await openIDMetadata(

@@ -36,6 +36,17 @@ const NODE_LEASE_DURATION_SECONDS = 40;
 /** The field manager of the pod status this kubelet applies (kube's kubelet is `kubelet`). */
 const FIELD_MANAGER = 'kubelet';
 
+/**
+ * How long a simulated container of a pod with `restartPolicy: Never` or `OnFailure` runs before
+ * it exits (seconds; default `KubeletOptions.runToCompletionMs`), and the exit code it exits with
+ * (default 0). No container runs: these stand for what its command would do.
+ */
+export const RUN_SECONDS_ANNOTATION = 'demo.listwatch.dev/run-seconds';
+export const EXIT_CODE_ANNOTATION = 'demo.listwatch.dev/exit-code';
+
+/** How long a pod that runs to completion runs when its annotation does not say. */
+const DEFAULT_RUN_TO_COMPLETION_MS = 2000;
+
 export interface KubeletOptions {
   client: RestClient;
   nodeName: string;
@@ -51,7 +62,28 @@ export interface KubeletOptions {
   address?: string;
   /** One simulated log line per container per this many ms (default 2 s). */
   logIntervalMs?: number;
+  /**
+   * How long the containers of a pod with `restartPolicy: Never` or `OnFailure` run before they
+   * exit, unless its `demo.listwatch.dev/run-seconds` annotation says (default 2 s).
+   */
+  runToCompletionMs?: number;
   logger?: Logger;
+}
+
+/** How long a run-to-completion pod's containers run, and how they exit. */
+export function simulatedRun(
+  pod: Pod,
+  defaultMs: number,
+): { runMs: number; exitCode: number } | undefined {
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  if (policy === 'Always') return undefined;
+  const annotations = pod.metadata.annotations ?? {};
+  const seconds = Number(annotations[RUN_SECONDS_ANNOTATION]);
+  const exitCode = Number(annotations[EXIT_CODE_ANNOTATION] ?? 0);
+  return {
+    runMs: Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : defaultMs,
+    exitCode: Number.isInteger(exitCode) && exitCode >= 0 && exitCode <= 255 ? exitCode : 1,
+  };
 }
 
 /**
@@ -82,6 +114,10 @@ export class Kubelet {
   private endpoint = { address: '', port: 0 };
   /** The node's pods, once run() watches them. */
   private lister: Lister<Pod> | undefined;
+  private readonly runToCompletionMs: number;
+  /** When this kubelet started each run-to-completion pod's containers (ms), by pod key. */
+  private readonly started = new Map<string, number>();
+  private controller: Controller<string> | undefined;
 
   constructor(options: KubeletOptions) {
     this.client = options.client;
@@ -91,6 +127,7 @@ export class Kubelet {
     this.logger = options.logger ?? silentLogger;
     this.address = options.address;
     this.logIntervalMs = options.logIntervalMs;
+    this.runToCompletionMs = options.runToCompletionMs ?? DEFAULT_RUN_TO_COMPLETION_MS;
     this.nodes = options.client.resource<Node>(resources.nodes);
     this.pods = options.client.resource<Pod>(resources.pods);
     this.leases = options.client.resource<Lease>(resources.leases).namespace(NODE_LEASE_NAMESPACE);
@@ -244,7 +281,10 @@ export class Kubelet {
       ...enqueueKeys<Pod>(enqueue, { skipResyncs: true }),
       onDelete: (obj) => {
         const pod = deletedObject(obj);
-        if (pod) this.podIPs.delete(objectKey(pod.metadata));
+        if (pod) {
+          this.podIPs.delete(objectKey(pod.metadata));
+          this.started.delete(objectKey(pod.metadata));
+        }
       },
     });
     // One worker: pod IPs are handed out one pod at a time.
@@ -255,6 +295,7 @@ export class Kubelet {
       cacheSyncs: [registration],
       reconcile: (key) => this.syncPod(lister, key),
     });
+    this.controller = controller;
     factory.start();
     try {
       await Promise.all([controller.run(signal), this.leaseLoop(signal)]);
@@ -314,7 +355,12 @@ export class Kubelet {
     const pod = cachedObject(lister, namespace, name);
     if (!pod) return; // deleted: nothing ran, nothing to stop
     if (pod.metadata.deletionTimestamp) return this.terminatePod(pod, key);
-    if (!isPodActive(pod) || (pod.status?.phase === 'Running' && isPodReady(pod))) return;
+    if (!isPodActive(pod)) return;
+    const run = simulatedRun(pod, this.runToCompletionMs);
+    if (pod.status?.phase === 'Running' && isPodReady(pod)) {
+      if (run) await this.runToCompletion(pod, key, run);
+      return;
+    }
     const t = now();
     const podIP = pod.status?.podIP ?? this.allocatePodIP(lister, key);
     const condition = (type: string): PodCondition => ({
@@ -364,6 +410,88 @@ export class Kubelet {
       if (isApiError(err) && (err.code === 404 || err.code === 409)) return;
       throw err;
     }
+    if (run) {
+      this.started.set(key, Date.now());
+      this.controller?.queue.addAfter(key, run.runMs);
+    }
+  }
+
+  /**
+   * A pod whose containers exit (restartPolicy Never or OnFailure): once they have run their
+   * simulated time, exit code 0 makes the pod Succeeded, another Failed under `Never`, and under
+   * `OnFailure` restarts the container in place (restartCount + 1), as the kubelet's
+   * computePodActions does.
+   */
+  private async runToCompletion(
+    pod: Pod,
+    key: string,
+    run: { runMs: number; exitCode: number },
+  ): Promise<void> {
+    // After a kubelet restart, the pod's own start time (whole seconds) is what is known.
+    const since = Date.parse(pod.status?.startTime ?? '');
+    const startedAt = this.started.get(key) ?? (Number.isNaN(since) ? Date.now() : since);
+    this.started.set(key, startedAt);
+    const remaining = startedAt + run.runMs - Date.now();
+    if (remaining > 0) {
+      this.controller?.queue.addAfter(key, remaining);
+      return;
+    }
+    const t = now();
+    const failed = run.exitCode !== 0;
+    const restart = failed && pod.spec?.restartPolicy === 'OnFailure';
+    const terminated = (c: ContainerStatus) => ({
+      exitCode: run.exitCode,
+      reason: failed ? 'Error' : 'Completed',
+      startedAt: c.state?.running?.startedAt ?? t,
+      finishedAt: t,
+      ...(c.containerID !== undefined ? { containerID: c.containerID } : {}),
+    });
+    const containerStatuses = (pod.status?.containerStatuses ?? []).map((c): ContainerStatus =>
+      restart
+        ? {
+            ...c,
+            restartCount: c.restartCount + 1,
+            lastState: { terminated: terminated(c) },
+            state: { running: { startedAt: t } },
+          }
+        : { ...c, ready: false, started: false, state: { terminated: terminated(c) } },
+    );
+    const conditions = (pod.status?.conditions ?? []).map((c) =>
+      !restart && (c.type === 'Ready' || c.type === 'ContainersReady')
+        ? { ...c, status: 'False' as const, lastTransitionTime: t, reason: 'PodCompleted' }
+        : c,
+    );
+    const status: Pod['status'] = {
+      ...pod.status,
+      phase: restart ? 'Running' : failed ? 'Failed' : 'Succeeded',
+      conditions,
+      containerStatuses,
+    };
+    try {
+      await this.pods.namespace(pod.metadata.namespace ?? '').applyStatus(
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: pod.metadata.name ?? '',
+            ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
+          },
+          status,
+        },
+        { fieldManager: FIELD_MANAGER, force: true },
+      );
+    } catch (err) {
+      if (isApiError(err) && (err.code === 404 || err.code === 409)) return;
+      throw err;
+    }
+    if (restart) {
+      this.started.set(key, Date.now());
+      this.controller?.queue.addAfter(key, run.runMs);
+    } else {
+      // A finished pod's sandbox is gone: its address is free again (its status keeps it).
+      this.started.delete(key);
+      this.podIPs.delete(key);
+    }
   }
 
   /**
@@ -388,7 +516,8 @@ export class Kubelet {
     const existing = this.podIPs.get(key);
     if (existing) return existing;
     const used = new Set(this.podIPs.values());
-    for (const pod of lister.list()) if (pod.status?.podIP) used.add(pod.status.podIP);
+    for (const pod of lister.list())
+      if (pod.status?.podIP && isPodActive(pod)) used.add(pod.status.podIP);
     const prefix = `10.244.${this.index}`;
     for (let host = 2; host < 255; host++) {
       const ip = `${prefix}.${host}`;

@@ -22,6 +22,8 @@ export interface PodCondition {
   status: 'True' | 'False' | 'Unknown';
   lastTransitionTime?: string;
   lastProbeTime?: string | null;
+  reason?: string;
+  message?: string;
 }
 
 export interface ContainerStatus {
@@ -32,11 +34,27 @@ export interface ContainerStatus {
   ready: boolean;
   started?: boolean;
   restartCount: number;
-  state?: { running?: { startedAt?: string }; waiting?: { reason?: string } };
+  state?: {
+    running?: { startedAt?: string };
+    waiting?: { reason?: string };
+    terminated?: {
+      exitCode: number;
+      reason?: string;
+      startedAt?: string;
+      finishedAt?: string;
+      containerID?: string;
+    };
+  };
+  lastState?: ContainerStatus['state'];
 }
 
 export interface Pod extends KubeObject {
-  spec?: { nodeName?: string; containers?: Container[]; [field: string]: unknown };
+  spec?: {
+    nodeName?: string;
+    containers?: Container[];
+    restartPolicy?: 'Always' | 'OnFailure' | 'Never';
+    [field: string]: unknown;
+  };
   status?: {
     phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
     podIP?: string;
@@ -218,4 +236,8 @@ export const resources = {
   deployments: builtin('deployments', 'apps'),
   leases: builtin('leases', 'coordination.k8s.io'),
   configmaps: builtin('configmaps'),
+  jobs: builtin('jobs', 'batch'),
+  cronjobs: builtin('cronjobs', 'batch'),
+  services: builtin('services'),
+  endpointslices: builtin('endpointslices', 'discovery.k8s.io'),
 };

@@ -98,6 +98,27 @@ export const CONTROLLER_ROLES: Readonly<Record<string, Rule[]>> = {
     rule(['patch'], [''], ['namespaces/status']),
     rule(['get', 'list', 'watch', 'delete', 'deletecollection'], ['*'], ['*']),
   ],
+  'job-controller': [
+    rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']),
+    rule(['update', 'patch'], ['batch'], ['jobs/status']),
+    rule(['update', 'patch'], ['batch'], ['jobs/finalizers']),
+    rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+    eventsRule,
+  ],
+  'cronjob-controller': [
+    rule(['get', 'list', 'watch', 'update'], ['batch'], ['cronjobs']),
+    rule(['get', 'list', 'watch', 'create', 'update', 'delete', 'patch'], ['batch'], ['jobs']),
+    rule(['update', 'patch'], ['batch'], ['cronjobs/status']),
+    rule(['update'], ['batch'], ['cronjobs/finalizers']),
+    rule(['list', 'delete'], [''], ['pods']),
+    eventsRule,
+  ],
+  'endpointslice-controller': [
+    rule(READ, [''], ['services', 'pods', 'nodes']),
+    rule(['update'], [''], ['services/finalizers']),
+    rule(['get', 'list', 'create', 'update', 'delete'], ['discovery.k8s.io'], ['endpointslices']),
+    eventsRule,
+  ],
   // kubernetes/sample-controller: reads Foos, writes their status, owns their Deployments.
   'sample-controller': [
     rule(READ, ['samplecontroller.k8s.io'], ['foos']),

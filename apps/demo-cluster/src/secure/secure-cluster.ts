@@ -39,6 +39,9 @@ export function demoComponents(nodes: readonly string[]): string[] {
     'generic-garbage-collector',
     'namespace-controller',
     'sample-controller',
+    'job-controller',
+    'cronjob-controller',
+    'endpointslice-controller',
     ...nodes.map((n) => `node:${n}`),
   ];
 }

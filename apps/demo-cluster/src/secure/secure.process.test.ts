@@ -14,7 +14,7 @@ import { runDemo } from '../testing/run-demo.js';
 
 const appDir = fileURLToPath(new URL('../..', import.meta.url));
 const dir = tempDir('listwatch-secure-demo-');
-const pki = join(dir.path, 'secure');
+const pki = join(dir.path, 'pki');
 let demo: ChildProcess;
 let out = '';
 let kubeconfig = '';

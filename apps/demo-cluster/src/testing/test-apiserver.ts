@@ -1,7 +1,7 @@
 import { jsonLogger, startApiServer, type RunningApiServer } from '@listwatch/apiserver';
-import { RestClient, type ResourceClient } from '@listwatch/client';
+import { realClock, RestClient, type Clock, type ResourceClient } from '@listwatch/client';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { DemoCluster } from '../demo-cluster.js';
+import { DemoCluster, type DemoClusterOptions } from '../demo-cluster.js';
 import { isPodReady, resources, type Pod } from '../controllers/objects.js';
 
 /** A real apiserver on memory storage at a free port, and a client of it. */
@@ -70,7 +70,10 @@ export async function expectRunningPods(
  * One apiserver per test file with the demo's control plane (controllers, scheduler, kubelets
  * on `nodes`) running against it: started before the file's tests, stopped after them.
  */
-export function demoClusterForFile(nodes: string[] = ['node-a', 'node-b']): {
+export function demoClusterForFile(
+  nodes: string[] = ['node-a', 'node-b'],
+  options: Pick<DemoClusterOptions, 'cronJobClock' | 'runToCompletionMs'> = {},
+): {
   readonly api: TestApiServer;
   readonly cluster: DemoCluster;
 } {
@@ -78,7 +81,7 @@ export function demoClusterForFile(nodes: string[] = ['node-a', 'node-b']): {
   let cluster: DemoCluster | undefined;
   beforeAll(async () => {
     api = await startTestApiServer();
-    cluster = new DemoCluster({ client: api.client, nodes });
+    cluster = new DemoCluster({ client: api.client, nodes, ...options });
     await cluster.start();
   });
   afterAll(async () => {
@@ -97,4 +100,29 @@ export function demoClusterForFile(nodes: string[] = ['node-a', 'node-b']): {
       return started(cluster);
     },
   };
+}
+
+/**
+ * Real time moved ahead by `skewMs`: a CronJob controller on it meets a schedule time within
+ * seconds, with no fake timers (its waits are real, only its "now" is ahead).
+ */
+export class SkewedClock implements Clock {
+  skewMs = 0;
+
+  now(): number {
+    return realClock.now() + this.skewMs;
+  }
+
+  setTimer(fn: () => void, ms: number, options?: { unref?: boolean }) {
+    return realClock.setTimer(fn, ms, options);
+  }
+
+  /** Moves ahead so that the next whole minute comes in `leadMs`; returns that minute (ms). */
+  minuteIn(leadMs: number): number {
+    const now = this.now();
+    const next = Math.ceil((now + 1) / 60_000) * 60_000;
+    const gap = next - now;
+    this.skewMs += gap > leadMs ? gap - leadMs : gap + 60_000 - leadMs;
+    return Math.ceil((this.now() + 1) / 60_000) * 60_000;
+  }
 }
