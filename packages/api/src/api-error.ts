@@ -1,5 +1,5 @@
 import { aggregateMessage, fieldErrorBody, type FieldError } from './field-error.js';
-import type { Status, StatusDetails, StatusReason } from './status.js';
+import { statusOf, type Status, type StatusDetails, type StatusReason } from './status.js';
 
 /** A resource as errors name it: `pods`, or `deployments.apps` for a group (GroupResource). */
 export interface GroupResource {
@@ -34,7 +34,7 @@ export class ApiError extends Error {
   ) {
     super(status.message ?? status.reason ?? `HTTP ${status.code}`, options);
     this.name = 'ApiError';
-    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...status };
+    this.status = statusOf({ status: 'Failure', ...status });
   }
 
   get code(): number {

@@ -1,6 +1,7 @@
 import {
   ApiError,
   APPLY_PATCH_TYPES,
+  successStatus,
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
@@ -309,11 +310,5 @@ async function createSubresource(
   );
   subresource.validate(decoded, name);
   await updateWith(scope, name, (current) => subresource.apply(current, decoded, scope.gr));
-  writeObject(scope.ctx, 201, {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Success',
-    code: 201,
-  });
+  writeObject(scope.ctx, 201, successStatus(undefined, 201));
 }
