@@ -146,12 +146,12 @@ export class ApiError extends Error {
     });
   }
 
-  static unsupportedMediaType(contentType: string): ApiError {
+  /** negotiation.NewUnsupportedMediaTypeError: names what is accepted, no details. */
+  static unsupportedMediaType(accepted: readonly string[]): ApiError {
     return new ApiError({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/cbor`,
-      details: { causes: [{ reason: 'UnexpectedServerResponse', message: contentType }] },
+      message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
     });
   }
 
