@@ -4,10 +4,13 @@ import {
   CodecError,
   decodeCbor,
   decodeProtobuf,
+  duplicateJsonFields,
+  DuplicateMapKeyError,
   JSON_MEDIA_TYPE,
   PROTOBUF_MEDIA_TYPE,
   REQUEST_BODY_MEDIA_TYPES,
   YAML_MEDIA_TYPE,
+  type DuplicateField,
 } from '@listwatch/codec';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
@@ -149,15 +152,24 @@ export function yamlToJson(text: string): unknown {
  * Decodes a create/update body in any of REQUEST_BODY_MEDIA_TYPES: JSON, YAML, protobuf (any kind
  * of the schema source, as kubectl's typed clients send them) or CBOR; anything else is 415.
  */
-export function decodeBody(body: Buffer, contentType: string | undefined): unknown {
+export function decodeBody(
+  body: Buffer,
+  contentType: string | undefined,
+  /** Filled with a JSON body's duplicated keys, when given (strict decoding: Warn and Strict). */
+  duplicates?: DuplicateField[],
+): unknown {
   const type = mediaType(contentType);
   if (body.length === 0) throw ApiError.badRequest('the body of the request is empty');
   if (type === JSON_MEDIA_TYPE || type === '' || type === `${PROTOBUF_MEDIA_TYPE}+json`) {
+    const text = body.toString('utf8');
+    let value: unknown;
     try {
-      return JSON.parse(body.toString('utf8')) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch (err) {
       throw ApiError.badRequest(`error decoding the body: ${(err as Error).message}`);
     }
+    if (duplicates) duplicates.push(...duplicateJsonFields(text, value));
+    return value;
   }
   if (type === YAML_MEDIA_TYPE) {
     try {
@@ -178,6 +190,8 @@ export function decodeBody(body: Buffer, contentType: string | undefined): unkno
     try {
       return decodeCbor(body);
     } catch (err) {
+      // A repeated map key is the caller's to word (it names the kind the body was meant for).
+      if (err instanceof DuplicateMapKeyError) throw err;
       if (err instanceof CodecError) throw ApiError.badRequest(err.message);
       throw ApiError.badRequest('error decoding the CBOR body');
     }
