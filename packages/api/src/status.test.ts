@@ -5,7 +5,16 @@ import { statusOf, successStatus, type StatusFields } from './status.js';
 
 // metav1.Status as Go's encoding/json writes it: struct field order of
 // staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go, omitempty fields left out.
-const STATUS_ORDER = ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code'];
+const STATUS_ORDER = [
+  'kind',
+  'apiVersion',
+  'metadata',
+  'status',
+  'message',
+  'reason',
+  'details',
+  'code',
+];
 const DETAILS_ORDER = ['name', 'group', 'kind', 'uid', 'causes', 'retryAfterSeconds'];
 const CAUSE_ORDER = ['reason', 'message', 'field'];
 const LIST_META_ORDER = ['selfLink', 'resourceVersion', 'continue', 'remainingItemCount'];
@@ -24,7 +33,9 @@ describe('statusOf (metav1.Status field order)', () => {
 
   it('a grouped 409 and a delete reply name group and uid where StatusDetails has them', () => {
     expect(
-      JSON.stringify(ApiError.alreadyExists({ group: 'apps', resource: 'deployments' }, 'n').status),
+      JSON.stringify(
+        ApiError.alreadyExists({ group: 'apps', resource: 'deployments' }, 'n').status,
+      ),
     ).toBe(
       '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \\"n\\" already exists","reason":"AlreadyExists","details":{"name":"n","group":"apps","kind":"deployments"},"code":409}',
     );

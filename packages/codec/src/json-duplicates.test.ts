@@ -53,7 +53,21 @@ describe('duplicateJsonFields (sigs.k8s.io/json DisallowDuplicateFields paths)',
 describe('CBOR maps with a repeated key (modes/decode.go DupMapKeyEnforcedAPF)', () => {
   it('are refused, naming the key and its element index as fxamacker/cbor does', () => {
     // {"a": 1, "b": {"k": 1, "k": 2}} built by hand: encoders never repeat a key.
-    const bytes = Uint8Array.of(0xa2, 0x61, 0x61, 0x01, 0x61, 0x62, 0xa2, 0x61, 0x6b, 0x01, 0x61, 0x6b, 0x02);
+    const bytes = Uint8Array.of(
+      0xa2,
+      0x61,
+      0x61,
+      0x01,
+      0x61,
+      0x62,
+      0xa2,
+      0x61,
+      0x6b,
+      0x01,
+      0x61,
+      0x6b,
+      0x02,
+    );
     expect(() => decodeCbor(bytes)).toThrow(CodecError);
     expect(() => decodeCbor(bytes)).toThrow(
       'cbor: found duplicate map key "k" at map element index 1',

@@ -141,7 +141,15 @@ class DuplicateScanner {
     // A number or a literal: up to the next delimiter.
     while (this.i < t.length) {
       const d = t.charCodeAt(this.i);
-      if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d)
+      if (
+        d === 0x2c ||
+        d === 0x7d ||
+        d === 0x5d ||
+        d === 0x20 ||
+        d === 0x09 ||
+        d === 0x0a ||
+        d === 0x0d
+      )
         return;
       this.i++;
     }

@@ -81,9 +81,20 @@ describe('duplicate fields in a request body', () => {
     // {"metadata": {"name": "c"}, "data": {"k": "v", "k": "w"}}
     const text = (s: string) => [0x60 + s.length, ...Buffer.from(s)];
     const cbor = Uint8Array.from([
-      0xd9, 0xd9, 0xf7, 0xa2,
-      ...text('metadata'), 0xa1, ...text('name'), ...text('cbor1'),
-      ...text('data'), 0xa2, ...text('k'), ...text('v'), ...text('k'), ...text('w'),
+      0xd9,
+      0xd9,
+      0xf7,
+      0xa2,
+      ...text('metadata'),
+      0xa1,
+      ...text('name'),
+      ...text('cbor1'),
+      ...text('data'),
+      0xa2,
+      ...text('k'),
+      ...text('v'),
+      ...text('k'),
+      ...text('w'),
     ]);
     for (const query of ['?fieldValidation=Ignore', '']) {
       const res = await post(cbor, query, 'application/cbor');

@@ -29,17 +29,20 @@ describe('a patch that drops metadata is 400, never a wipe', () => {
     ['application/merge-patch+json', { metadata: null }],
     ['application/strategic-merge-patch+json', { metadata: { $patch: 'replace' } }],
     ['application/merge-patch+json', { metadata: { name: null } }],
-  ])('%s %j: 400 the name of the object () does not match the name on the URL', async (type, patch) => {
-    const before = await api.get(path);
-    const res = await api.patch<Status>(path, patch, type);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({
-      reason: 'BadRequest',
-      message: 'the name of the object () does not match the name on the URL (keep)',
-    });
-    const after = await api.get<KubeObject>(path);
-    expect(after.body.metadata).toEqual(before.body.metadata);
-  });
+  ])(
+    '%s %j: 400 the name of the object () does not match the name on the URL',
+    async (type, patch) => {
+      const before = await api.get(path);
+      const res = await api.patch<Status>(path, patch, type);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        reason: 'BadRequest',
+        message: 'the name of the object () does not match the name on the URL (keep)',
+      });
+      const after = await api.get<KubeObject>(path);
+      expect(after.body.metadata).toEqual(before.body.metadata);
+    },
+  );
 
   it('a patch that keeps the name still writes', async () => {
     const res = await api.patch(path, { metadata: { labels: { team: 'b' } } });

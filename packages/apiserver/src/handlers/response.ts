@@ -121,7 +121,9 @@ export function writeObject(
     protobuf: canEncodeProtobuf(object),
   });
   const value =
-    object.kind === 'Status' ? statusOf(object as Status) : transform(ctx, codec, object as KubeObject, definition);
+    object.kind === 'Status'
+      ? statusOf(object as Status)
+      : transform(ctx, codec, object as KubeObject, definition);
   send(ctx, status, codec.contentType, encode(codec, value));
 }
 

@@ -8,7 +8,16 @@ import { testServer } from '../testing/test-server.js';
 // (apimachinery pkg/apis/meta/v1/types.go): clients compare the text, the Python client's e2e
 // suite among them (test_utils.py expects `..."message":...,"reason":...,"details":...,"code":409}`).
 
-const STATUS_KEYS = ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code'];
+const STATUS_KEYS = [
+  'kind',
+  'apiVersion',
+  'metadata',
+  'status',
+  'message',
+  'reason',
+  'details',
+  'code',
+];
 
 describe('Status bodies in kube field order', () => {
   let server: RunningApiServer;
@@ -90,7 +99,9 @@ describe('Status bodies in kube field order', () => {
         `${compacted.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1`,
       );
       const line = (await res.text()).split('\n')[0]!;
-      expect(line).toMatch(/^\{"type":"ERROR","object":\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[^"]+","reason":"Expired","code":410\}\}$/);
+      expect(line).toMatch(
+        /^\{"type":"ERROR","object":\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[^"]+","reason":"Expired","code":410\}\}$/,
+      );
     } finally {
       await compacted.close();
     }
