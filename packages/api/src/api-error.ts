@@ -1,5 +1,5 @@
 import { aggregateMessage, fieldErrorBody, type FieldError } from './field-error.js';
-import type { Status, StatusDetails, StatusReason } from './status.js';
+import { statusOf, type Status, type StatusDetails, type StatusReason } from './status.js';
 
 /** A resource as errors name it: `pods`, or `deployments.apps` for a group (GroupResource). */
 export interface GroupResource {
@@ -34,7 +34,7 @@ export class ApiError extends Error {
   ) {
     super(status.message ?? status.reason ?? `HTTP ${status.code}`, options);
     this.name = 'ApiError';
-    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...status };
+    this.status = statusOf({ status: 'Failure', ...status });
   }
 
   get code(): number {
@@ -146,12 +146,12 @@ export class ApiError extends Error {
     });
   }
 
-  static unsupportedMediaType(contentType: string): ApiError {
+  /** negotiation.NewUnsupportedMediaTypeError: names what is accepted, no details. */
+  static unsupportedMediaType(accepted: readonly string[]): ApiError {
     return new ApiError({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/cbor`,
-      details: { causes: [{ reason: 'UnexpectedServerResponse', message: contentType }] },
+      message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
     });
   }
 

@@ -33,6 +33,8 @@ function headerLength(ai: number): number {
 export class CborItemScanner {
   /** True when the last completed item needs `normalizeCbor` before decoding. */
   needsNormalize = false;
+  /** Map keys in the last item: more than its decoded maps hold means a key was repeated. */
+  mapKeys = 0;
 
   private readonly remaining: number[] = [];
   private readonly kinds: number[] = [];
@@ -98,6 +100,7 @@ export class CborItemScanner {
 
   reset(): void {
     this.remaining.length = 0;
+    this.mapKeys = 0;
     this.kinds.length = 0;
     this.skip = 0;
     this.started = false;
@@ -140,8 +143,11 @@ export class CborItemScanner {
       const kind = this.kinds[top]!;
       const count = this.remaining[top]!;
       if (kind === MAP || kind === INDEFINITE_MAP) {
-        if ((count & 1) === 0 && major !== 2 && major !== 3) {
-          throw new CodecError('unsupported CBOR: map keys must be strings', at);
+        if ((count & 1) === 0) {
+          if (major !== 2 && major !== 3) {
+            throw new CodecError('unsupported CBOR: map keys must be strings', at);
+          }
+          this.mapKeys++;
         }
         this.remaining[top] = kind === MAP ? count - 1 : count + 1;
       } else if (kind === ARRAY) {

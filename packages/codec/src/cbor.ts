@@ -1,7 +1,8 @@
 import { Decoder, Encoder, Tag, type Options } from 'cbor-x';
 import type { WatchEventType } from '@listwatch/api';
 import { CborItemScanner, normalizeCbor } from './cbor-scanner.js';
-import { CodecError, errorText } from './codec-error.js';
+import { CodecError, DuplicateMapKeyError, errorText } from './codec-error.js';
+import { propertyCount } from './json-duplicates.js';
 
 // Plain RFC 8949 CBOR a Go decoder reads: no cbor-x record/structured-clone/packing extensions,
 // preferred (shortest) map headers, byte arrays untagged.
@@ -54,7 +55,78 @@ export function decodeCbor(data: Uint8Array, offset = 0): unknown {
   if (end < 0) throw new CodecError('truncated CBOR data item', offset);
   if (end !== data.length)
     throw new CodecError('unexpected data after the CBOR data item', offset + end);
-  return decodeScannedCbor(data, scanner.needsNormalize, offset);
+  const value = decodeScannedCbor(data, scanner.needsNormalize, offset);
+  // RFC 8949 §5.6: a map with a repeated key is not valid; kube's decoder rejects it whatever
+  // the field validation (modes/decode.go DupMapKey: cbor.DupMapKeyEnforcedAPF).
+  if (scanner.mapKeys !== propertyCount(value)) throw duplicateMapKey(data, offset);
+  return value;
+}
+
+/** fxamacker/cbor's DupMapKeyError for the first repeated key of `data`. */
+function duplicateMapKey(data: Uint8Array, offset: number): DuplicateMapKeyError {
+  const found = new DuplicateKeyFinder(data).find();
+  return new DuplicateMapKeyError(
+    `cbor: found duplicate map key ${JSON.stringify(found?.key ?? '')} at map element index ${found?.index ?? 0}`,
+    offset,
+  );
+}
+
+/** Walks a CBOR item the scanner has checked, to name its first repeated map key. */
+class DuplicateKeyFinder {
+  private i = 0;
+  constructor(private readonly data: Uint8Array) {}
+
+  find(): { key: string; index: number } | undefined {
+    return this.item();
+  }
+
+  /** Reads a head: major type and argument (lengths here fit in a number). */
+  private head(): { major: number; arg: number; indefinite: boolean } {
+    const initial = this.data[this.i++]!;
+    const major = initial >> 5;
+    const ai = initial & 0x1f;
+    if (ai < 24) return { major, arg: ai, indefinite: false };
+    if (ai === 31) return { major, arg: 0, indefinite: true };
+    const size = ai === 24 ? 1 : ai === 25 ? 2 : ai === 26 ? 4 : 8;
+    let arg = 0;
+    for (let k = 0; k < size; k++) arg = arg * 256 + this.data[this.i++]!;
+    return { major, arg, indefinite: false };
+  }
+
+  private isBreak(): boolean {
+    if (this.data[this.i] !== 0xff) return false;
+    this.i++;
+    return true;
+  }
+
+  private item(): { key: string; index: number } | undefined {
+    const { major, arg, indefinite } = this.head();
+    if (major === 2 || major === 3) {
+      this.i += arg;
+      return undefined;
+    }
+    if (major === 6) return this.item();
+    if (major === 4) {
+      for (let n = 0; indefinite ? !this.isBreak() : n < arg; n++) {
+        const found = this.item();
+        if (found) return found;
+      }
+      return undefined;
+    }
+    if (major === 5) {
+      const seen = new Set<string>();
+      for (let n = 0; indefinite ? !this.isBreak() : n < arg; n++) {
+        const keyHead = this.head();
+        const key = Buffer.from(this.data.subarray(this.i, this.i + keyHead.arg)).toString('utf8');
+        this.i += keyHead.arg;
+        if (seen.has(key)) return { key, index: n };
+        seen.add(key);
+        const found = this.item();
+        if (found) return found;
+      }
+    }
+    return undefined;
+  }
 }
 
 /** Decodes an item the scanner has already delimited and checked. */

@@ -19,6 +19,17 @@ export class CodecError extends ApiError {
   }
 }
 
+/** A CBOR map with a repeated key (fxamacker/cbor's DupMapKeyError); `detail` is its text. */
+export class DuplicateMapKeyError extends CodecError {
+  constructor(
+    readonly detail: string,
+    offset: number,
+  ) {
+    super(detail, offset);
+    this.name = 'DuplicateMapKeyError';
+  }
+}
+
 export function isCodecError(value: unknown): value is CodecError {
   return value instanceof CodecError;
 }

@@ -8,9 +8,22 @@ export type Encoding = 'json' | 'cbor' | 'protobuf';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 export const CBOR_MEDIA_TYPE = 'application/cbor';
+/** YAML: accepted in request bodies (create, update), never served. */
+export const YAML_MEDIA_TYPE = 'application/yaml';
 /** RFC 8742 CBOR sequence: the content type of a CBOR watch (KEP-4222). */
 export const CBOR_SEQUENCE_MEDIA_TYPE = 'application/cbor-seq';
 export { PROTOBUF_MEDIA_TYPE, PROTOBUF_WATCH_MEDIA_TYPE };
+
+/**
+ * The media types a request body may be in, in kube-apiserver's order (codec_factory.go's
+ * serializers: JSON, YAML, protobuf, then CBOR): what a 415 lists.
+ */
+export const REQUEST_BODY_MEDIA_TYPES: readonly string[] = [
+  JSON_MEDIA_TYPE,
+  YAML_MEDIA_TYPE,
+  PROTOBUF_MEDIA_TYPE,
+  CBOR_MEDIA_TYPE,
+];
 
 export function mediaTypeOf(encoding: Encoding): string {
   if (encoding === 'protobuf') return PROTOBUF_MEDIA_TYPE;

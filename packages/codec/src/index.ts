@@ -1,6 +1,7 @@
 export * from './codec-error.js';
 export * from './encoding.js';
 export * from './json.js';
+export * from './json-duplicates.js';
 export * from './object-codec.js';
 export {
   encodeCbor,

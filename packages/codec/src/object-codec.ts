@@ -1,6 +1,11 @@
 import { ApiError } from '@listwatch/api';
 import { decodeCbor, encodeCbor } from './cbor.js';
-import type { Encoding } from './encoding.js';
+import {
+  CBOR_MEDIA_TYPE,
+  JSON_MEDIA_TYPE,
+  PROTOBUF_MEDIA_TYPE,
+  type Encoding,
+} from './encoding.js';
 import { decodeJson, encodeJson } from './json.js';
 import { parseMediaType } from './negotiation.js';
 import { decodeProtobuf, encodeProtobuf } from './protobuf/kube-protobuf.js';
@@ -36,5 +41,5 @@ export function requestEncoding(contentType: string | null | undefined): Encodin
   if (media?.type === 'application' && media.subtype === 'cbor') return 'cbor';
   if (media?.type === 'application' && media.subtype === 'vnd.kubernetes.protobuf')
     return 'protobuf';
-  throw ApiError.unsupportedMediaType(contentType);
+  throw ApiError.unsupportedMediaType([JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, CBOR_MEDIA_TYPE]);
 }

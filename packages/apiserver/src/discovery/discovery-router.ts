@@ -1,4 +1,4 @@
-import { ApiError, type ResourceDefinition } from '@listwatch/api';
+import { ApiError, statusOf, type ResourceDefinition } from '@listwatch/api';
 import type { Context, Middleware } from 'koa';
 import { encodeOpenApiV2Protobuf } from '@listwatch/codec';
 import {
@@ -36,7 +36,7 @@ function sendError(ctx: Context, err: ApiError): void {
   ctx.status = err.code;
   ctx.set('Content-Type', 'application/json');
   ctx.set('Cache-Control', 'no-cache, private');
-  ctx.body = Buffer.from(JSON.stringify(err.status));
+  ctx.body = Buffer.from(`${JSON.stringify(statusOf(err.status))}\n`);
 }
 
 /** Computes a value on first use: OpenAPI documents are only built if someone asks. */

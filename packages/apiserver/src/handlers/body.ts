@@ -1,7 +1,20 @@
 import { ApiError } from '@listwatch/api';
-import { CodecError, decodeCbor, decodeProtobuf, PROTOBUF_MEDIA_TYPE } from '@listwatch/codec';
+import {
+  CBOR_MEDIA_TYPE,
+  CodecError,
+  decodeCbor,
+  decodeProtobuf,
+  duplicateJsonFields,
+  DuplicateMapKeyError,
+  JSON_MEDIA_TYPE,
+  PROTOBUF_MEDIA_TYPE,
+  REQUEST_BODY_MEDIA_TYPES,
+  YAML_MEDIA_TYPE,
+  type DuplicateField,
+} from '@listwatch/codec';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
+import { parseDocument, type Tags } from 'yaml';
 
 type Request = IncomingMessage | Http2ServerRequest;
 
@@ -117,22 +130,52 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** sigs.k8s.io/yaml reads YAML 1.1 (go-yaml v2): `yes` and `on` are booleans, timestamps strings. */
+const YAML_OPTIONS = {
+  version: '1.1',
+  uniqueKeys: false,
+  customTags: (tags: Tags) =>
+    tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
+} as const;
+
 /**
- * Decodes a create/update body: JSON, CBOR or protobuf (any kind of the schema source, as
- * kubectl's typed clients send them); anything else is 415.
+ * One YAML document as the JSON value it stands for (yaml.YAMLToJSON); a malformed one is an
+ * Error with the parser's words.
  */
-export function decodeBody(body: Buffer, contentType: string | undefined): unknown {
+export function yamlToJson(text: string): unknown {
+  const doc = parseDocument(text, YAML_OPTIONS);
+  if (doc.errors.length) throw new Error(doc.errors[0]?.message ?? 'invalid YAML');
+  return doc.toJS({ maxAliasCount: 100 }) as unknown;
+}
+
+/**
+ * Decodes a create/update body in any of REQUEST_BODY_MEDIA_TYPES: JSON, YAML, protobuf (any kind
+ * of the schema source, as kubectl's typed clients send them) or CBOR; anything else is 415.
+ */
+export function decodeBody(
+  body: Buffer,
+  contentType: string | undefined,
+  /** Filled with a JSON body's duplicated keys, when given (strict decoding: Warn and Strict). */
+  duplicates?: DuplicateField[],
+): unknown {
   const type = mediaType(contentType);
   if (body.length === 0) throw ApiError.badRequest('the body of the request is empty');
-  if (
-    type === 'application/json' ||
-    type === '' ||
-    type === 'application/vnd.kubernetes.protobuf+json'
-  ) {
+  if (type === JSON_MEDIA_TYPE || type === '' || type === `${PROTOBUF_MEDIA_TYPE}+json`) {
+    const text = body.toString('utf8');
+    let value: unknown;
     try {
-      return JSON.parse(body.toString('utf8')) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch (err) {
       throw ApiError.badRequest(`error decoding the body: ${(err as Error).message}`);
+    }
+    if (duplicates) duplicates.push(...duplicateJsonFields(text, value));
+    return value;
+  }
+  if (type === YAML_MEDIA_TYPE) {
+    try {
+      return yamlToJson(body.toString('utf8'));
+    } catch (err) {
+      throw ApiError.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
     }
   }
   if (type === PROTOBUF_MEDIA_TYPE) {
@@ -143,13 +186,15 @@ export function decodeBody(body: Buffer, contentType: string | undefined): unkno
       throw ApiError.badRequest('error decoding the protobuf body');
     }
   }
-  if (type === 'application/cbor') {
+  if (type === CBOR_MEDIA_TYPE) {
     try {
       return decodeCbor(body);
     } catch (err) {
+      // A repeated map key is the caller's to word (it names the kind the body was meant for).
+      if (err instanceof DuplicateMapKeyError) throw err;
       if (err instanceof CodecError) throw ApiError.badRequest(err.message);
       throw ApiError.badRequest('error decoding the CBOR body');
     }
   }
-  throw ApiError.unsupportedMediaType(type);
+  throw ApiError.unsupportedMediaType(REQUEST_BODY_MEDIA_TYPES);
 }

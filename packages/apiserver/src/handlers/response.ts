@@ -3,6 +3,7 @@ import {
   type KubeList,
   type KubeObject,
   type ListMeta,
+  statusOf,
   type ResourceDefinition,
   type Status,
 } from '@listwatch/api';
@@ -120,7 +121,9 @@ export function writeObject(
     protobuf: canEncodeProtobuf(object),
   });
   const value =
-    object.kind === 'Status' ? object : transform(ctx, codec, object as KubeObject, definition);
+    object.kind === 'Status'
+      ? statusOf(object as Status)
+      : transform(ctx, codec, object as KubeObject, definition);
   send(ctx, status, codec.contentType, encode(codec, value));
 }
 
@@ -167,5 +170,5 @@ export function writeStatus(ctx: Koa.Context, status: Status): void {
   ctx.type = codec.contentType;
   if (status.details?.retryAfterSeconds)
     ctx.set('Retry-After', String(status.details.retryAfterSeconds));
-  ctx.body = encode(codec, status);
+  ctx.body = encode(codec, statusOf(status));
 }

@@ -1,14 +1,19 @@
 import {
   ApiError,
   APPLY_PATCH_TYPES,
+  successStatus,
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
+import { DuplicateMapKeyError, type DuplicateField } from '@listwatch/codec';
 import { isStorageError } from '@listwatch/storage';
 import { applyPatch, patchMediaType, supportedPatchTypes } from '../patch/apply-patch.js';
 import { unsupportedPatchType } from '../patch/patch-error.js';
 import { cloneJson, type JsonObject } from '../patch/json-value.js';
 import {
+  cannotBeHandled,
+  duplicateFieldMessages,
+  duplicateFieldPaths,
   fieldValidationOf,
   pruneUnknownFields,
   strictBodyError,
@@ -75,12 +80,37 @@ export function dropUnknownBodyFields(
   definition: ResourceDefinition,
   object: KubeObject,
   validation: FieldValidation,
+  duplicated: readonly DuplicateField[] = [],
 ): KubeObject {
   const unknown = pruneUnknownFields(definition, object);
-  if (unknown.length && validation === 'Strict') throw strictBodyError(definition, object, unknown);
-  if (unknown.length && validation === 'Warn')
-    addWarnings(scope.ctx, unknownFieldMessages(unknown));
+  const duplicates = duplicated.length ? duplicateFieldPaths(definition, duplicated) : [];
+  if (validation === 'Strict' && (unknown.length || duplicates.length))
+    throw strictBodyError(definition, object, unknown, duplicates);
+  if (validation === 'Warn' && (unknown.length || duplicates.length))
+    addWarnings(scope.ctx, [
+      ...unknownFieldMessages(unknown),
+      ...duplicateFieldMessages(duplicates),
+    ]);
   return object;
+}
+
+/**
+ * decodeBody, its CBOR duplicate-key error worded as transformDecodeError words a body that
+ * cannot be decoded into the kind (`ConfigMap in version "v1" cannot be handled as a ...`).
+ */
+function decodeBodyAs(
+  definition: ResourceDefinition,
+  raw: Buffer,
+  contentType: string,
+  duplicates?: DuplicateField[],
+): unknown {
+  try {
+    return decodeBody(raw, contentType, duplicates);
+  } catch (err) {
+    if (err instanceof DuplicateMapKeyError)
+      throw ApiError.badRequest(cannotBeHandled(definition, {}, err.detail));
+    throw err;
+  }
 }
 
 /** Decodes a create/update body and drops its unknown fields, as fieldValidation says. */
@@ -91,9 +121,11 @@ export async function decodeWriteBody(
   const validation = fieldValidationOf(scope.query, optionsKind);
   const raw = await body(scope);
   return fromInput(scope, () => {
-    const decoded = decodeBody(raw, scope.ctx.get('content-type'));
+    // Duplicated keys are looked for only where they cost something (Warn, Strict).
+    const duplicates: DuplicateField[] | undefined = validation === 'Ignore' ? undefined : [];
+    const decoded = decodeBodyAs(scope.definition, raw, scope.ctx.get('content-type'), duplicates);
     const object = decodeObject(scope.definition, decoded, 'body');
-    return dropUnknownBodyFields(scope, scope.definition, object, validation);
+    return dropUnknownBodyFields(scope, scope.definition, object, validation, duplicates);
   });
 }
 
@@ -317,11 +349,5 @@ async function createSubresource(
   );
   subresource.validate(decoded, name);
   await updateWith(scope, name, (current) => subresource.apply(current, decoded, scope.gr));
-  writeObject(scope.ctx, 201, {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Success',
-    code: 201,
-  });
+  writeObject(scope.ctx, 201, successStatus(undefined, 201));
 }

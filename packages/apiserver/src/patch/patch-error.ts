@@ -36,9 +36,5 @@ export function patchEngineError(message: string): ApiError {
 
 /** 415, worded like negotiation.NewUnsupportedMediaTypeError (which names only what is accepted). */
 export function unsupportedPatchType(accepted: readonly string[]): ApiError {
-  return new ApiError({
-    code: 415,
-    reason: 'UnsupportedMediaType',
-    message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-  });
+  return ApiError.unsupportedMediaType(accepted);
 }

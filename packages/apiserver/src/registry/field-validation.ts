@@ -8,6 +8,7 @@ import {
   type KubeObject,
   type ResourceDefinition,
 } from '@listwatch/api';
+import type { DuplicateField } from '@listwatch/codec';
 import { strategyOf } from './strategy.js';
 
 // Server-side field validation (KEP-2885), as kube-apiserver does it for built-in types: the
@@ -117,14 +118,61 @@ export function pruneObjectMeta(object: KubeObject): string[] {
   return unknown;
 }
 
+/** The shape one step below `shape` (a struct field, list item or map value), if decoded. */
+function stepInto(shape: JsonShape, segment: string | number): JsonShape | undefined {
+  if (shape.kind === 'list') return typeof segment === 'number' ? shape.items : undefined;
+  if (shape.kind === 'map') return typeof segment === 'string' ? shape.values : undefined;
+  if (shape.kind === 'struct') {
+    const field = typeof segment === 'string' ? jsonFields(shape.name).get(segment) : undefined;
+    return field ? jsonShape(field.type) : undefined;
+  }
+  if (shape.kind === 'special' && shape.form.startsWith('schema-or-')) {
+    return stepInto(jsonShape(shape.name.replace(/Or\w+$/, '')), segment);
+  }
+  return undefined;
+}
+
+/**
+ * The duplicated keys kube's strict decoder reports (sigs.k8s.io/json DisallowDuplicateFields):
+ * where it decodes field by field. Inside an unknown field (reported as unknown) or a type that
+ * reads its own JSON (Quantity, RawExtension, FieldsV1...) nothing is. A kind the source lacks
+ * (a custom resource) decodes into maps, so every duplicate counts.
+ */
+export function duplicateFieldPaths(
+  definition: ResourceDefinition,
+  duplicates: readonly DuplicateField[],
+): string[] {
+  const schema = schemaFor(definition);
+  const paths = duplicates.filter(
+    (d) =>
+      !schema ||
+      d.segments.reduce<JsonShape | undefined>(
+        (shape, segment) => shape && stepInto(shape, segment),
+        jsonShape(schema.name),
+      ) !== undefined,
+  );
+  return [...new Set(paths.map((d) => d.path))];
+}
+
+/** What a duplicated field is called in warnings and strict errors. */
+export function duplicateFieldMessages(paths: readonly string[]): string[] {
+  return paths.map((path) => `duplicate field ${JSON.stringify(path)}`);
+}
+
 /** What an unknown field is called in warnings and strict errors. */
 export function unknownFieldMessages(paths: readonly string[]): string[] {
   return paths.map((path) => `unknown field ${JSON.stringify(path)}`);
 }
 
-/** runtime.NewStrictDecodingError's text: `strict decoding error: unknown field "a", ...`. */
-export function strictDecodingMessage(paths: readonly string[]): string {
-  return `strict decoding error: ${unknownFieldMessages(paths).join(', ')}`;
+/**
+ * runtime.NewStrictDecodingError's text: `strict decoding error: unknown field "a", duplicate
+ * field "b"` (unknown fields first, then duplicated ones).
+ */
+export function strictDecodingMessage(
+  unknown: readonly string[],
+  duplicates: readonly string[] = [],
+): string {
+  return `strict decoding error: ${[...unknownFieldMessages(unknown), ...duplicateFieldMessages(duplicates)].join(', ')}`;
 }
 
 /**
@@ -146,7 +194,10 @@ export function cannotBeHandled(
 export function strictBodyError(
   definition: ResourceDefinition,
   body: KubeObject,
-  paths: readonly string[],
+  unknown: readonly string[],
+  duplicates: readonly string[] = [],
 ): ApiError {
-  return ApiError.badRequest(cannotBeHandled(definition, body, strictDecodingMessage(paths)));
+  return ApiError.badRequest(
+    cannotBeHandled(definition, body, strictDecodingMessage(unknown, duplicates)),
+  );
 }

@@ -453,9 +453,11 @@ export function prepareForUpdate(
 ): KubeObject {
   checkTypeMeta(definition, next);
   const name = current.metadata.name ?? '';
-  if (next.metadata.name !== undefined && next.metadata.name !== name) {
+  // handlers/rest.go checkName, after decoding (update.go) or patching (patch.go): a body or
+  // patch that drops the name (`remove /metadata`, `{"metadata":null}`) is refused too.
+  if ((next.metadata.name ?? '') !== name) {
     throw ApiError.badRequest(
-      `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`,
+      `the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${name})`,
     );
   }
   if (

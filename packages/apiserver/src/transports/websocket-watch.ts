@@ -1,4 +1,4 @@
-import { ApiError, toApiError } from '@listwatch/api';
+import { ApiError, statusOf, toApiError } from '@listwatch/api';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -45,7 +45,7 @@ function checkHandshake(req: IncomingMessage): void {
 
 /** Answers a failed upgrade with a plain HTTP Status response (kube does the same). */
 function reject(socket: Duplex, error: ApiError, auditID: string, audit?: RequestAudit): void {
-  const body = JSON.stringify(error.status);
+  const body = `${JSON.stringify(statusOf(error.status))}\n`;
   const reason = error.status.reason || 'Error';
   audit?.respond(auditStatus(error.status));
   audit?.responseStarted(error.code);

@@ -1,4 +1,4 @@
-import type { WatchEventType } from '@listwatch/api';
+import { statusOf, type Status, type WatchEventType } from '@listwatch/api';
 import { encodeCbor, encodeCborWatchEvent } from '../cbor.js';
 import type { Encoding } from '../encoding.js';
 import { encodeJsonText } from '../json.js';
@@ -23,6 +23,8 @@ export function encodeWatchEvent(
   format: StreamFormat | Encoding,
 ): Uint8Array {
   const { encoding, framing } = resolveFormat(format);
+  // An ERROR event's Status in kube's field order, however it was built.
+  if (event.type === 'ERROR') event = { type: 'ERROR', object: statusOf(event.object as Status) };
   if (encoding === 'protobuf') return encodeLengthPrefixed(encodeProtobufWatchEvent(event));
   if (encoding === 'cbor') {
     const item = encodeCborWatchEvent(event);

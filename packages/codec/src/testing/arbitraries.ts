@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { KubeObject, Status, WatchEvent } from '@listwatch/api';
+import { statusOf, type KubeObject, type Status, type WatchEvent } from '@listwatch/api';
 
 // fast-check arbitraries shared by the package's tests. Values stay in what both JSON and CBOR
 // carry faithfully: no -0 (JSON writes it as 0), no NaN/Infinity, well-formed Unicode strings,
@@ -62,15 +62,8 @@ export const status: fc.Arbitrary<Status> = fc
     code: fc.integer({ min: 400, max: 599 }),
     message: fc.string({ unit: 'binary', maxLength: 30 }),
   })
-  .map(({ code, message }) => ({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason: 'Expired',
-    code,
-  }));
+  // As the wire carries it: an empty message is left out (omitempty).
+  .map(({ code, message }) => statusOf({ status: 'Failure', message, reason: 'Expired', code }));
 
 export const watchEvent: fc.Arbitrary<WatchEvent> = fc.oneof(
   fc.record({
