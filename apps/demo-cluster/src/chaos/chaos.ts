@@ -235,7 +235,6 @@ class RawWatcher {
             this.bookmark = Math.max(this.bookmark, rv);
             continue;
           }
-          if (event.type === 'ERROR') continue;
           if (rv <= this.last)
             this.violations.push(`${this.id}: event ${rv} after ${this.last} (Ordered, Unique)`);
           if (rv <= this.bookmark)
