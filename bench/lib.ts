@@ -253,8 +253,27 @@ export function formatTable(name: string, title: string, result: ScenarioResult)
   ].join('\n');
 }
 
+/**
+ * Figures a scenario must report for CI to count it as run (names, never values): density's
+ * SLO ratios for each backend it ran on.
+ */
+export const REQUIRED_FIGURES: Readonly<Record<string, readonly string[]>> = {
+  density: ['sqlite', 'etcd3'].flatMap((b) => [
+    `${b}_pods`,
+    `${b}_pods_not_running`,
+    `slo_mutating_p99_${b}`,
+    `slo_read_resource_p99_${b}`,
+    `slo_read_cluster_p99_${b}`,
+    `slo_pod_startup_p99_${b}`,
+  ]),
+};
+
 /** Checks that `value` has the shape of latest.json; returns what is wrong, or nothing. */
-export function validateResults(value: unknown, expected: readonly string[]): string[] {
+export function validateResults(
+  value: unknown,
+  expected: readonly string[],
+  required: Readonly<Record<string, readonly string[]>> = REQUIRED_FIGURES,
+): string[] {
   const problems: string[] = [];
   const scenarios = (value as { scenarios?: unknown } | null)?.scenarios;
   if (!scenarios || typeof scenarios !== 'object') return ['no "scenarios" object'];
@@ -273,6 +292,9 @@ export function validateResults(value: unknown, expected: readonly string[]): st
           if (typeof v !== 'number') problems.push(`${name}.${key}.${k} is not a number`);
     }
     if (Object.keys(s.metrics ?? {}).length === 0) problems.push(`${name}: no metrics measured`);
+    const figures = { ...(s.metrics as object | undefined), ...(s.ratios as object | undefined) };
+    for (const figure of required[name] ?? [])
+      if (!(figure in figures)) problems.push(`${name}: "${figure}" not reported`);
   }
   return problems;
 }

@@ -130,7 +130,9 @@ export class SimulatedNodes {
         );
       state.uid = node.metadata.uid ?? '';
       try {
-        state.lease = await this.timed('POST', 'leases', () => leases.create(this.leaseObject(state)));
+        state.lease = await this.timed('POST', 'leases', () =>
+          leases.create(this.leaseObject(state)),
+        );
       } catch (err) {
         if (!isApiError(err) || err.code !== 409) throw err;
         state.lease = await leases.get(state.name);
@@ -171,7 +173,7 @@ export class SimulatedNodes {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const state of this.nodes) clearTimeout(state.timer);
-    await Promise.all(this.nodes.map((s) => s.informer?.stop()));
+    for (const state of this.nodes) await state.informer?.stop();
   }
 
   private heartbeat(state: NodeState): void {
@@ -325,7 +327,9 @@ export class SimulatedNodes {
           condition('PIDPressure', 'False', 'KubeletHasSufficientPID'),
           condition('Ready', 'True', 'KubeletReady'),
         ],
-        addresses: [{ type: 'InternalIP', address: `10.0.${state.index >> 8}.${state.index & 255}` }],
+        addresses: [
+          { type: 'InternalIP', address: `10.0.${state.index >> 8}.${state.index & 255}` },
+        ],
         capacity: { cpu: '4', memory: '8Gi', pods: '110' },
         allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
         nodeInfo: {
@@ -336,7 +340,7 @@ export class SimulatedNodes {
           architecture: arch,
         },
       },
-    } as Node;
+    };
   }
 
   private leaseObject(state: NodeState): Lease {

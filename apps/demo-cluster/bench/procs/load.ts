@@ -9,7 +9,14 @@ import { RestClient, SharedIndexInformer } from '@listwatch/client';
 import { samplePod } from '@listwatch/testing';
 import { serveParent, wallMs } from '../../../../bench/proc.js';
 import { resources, type Pod } from '../../src/controllers/objects.js';
-import { CallLog, NAMESPACES, PodTimes, podIndex, podName, podNamespace } from './density-common.js';
+import {
+  CallLog,
+  NAMESPACES,
+  PodTimes,
+  podIndex,
+  podName,
+  podNamespace,
+} from './density-common.js';
 
 let client: RestClient;
 let nodes: readonly string[] = [];
@@ -98,7 +105,7 @@ serveParent({
   async start(args) {
     const { url, nodeNames } = args as { url: string; nodeNames: string[] };
     nodes = nodeNames;
-    client = new RestClient({ server: url, maxConnections: 128, timeoutMs: 0 });
+    client = new RestClient({ server: url, maxConnections: 64, timeoutMs: 0 });
     // The namespaces and the service accounts samplePod's pods run as (ServiceAccount admission).
     const accounts = new Set<string>();
     for (let i = 0; i < 64; i++)

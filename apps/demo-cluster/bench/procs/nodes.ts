@@ -19,7 +19,7 @@ const statusAcked = new PodTimes();
 serveParent({
   async start(args) {
     const { url, count } = args as { url: string; count: number };
-    const client = new RestClient({ server: url, maxConnections: 128, timeoutMs: 0 });
+    const client = new RestClient({ server: url, maxConnections: 64, timeoutMs: 0 });
     try {
       await client.request({
         method: 'POST',

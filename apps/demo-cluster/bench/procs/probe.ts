@@ -12,6 +12,8 @@ const lists: { ms: number; bytes: number }[] = [];
 const gets: number[] = [];
 const podBytes: number[] = [];
 let errors = 0;
+/** GETs of a pod not created yet (the probe guesses which exist from the creation rate). */
+let notFound = 0;
 
 /** One GET, timed from the call to the last byte of the answer. */
 function timedGet(
@@ -56,7 +58,9 @@ serveParent({
         } catch {
           errors++;
         }
-        await new Promise((res) => timers.push(setTimeout(res, Math.max(0, next - performance.now()))));
+        await new Promise((res) =>
+          timers.push(setTimeout(res, Math.max(0, next - performance.now()))),
+        );
       }
     };
     let g = 0;
@@ -75,7 +79,8 @@ serveParent({
       g++;
       try {
         const r = await timedGet(getAgent, `${url}${path}`);
-        if (r.status !== 200) errors++;
+        if (r.status === 404 && pod) notFound++;
+        else if (r.status !== 200) errors++;
         else {
           gets.push(r.ms);
           if (pod) podBytes.push(r.bytes);
@@ -97,6 +102,6 @@ serveParent({
     running = false;
     for (const t of timers) clearTimeout(t);
     timers = [];
-    return { lists, gets, podBytes, errors };
+    return { lists, gets, podBytes, errors, notFound };
   },
 });
