@@ -18,7 +18,13 @@ import {
   podNamespace,
 } from './density-common.js';
 
+/** The creator's client (a ReplicaSet controller's). */
 let client: RestClient;
+/**
+ * The binder's own client, as kube-scheduler is a process of its own: behind the creator's
+ * backlog on a shared connection pool, bindings would wait for every queued creation.
+ */
+let schedulerClient: RestClient;
 let nodes: readonly string[] = [];
 let binder: SharedIndexInformer<Pod> | undefined;
 let stopped = false;
@@ -78,7 +84,7 @@ function bind(pod: Pod): void {
   const attempt = async (n: number): Promise<void> => {
     try {
       await timed('POST', 'pods/binding', () =>
-        client.request({
+        schedulerClient.request({
           method: 'POST',
           path: `/api/v1/namespaces/${ns}/pods/${name}/binding`,
           body: {
@@ -106,6 +112,7 @@ serveParent({
     const { url, nodeNames } = args as { url: string; nodeNames: string[] };
     nodes = nodeNames;
     client = new RestClient({ server: url, maxConnections: 64, timeoutMs: 0 });
+    schedulerClient = new RestClient({ server: url, maxConnections: 64, timeoutMs: 0 });
     // The namespaces and the service accounts samplePod's pods run as (ServiceAccount admission).
     const accounts = new Set<string>();
     for (let i = 0; i < 64; i++)
@@ -125,7 +132,7 @@ serveParent({
         });
     }
     binder = new SharedIndexInformer<Pod>({
-      listerWatcher: client
+      listerWatcher: schedulerClient
         .resource<Pod>(resources.pods)
         .namespace('')
         .listerWatcher((params) => ({ ...params, fieldSelector: 'spec.nodeName=' })),
