@@ -72,6 +72,7 @@ describe('pnpm bench arguments', () => {
       'idle-watchers',
       'storage-shield',
       'cold-start',
+      'density',
     ])
       expect(SCENARIO_NAMES).toContain(name);
     expect(new Set(SCENARIO_NAMES).size).toBe(SCENARIO_NAMES.length);
