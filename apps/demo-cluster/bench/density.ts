@@ -241,12 +241,14 @@ async function runBackend(
     const fleet = await nodes.request<{
       latencies: Record<string, number[]>;
       errors: number;
+      failures: Record<string, number>;
       delivered: Times;
       statusAcked: Times;
     }>('collect');
     const loadLog = await load.request<{
       latencies: Record<string, number[]>;
       errors: number;
+      failures: Record<string, number>;
       createSent: Times;
       bindAcked: Times;
     }>('collect');
@@ -331,7 +333,7 @@ async function runBackend(
       get_not_found: probed.notFound,
       list_cluster_p99_ms: percentile(listMs, 99),
       list_cluster_count: listMs.length,
-      list_cluster_mb: (probed.lists.at(-1)?.bytes ?? 0) / 2 ** 20,
+      list_cluster_mb: Math.max(0, ...probed.lists.map((l) => l.bytes)) / 2 ** 20,
       pod_startup_p50_ms: percentile(startup, 50),
       pod_startup_p99_ms: percentile(startup, 99),
       create_to_schedule_p99_ms: percentile(finite(createToSchedule), 99),
@@ -358,6 +360,8 @@ async function runBackend(
         `${worstP99.toFixed(0)} ms), pod startup p99 ${m['pod_startup_p99_ms']!.toFixed(0)} ms, ` +
         `LIST p99 ${m['list_cluster_p99_ms']!.toFixed(0)} ms, ${notRunning} pods not Running`,
     );
+    const failures = Object.entries({ ...fleet.failures, ...loadLog.failures });
+    if (failures.length) say(`failed calls: ${failures.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
     const r: Record<string, number> = {
       // Client-side (call → last byte): a request waiting unread while the event loop is busy
       // (a large LIST being encoded) counts, as it does for the client; the server's histograms

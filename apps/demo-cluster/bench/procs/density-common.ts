@@ -19,16 +19,28 @@ export class CallLog {
   armed = false;
   readonly latencies: Record<string, number[]> = {};
   errors = 0;
+  /** Failed calls by `VERB resource code` (the HTTP code, or the error's name). */
+  failures: Record<string, number> = {};
   record(verb: string, resource: string, ms: number, error?: unknown): void {
     if (!this.armed) return;
-    if (error !== undefined) this.errors++;
+    if (error !== undefined) {
+      this.errors++;
+      const code = (error as { code?: unknown }).code;
+      const key = `${verb} ${resource} ${typeof code === 'number' ? code : (error as Error).name}`;
+      this.failures[key] = (this.failures[key] ?? 0) + 1;
+    }
     (this.latencies[`${verb} ${resource}`] ??= []).push(ms);
   }
   /** The log so far, emptied. */
-  take(): { latencies: Record<string, number[]>; errors: number } {
-    const out = { latencies: { ...this.latencies }, errors: this.errors };
+  take(): {
+    latencies: Record<string, number[]>;
+    errors: number;
+    failures: Record<string, number>;
+  } {
+    const out = { latencies: { ...this.latencies }, errors: this.errors, failures: this.failures };
     for (const k of Object.keys(this.latencies)) delete this.latencies[k];
     this.errors = 0;
+    this.failures = {};
     return out;
   }
 }
