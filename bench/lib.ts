@@ -6,6 +6,10 @@
 export interface BenchContext {
   /** `--quick`: every size reduced so the whole suite runs in minutes. */
   quick: boolean;
+  /** `--size <n>`: the scale of scenarios that take one (density: nodes), else their own. */
+  size?: number;
+  /** `--backend <name>`: the storage backends of scenarios that run on several, else all. */
+  backends?: string[];
   /** One line on stderr, prefixed with the scenario's name. */
   progress(message: string): void;
 }
@@ -45,6 +49,10 @@ export interface BenchArgs {
   /** The scenarios to run, in order; empty for all. */
   scenarios: string[];
   rounds?: number;
+  /** `--size`: see BenchContext.size. */
+  size?: number;
+  /** `--backend`: see BenchContext.backends; empty for each scenario's own. */
+  backends: string[];
   /** Where the JSON goes (default bench/results/latest.json). */
   out?: string;
   list: boolean;
@@ -55,14 +63,20 @@ export const USAGE = `usage: pnpm bench [--quick] [--scenario <name>]… [--roun
   --quick            every scenario at reduced size (CI runs this)
   --scenario <name>  run only this scenario (repeatable, or comma-separated)
   --rounds <n>       rounds per scenario (default: the scenario's own, fewer in --quick)
+  --size <n>         scale of the scenarios that take one (density: simulated nodes, 30 pods each)
+  --backend <name>   storage backends of the scenarios that run on several (repeatable, or
+                     comma-separated: sqlite, etcd3, memory)
   --out <file>       where the JSON results go (default bench/results/latest.json)
   --list             print the scenario names and exit`;
 
 export class UsageError extends Error {}
 
+/** The storage backends `--backend` names (@listwatch/storage's; this file imports nothing). */
+const BACKENDS = ['memory', 'sqlite', 'etcd3'];
+
 /** Parses the runner's arguments; unknown scenarios are an error listing the known ones. */
 export function parseArgs(argv: readonly string[], known: readonly string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [], list: false, help: false };
+  const args: BenchArgs = { quick: false, scenarios: [], backends: [], list: false, help: false };
   const value = (i: number, flag: string): string => {
     const v = argv[i];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -93,6 +107,19 @@ export function parseArgs(argv: readonly string[], known: readonly string[]): Be
         args.rounds = n;
         break;
       }
+      case '--size': {
+        const n = Number(take());
+        if (!Number.isInteger(n) || n < 1) throw new UsageError('--size needs a positive integer');
+        args.size = n;
+        break;
+      }
+      case '--backend':
+        for (const name of take().split(',')) {
+          if (!BACKENDS.includes(name))
+            throw new UsageError(`unknown backend "${name}"; known: ${BACKENDS.join(', ')}`);
+          if (!args.backends.includes(name)) args.backends.push(name);
+        }
+        break;
       case '--out':
         args.out = take();
         break;
@@ -226,8 +253,27 @@ export function formatTable(name: string, title: string, result: ScenarioResult)
   ].join('\n');
 }
 
+/**
+ * Figures a scenario must report for CI to count it as run (names, never values): density's
+ * SLO ratios for each backend it ran on.
+ */
+export const REQUIRED_FIGURES: Readonly<Record<string, readonly string[]>> = {
+  density: ['sqlite', 'etcd3'].flatMap((b) => [
+    `${b}_pods`,
+    `${b}_pods_not_running`,
+    `slo_mutating_p99_${b}`,
+    `slo_read_resource_p99_${b}`,
+    `slo_read_cluster_p99_${b}`,
+    `slo_pod_startup_p99_${b}`,
+  ]),
+};
+
 /** Checks that `value` has the shape of latest.json; returns what is wrong, or nothing. */
-export function validateResults(value: unknown, expected: readonly string[]): string[] {
+export function validateResults(
+  value: unknown,
+  expected: readonly string[],
+  required: Readonly<Record<string, readonly string[]>> = REQUIRED_FIGURES,
+): string[] {
   const problems: string[] = [];
   const scenarios = (value as { scenarios?: unknown } | null)?.scenarios;
   if (!scenarios || typeof scenarios !== 'object') return ['no "scenarios" object'];
@@ -246,6 +292,9 @@ export function validateResults(value: unknown, expected: readonly string[]): st
           if (typeof v !== 'number') problems.push(`${name}.${key}.${k} is not a number`);
     }
     if (Object.keys(s.metrics ?? {}).length === 0) problems.push(`${name}: no metrics measured`);
+    const figures = { ...(s.metrics as object | undefined), ...(s.ratios as object | undefined) };
+    for (const figure of required[name] ?? [])
+      if (!(figure in figures)) problems.push(`${name}: "${figure}" not reported`);
   }
   return problems;
 }

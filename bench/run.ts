@@ -67,6 +67,8 @@ for (const [index, entry] of selected.entries()) {
   const tag = `[${index + 1}/${selected.length} ${entry.name}]`;
   const ctx: BenchContext = {
     quick: args.quick,
+    ...(args.size !== undefined ? { size: args.size } : {}),
+    ...(args.backends.length ? { backends: args.backends } : {}),
     progress: (message) => console.error(`${tag} ${message} (+${elapsed()})`),
   };
   const t0 = performance.now();

@@ -8,6 +8,7 @@ import {
   formatTable,
   parseArgs,
   percentile,
+  REQUIRED_FIGURES,
   scenarioResult,
   UsageError,
   validateResults,
@@ -19,7 +20,13 @@ const known = ['fanout', 'write-path', 'codec'];
 
 describe('pnpm bench arguments', () => {
   it('no arguments run every scenario at full size', () => {
-    expect(parseArgs([], known)).toEqual({ quick: false, scenarios: [], list: false, help: false });
+    expect(parseArgs([], known)).toEqual({
+      quick: false,
+      scenarios: [],
+      backends: [],
+      list: false,
+      help: false,
+    });
   });
 
   it('--quick, --scenario (repeated, comma-separated or with =) and --rounds are read', () => {
@@ -28,6 +35,14 @@ describe('pnpm bench arguments', () => {
       known,
     );
     expect(args).toMatchObject({ quick: true, scenarios: ['fanout', 'codec'], rounds: 2 });
+  });
+
+  it('--size and --backend (repeated or comma-separated) are read; an unknown backend is an error', () => {
+    expect(
+      parseArgs(['--size', '5000', '--backend', 'etcd3', '--backend=sqlite,etcd3'], known),
+    ).toMatchObject({ size: 5000, backends: ['etcd3', 'sqlite'] });
+    expect(() => parseArgs(['--size', '0'], known)).toThrow(/positive integer/);
+    expect(() => parseArgs(['--backend', 'mysql'], known)).toThrow(/known: memory, sqlite, etcd3/);
   });
 
   it('the -- that pnpm may pass through is ignored', () => {
@@ -57,6 +72,7 @@ describe('pnpm bench arguments', () => {
       'idle-watchers',
       'storage-shield',
       'cold-start',
+      'density',
     ])
       expect(SCENARIO_NAMES).toContain(name);
     expect(new Set(SCENARIO_NAMES).size).toBe(SCENARIO_NAMES.length);
@@ -90,6 +106,23 @@ describe('results', () => {
       validateResults({ scenarios: { fanout: { metrics: {}, ratios: { a: 'x' } } } }, ['fanout']),
     ).toEqual(['fanout.ratios.a is not a number', 'fanout: no metrics measured']);
     expect(validateResults({}, ['fanout'])).toEqual(['no "scenarios" object']);
+  });
+
+  it('CI counts density as run only with its SLO ratios for sqlite and etcd3, whatever their values', () => {
+    const figures = (backends: string[]) =>
+      Object.fromEntries(
+        REQUIRED_FIGURES['density']!.filter((f) => backends.some((b) => f.includes(b))).map((f) => [
+          f,
+          123,
+        ]),
+      );
+    const json = (backends: string[]) => ({
+      scenarios: { density: { metrics: figures(backends), ratios: {} } },
+    });
+    expect(validateResults(json(['sqlite', 'etcd3']), ['density'])).toEqual([]);
+    expect(validateResults(json(['sqlite']), ['density'])).toContain(
+      'density: "slo_pod_startup_p99_etcd3" not reported',
+    );
   });
 
   it('the table shows each figure’s median and range and which processes shared the cores', () => {

@@ -1,6 +1,7 @@
 // Every scenario of `pnpm bench`, in the order they run. A scenario is a module exporting
-// `scenario` (bench/lib.ts); it lives next to the package it measures, in packages/*/bench. To add
-// one, add a line here and a section to bench/README.md.
+// `scenario` (bench/lib.ts); it lives next to the package it measures, in packages/*/bench
+// (density: apps/demo-cluster/bench, beside the simulated nodes it drives). To add one, add a
+// line here and a section to bench/README.md.
 
 /** name → the module, from the repository root. */
 export const SCENARIOS: readonly { name: string; module: string }[] = [
@@ -13,6 +14,7 @@ export const SCENARIOS: readonly { name: string; module: string }[] = [
   { name: 'idle-watchers', module: 'packages/apiserver/bench/idle-watchers.ts' },
   { name: 'storage-shield', module: 'packages/apiserver/bench/storage-shield.ts' },
   { name: 'cold-start', module: 'packages/apiserver/bench/cold-start.ts' },
+  { name: 'density', module: 'apps/demo-cluster/bench/density.ts' },
   // The package benchmarks that came before the suite, with their measurements.
   { name: 'codec', module: 'packages/codec/bench/codec.ts' },
   { name: 'storage', module: 'packages/storage/bench/storage.ts' },

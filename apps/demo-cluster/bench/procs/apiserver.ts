@@ -1,0 +1,24 @@
+// Child process: the apiserver under the density load, started from command-line flags (the
+// same parser as `pnpm apiserver`), alone in its process so its memory and CPU are its own.
+import { parseArgs, startApiServer, type RunningApiServer } from '@listwatch/apiserver';
+import { silentLogger } from '@listwatch/testing';
+import { cpuMicros, memoryMB, serveParent } from '../../../../bench/proc.js';
+
+let server: RunningApiServer | undefined;
+
+serveParent({
+  async start(args) {
+    const { flags } = args as { flags: string[] };
+    const { options } = parseArgs(flags);
+    server = await startApiServer({ ...options, logger: silentLogger });
+    return { url: server.url };
+  },
+  /** RSS and heap in MiB; after a full GC unless `gc: false` (a cheap sample of the RSS). */
+  memory: (args) => memoryMB((args as { gc?: boolean }).gc !== false),
+  cpu: () => cpuMicros(),
+  async stop() {
+    await server?.close();
+    server = undefined;
+    return null;
+  },
+});
