@@ -438,6 +438,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A body's name, when it has one, must be the URL's (update.go checkName): 400 otherwise. */
+export function checkObjectName(object: KubeObject, name: string): void {
+  if (object.metadata.name !== undefined && object.metadata.name !== name) {
+    throw ApiError.badRequest(
+      `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
+    );
+  }
+}
+
 /**
  * BeforeUpdate on the main resource or its status: identity fields stay, the status subresource
  * only changes status, the main resource never does (when a status subresource exists), and
@@ -451,11 +460,7 @@ export function prepareForUpdate(
 ): KubeObject {
   checkTypeMeta(definition, next);
   const name = current.metadata.name ?? '';
-  if (next.metadata.name !== undefined && next.metadata.name !== name) {
-    throw ApiError.badRequest(
-      `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`,
-    );
-  }
+  checkObjectName(next, name);
   if (
     definition.namespaced &&
     next.metadata.namespace &&
