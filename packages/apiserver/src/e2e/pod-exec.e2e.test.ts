@@ -48,4 +48,21 @@ describe("the Python client's exec against a pod no node runs", () => {
     const missing = await python(e2e.server.url, 'nope');
     expect(missing.trim()).toBe('RAISED Handshake status 404 Not Found');
   });
+
+  it('`kubectl exec`, `attach` and `port-forward` end with the same error, never a hang', async () => {
+    // kubectl port-forward checks the pod is Running before it asks the server.
+    const running = await e2e.api.patch('/api/v1/namespaces/default/pods/x/status', {
+      status: { phase: 'Running' },
+    });
+    expect(running.status).toBe(200);
+    for (const args of [
+      ['exec', 'x', '--', 'ls'],
+      ['attach', 'x'],
+      ['port-forward', 'pod/x', '8080:80'],
+    ]) {
+      const res = await e2e.kubectl.run(args);
+      expect(res.code, args.join(' ')).not.toBe(0);
+      expect(res.stderr, args.join(' ')).toContain('pod x does not have a host assigned');
+    }
+  });
 });
