@@ -212,7 +212,7 @@ const pods = define({
   shortNames: ['po'],
   categories: ['all'],
   namespaced: true,
-  subresources: ['status', 'binding', 'log'],
+  subresources: ['status', 'binding', 'log', 'exec', 'attach', 'portforward'],
   fields: [
     'spec.nodeName',
     'spec.restartPolicy',

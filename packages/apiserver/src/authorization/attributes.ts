@@ -1,5 +1,5 @@
 import type { UserInfo } from '../authentication/user.js';
-import { verbOf } from '../handlers/verb.js';
+import { requestedName, verbOf } from '../handlers/verb.js';
 import { parseRequestInfo } from '../registry/request-info.js';
 
 /** What a request asks to do, as an authorizer sees it (k8s.io/apiserver authorizer.Attributes). */
@@ -42,7 +42,8 @@ export function requestAttributes(
   };
   if (info.namespace !== undefined) attributes.namespace = info.namespace;
   if (info.subresource !== undefined) attributes.subresource = info.subresource;
-  if (info.name !== undefined) attributes.name = info.name;
+  const name = requestedName(verb, info, query);
+  if (name !== undefined) attributes.name = name;
   return attributes;
 }
 

@@ -128,6 +128,27 @@ describe('creating and updating Roles and ClusterRoles', () => {
     expect(res.body['details']).toEqual({ name: 'wide', group: RBAC, kind: 'roles' });
   });
 
+  it('a permission the granted rules repeat is listed once (an aggregated role repeats verbs)', async () => {
+    const res = await cluster.as(
+      'alice',
+      'POST',
+      rbacPath('roles', 'team'),
+      role('overlap', 'team', [
+        { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['secrets'] },
+        { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['secrets', 'configmaps'] },
+        { verbs: ['get', 'list', 'watch', 'delete'], apiGroups: [''], resources: ['secrets'] },
+      ]),
+    );
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe(
+      [
+        'roles.rbac.authorization.k8s.io "overlap" is forbidden: user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:',
+        '{APIGroups:[""], Resources:["configmaps"], Verbs:["get" "list" "watch"]}',
+        '{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list" "watch" "delete"]}',
+      ].join('\n'),
+    );
+  });
+
   it('alice holds her rules in her namespace only: the same role elsewhere escalates', async () => {
     await grant(
       'writer-other',

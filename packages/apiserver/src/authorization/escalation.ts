@@ -82,8 +82,12 @@ export function escalationError(
   const held = authorizer.rulesFor(user, namespace);
   const { covered, missing } = covers(held.rules, rules);
   if (covered) return undefined;
+  // Each missing permission once. Covers lists a permission as often as the granted rules repeat
+  // it (an aggregated ClusterRole such as admin holds get/list/watch of pods from view and from
+  // edit), and CompactRules would append every copy's verb: `Verbs:["get" "list" "get" "list"]`.
+  const unique = [...new Map(missing.map((rule) => [JSON.stringify(rule), rule])).values()];
   // A sorted set, as sets.NewString().List().
-  const lines = [...new Set(compactRules(missing).map(compactString))].sort();
+  const lines = [...new Set(compactRules(unique).map(compactString))].sort();
   const message = `user ${goQuote(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
   // ConfirmNoEscalation prints its []error of one aggregate with %v.
   return held.errors.length

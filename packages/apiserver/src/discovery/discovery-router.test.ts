@@ -215,14 +215,29 @@ describe('aggregated discovery', () => {
       categories: ['all'],
       subresources: [
         {
+          subresource: 'attach',
+          responseKind: { group: '', version: 'v1', kind: 'PodAttachOptions' },
+          verbs: ['create', 'get'],
+        },
+        {
           subresource: 'binding',
           responseKind: { group: '', version: 'v1', kind: 'Binding' },
           verbs: ['create'],
         },
         {
+          subresource: 'exec',
+          responseKind: { group: '', version: 'v1', kind: 'PodExecOptions' },
+          verbs: ['create', 'get'],
+        },
+        {
           subresource: 'log',
           responseKind: { group: '', version: 'v1', kind: 'Pod' },
           verbs: ['get'],
+        },
+        {
+          subresource: 'portforward',
+          responseKind: { group: '', version: 'v1', kind: 'PodPortForwardOptions' },
+          verbs: ['create', 'get'],
         },
         {
           subresource: 'status',

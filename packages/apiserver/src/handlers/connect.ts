@@ -1,4 +1,4 @@
-import { ApiError, type StatusReason, type Verb } from '@listwatch/api';
+import { ApiError, type StatusReason } from '@listwatch/api';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { ConnectStrategy } from '../registry/strategy.js';
@@ -28,12 +28,8 @@ async function upstreamError(res: Response, resource: string, name: string): Pro
   });
 }
 
-export async function serveConnect(
-  scope: RequestScope,
-  verb: Verb,
-  strategy: ConnectStrategy,
-): Promise<void> {
-  if (verb !== 'get') throw ApiError.methodNotAllowed();
+/** GET (or POST, for exec and the like) of a connect subresource: its strategy's location streamed. */
+export async function serveConnect(scope: RequestScope, strategy: ConnectStrategy): Promise<void> {
   const name = requireName(scope);
   const location = await strategy.location({
     namespace: scope.namespace,

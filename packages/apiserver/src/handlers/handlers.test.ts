@@ -143,6 +143,19 @@ describe.each(backends())('the apiserver on $name storage', (backend) => {
     );
   });
 
+  it('a PUT whose body names another object is 400 before anything is read, not 404 (update.go checkName)', async () => {
+    const ns = await namespace();
+    expect((await api.post(`/api/v1/namespaces/${ns}/configmaps`, cm('esc2'))).status).toBe(201);
+    for (const url of ['other', 'esc2x']) {
+      const res = await api.put<Status>(`/api/v1/namespaces/${ns}/configmaps/${url}`, cm('esc2'));
+      expect(res.status).toBe(400);
+      expect(res.body.reason).toBe('BadRequest');
+      expect(res.body.message).toBe(
+        `the name of the object (esc2) does not match the name on the URL (${url})`,
+      );
+    }
+  });
+
   it('the status subresource changes only status, and the main resource never changes status', async () => {
     const ns = await namespace();
     const deploy = {

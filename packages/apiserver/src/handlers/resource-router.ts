@@ -1,7 +1,7 @@
-import { ApiError, type ResourceDefinition, type Verb } from '@listwatch/api';
+import { ApiError } from '@listwatch/api';
 import type Koa from 'koa';
 import type { Attributes } from '../authorization/attributes.js';
-import { parseRequestInfo, type RequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo } from '../registry/request-info.js';
 import { streamResponse } from '../middleware/request-end.js';
 import type { ResourceEntry } from '../registry/resource-registry.js';
 import type { ServerContext } from '../server-context.js';
@@ -11,6 +11,7 @@ import { serveConnect } from './connect.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
 import { requestScope, type RequestScope } from './request-scope.js';
+import { checkRoute, hasRoute } from './routes.js';
 import { serveScale } from './scale.js';
 import { serveTokenRequest } from './token-request.js';
 import { createWithoutStorage } from './unstored-create.js';
@@ -59,23 +60,6 @@ async function serveWatch(scope: RequestScope, entry: ResourceEntry): Promise<vo
   );
 }
 
-/**
- * Whether installer.go registers any route at this path for the resource: item paths only for
- * what gets, updates, patches or deletes; `watch/` paths only for watchers; the all-namespaces
- * path of a namespaced resource only for listers. Elsewhere kube answers 404, not 405.
- */
-function hasRoute(definition: ResourceDefinition, info: RequestInfo): boolean {
-  const verbs = definition.verbs;
-  if (info.legacyWatch && !verbs.includes('watch')) return false;
-  if (info.name !== undefined && !NAMED_VERBS.some((verb) => verbs.includes(verb))) return false;
-  if (definition.namespaced && info.namespace === undefined && !verbs.includes('list'))
-    return false;
-  return true;
-}
-
-/** The verbs a path naming an object routes to. */
-const NAMED_VERBS: readonly Verb[] = ['get', 'update', 'patch', 'delete'];
-
 /** Routes `/api/...` and `/apis/...` resource requests to their verb's handler. */
 export function resourceRouter(server: ServerContext): Koa.Middleware {
   return async (ctx, next): Promise<void> => {
@@ -95,9 +79,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
     ctx.state['request'] = labels;
     if (entry.definition.deprecationWarning)
       addWarnings(ctx, [entry.definition.deprecationWarning]);
-    if (!verb || !entry.definition.verbs.includes(verb)) {
-      throw ApiError.methodNotAllowed();
-    }
+    checkRoute(entry.definition, info, verb);
     // A resource that stores nothing answers a create from its strategy (the reviews).
     const strategy = strategyOf(entry.definition);
     if (storesNothing(strategy) && verb === 'create') return createWithoutStorage(scope, strategy);
@@ -105,14 +87,13 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
     if (info.subresource === 'scale') return serveScale(scope, verb);
     // So does serviceaccounts/token, which stores nothing (TokenREST).
     if (info.subresource === 'token') return serveTokenRequest(scope, verb);
-    // pods/log streams from elsewhere (a LocationStreamer).
+    // pods/log streams from elsewhere (a LocationStreamer); pods/exec and the like connect.
     const connect = connectStrategyOf(entry.definition, info.subresource);
-    if (connect) return serveConnect(scope, verb, connect);
+    if (connect) return serveConnect(scope, connect);
     switch (verb) {
       case 'get':
-        return scope.info.subresource === undefined || scope.info.subresource === 'status'
-          ? getObject(scope, scope.info.name!)
-          : Promise.reject(ApiError.pathNotFound());
+        // The object, or its status (routeVerbs routed no other subresource's get here).
+        return getObject(scope, scope.info.name!);
       case 'list':
         return listObjects(scope);
       case 'watch': {

@@ -1,18 +1,22 @@
-import { queryBool, type Verb } from '@listwatch/api';
+import { isValidPathSegmentName, parseFieldSelector, queryBool, type Verb } from '@listwatch/api';
 import type { RequestInfo } from '../registry/request-info.js';
 
-/** The Kubernetes verb of a resource request (RequestInfoFactory's verb rules). */
+/**
+ * The Kubernetes verb of a resource request (requestinfo.go). The legacy `/watch/` prefix is a
+ * watch; otherwise a GET naming an object is a `get` whatever its query says, and `watch` only
+ * turns a collection's `list` into a `watch`: a named GET with `watch=true` answers the object.
+ */
 export function verbOf(
   method: string,
   info: RequestInfo,
   query: URLSearchParams,
 ): Verb | undefined {
-  const watch = info.legacyWatch || queryBool(query.getAll('watch'));
   switch (method) {
     case 'GET':
     case 'HEAD':
-      if (watch) return 'watch';
-      return info.name !== undefined ? 'get' : 'list';
+      if (info.legacyWatch) return 'watch';
+      if (info.name !== undefined) return 'get';
+      return queryBool(query.getAll('watch')) ? 'watch' : 'list';
     case 'POST':
       return 'create';
     case 'PUT':
@@ -24,4 +28,28 @@ export function verbOf(
     default:
       return undefined;
   }
+}
+
+/**
+ * The name a request is for: its path's, else, for a list or watch of the collection path, the
+ * one an exact `metadata.name=` field selector pins (requestinfo.go), so a Role limited by
+ * `resourceNames` allows `kubectl get pod X -w`. A selector that does not parse, or a name that
+ * is no valid path segment, names nothing. The legacy `/watch/` prefix keeps its path's name.
+ */
+export function requestedName(
+  verb: Verb,
+  info: RequestInfo,
+  query: URLSearchParams,
+): string | undefined {
+  if (info.name !== undefined || info.legacyWatch) return info.name;
+  if (verb !== 'list' && verb !== 'watch') return undefined;
+  const selector = query.get('fieldSelector');
+  if (!selector) return undefined;
+  let name: string | undefined;
+  try {
+    name = parseFieldSelector(selector).requiresExactMatch('metadata.name');
+  } catch {
+    return undefined;
+  }
+  return name && isValidPathSegmentName(name).length === 0 ? name : undefined;
 }

@@ -30,6 +30,7 @@ import {
   prepareForUpdate,
   strategyOf,
   subresourceStrategyOf,
+  checkObjectName,
   type SubresourceStrategy,
 } from '../registry/strategy.js';
 import { applyObject } from './apply.js';
@@ -264,6 +265,8 @@ export async function updateObject(scope: RequestScope): Promise<void> {
   const subresource = subresourceOf(scope, 'update');
   const manager = updateManager(scope, 'UpdateOptions');
   const incoming = await decodeWriteBody(scope, 'UpdateOptions');
+  // Before anything is read: a body for another object is a 400, not the 404 of the URL's name.
+  checkObjectName(incoming, name);
   const updated = await updateWith(scope, name, async (current) => {
     const next = fromInput(scope, () => {
       // A retry starts from the body as sent: the strategy changes what it is given.

@@ -2,6 +2,7 @@ import type { DeleteOptions, KubeObject } from '@listwatch/api';
 import { podBinding } from './binding.js';
 import { setObjectDefaults } from './defaulting.js';
 import { admitPod } from './pod-admission.js';
+import { podAttach, podExec, podPortForward } from './pod-connect.js';
 import { podLog } from './pod-log.js';
 import { records, validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -105,5 +106,5 @@ export const podStrategy: ResourceStrategy = {
   // pod storage's ReturnDeletedObject: a delete answers with the pod, not a Status.
   returnDeletedObject: true,
   subresources: { binding: podBinding },
-  connect: { log: podLog },
+  connect: { log: podLog, exec: podExec, attach: podAttach, portforward: podPortForward },
 };

@@ -440,6 +440,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A body's name must be the URL's (handlers/rest.go checkName): 400 otherwise. */
+export function checkObjectName(object: KubeObject, name: string): void {
+  // A body or patch that drops the name (`remove /metadata`, `{"metadata":null}`) is refused too.
+  if ((object.metadata.name ?? '') !== name) {
+    throw ApiError.badRequest(
+      `the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`,
+    );
+  }
+}
+
 /**
  * BeforeUpdate on the main resource or its status: identity fields stay, the status subresource
  * only changes status, the main resource never does (when a status subresource exists), and
@@ -453,13 +463,7 @@ export function prepareForUpdate(
 ): KubeObject {
   checkTypeMeta(definition, next);
   const name = current.metadata.name ?? '';
-  // handlers/rest.go checkName, after decoding (update.go) or patching (patch.go): a body or
-  // patch that drops the name (`remove /metadata`, `{"metadata":null}`) is refused too.
-  if ((next.metadata.name ?? '') !== name) {
-    throw ApiError.badRequest(
-      `the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${name})`,
-    );
-  }
+  checkObjectName(next, name);
   if (
     definition.namespaced &&
     next.metadata.namespace &&

@@ -1,12 +1,28 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { verbOf } from '../handlers/verb.js';
+import { parseRequestInfo, type RequestInfo } from '../registry/request-info.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Whether an upgrade request asks for WebSocket (the only upgrade the apiserver speaks). */
+/**
+ * Whether an upgrade request is answered as a WebSocket: only a watch upgrades (its verb as
+ * requestinfo.go gives it, so a named path with `watch=true` does not). Any other request asking
+ * for WebSocket (pods/exec, a named GET, a list) is served as plain HTTP, as kube's handlers that
+ * do not upgrade answer it: its Status or object, never a stream of watch events.
+ */
 export function isWebSocketUpgrade(req: IncomingMessage): boolean {
-  return (req.headers.upgrade ?? '').trim().toLowerCase() === 'websocket';
+  if ((req.headers.upgrade ?? '').trim().toLowerCase() !== 'websocket') return false;
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  let info: RequestInfo | undefined;
+  try {
+    info = parseRequestInfo(url.pathname);
+  } catch {
+    // A malformed path: the plain HTTP chain answers its 400.
+    return false;
+  }
+  return info !== undefined && verbOf(req.method ?? 'GET', info, url.searchParams) === 'watch';
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError, statusOf, toApiError } from '@listwatch/api';
+import { ApiError, statusOf, toApiError, type Verb } from '@listwatch/api';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -15,6 +15,7 @@ import {
   auditIdOf,
   authMethods,
 } from '../middleware/audit.js';
+import { checkRoute } from '../handlers/routes.js';
 import { openWatch, type OpenWatch } from '../handlers/watch.js';
 import { parseRequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
@@ -131,8 +132,8 @@ export function webSocketWatch(
             });
         }
         if (isAnonymous(user)) server.hostFilter.check(req.headers);
+        // Only watches reach here (isWebSocketUpgrade): their attributes are a watch's.
         const url = new URL(req.url ?? '/', 'http://localhost');
-        if (!url.searchParams.has('watch')) url.searchParams.set('watch', 'true');
         attributes = requestAttributes(user, 'GET', url.pathname, url.searchParams);
         const decision = server.authorizer.decide(attributes);
         if (audit) annotateAuthorization({ audit }, decision);
@@ -140,6 +141,7 @@ export function webSocketWatch(
         const info = parseRequestInfo(url.pathname);
         const entry = info && server.registry.lookup(info.group, info.version, info.resource);
         if (!info || !entry) throw ApiError.pathNotFound();
+        checkRoute(entry.definition, info, attributes.verb as Verb);
         resource = entry.definition.plural;
         if (server.shuttingDown)
           throw ApiError.tooManyRequests(
@@ -147,7 +149,6 @@ export function webSocketWatch(
             1,
           );
         const query = url.searchParams;
-        if (!info.legacyWatch && query.get('watch') === null) query.set('watch', 'true');
         release = server.watchLimiter.acquire(user.name);
         watch = await openWatch(server, info, entry, query, req.headers.accept);
       } catch (err) {
