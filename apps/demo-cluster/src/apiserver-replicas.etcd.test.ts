@@ -49,9 +49,11 @@ it('pnpm demo --apiservers 2 on etcd3 with its default flags: one replica SIGKIL
     );
   try {
     await expect.poll(() => pids().length, { timeout: 60_000, interval: 100 }).toBe(2);
-    expect(demo.output()).toMatch(
-      /apiserver on http:\/\/127\.0\.0\.1:\d+ \(storage: etcd3 \S+; a balancer over 2 replicas\)/,
-    );
+    await expect
+      .poll(demo.output, { timeout: 30_000, interval: 50 })
+      .toMatch(
+        /apiserver on http:\/\/127\.0\.0\.1:\d+ \(storage: etcd3 \S+; a balancer over 2 replicas\)/,
+      );
     // Mid-run: the Deployments exist and their pods are being scheduled and started.
     await expect
       .poll(demo.output, { timeout: 60_000, interval: 50 })

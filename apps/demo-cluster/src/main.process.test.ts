@@ -125,7 +125,17 @@ it('pnpm demo on a terminal draws a live one-screen summary: nodes, deployments 
   });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const screen = () => out.split('\x1b[H\x1b[2J').at(-1) ?? '';
+  // The screen as a terminal shows it: the frame drawn after the one clear, then each line
+  // rewritten in place (`ESC[<row>;1H ESC[2K <text>`).
+  const screen = () => {
+    const drawn = (out.split('\x1b[H\x1b[2J').at(-1) ?? '').replace(/\r/g, '');
+    const first = drawn.indexOf('\x1b[');
+    const lines = (first < 0 ? drawn : drawn.slice(0, first)).split('\n');
+    // eslint-disable-next-line no-control-regex -- terminal escapes are what is parsed
+    for (const [, row, text] of drawn.matchAll(/\x1b\[(\d+);1H(?:\x1b\[2K([^\x1b]*))?/g))
+      if (text !== undefined) lines[Number(row) - 1] = text;
+    return lines.join('\n');
+  };
   try {
     await expect
       .poll(() => out, { timeout: 30_000, interval: 200 })
@@ -135,7 +145,10 @@ it('pnpm demo on a terminal draws a live one-screen summary: nodes, deployments 
       .toMatch(/demo\/web\s+ready 3\/3\s+updated 3\s*$/m);
     await expect.poll(screen, { timeout: 10_000, interval: 200 }).toMatch(/open watches \d+/);
     const last = screen();
-    expect(last).toMatch(/^listwatch demo cluster\s+apiserver http:\S+\s+dashboard http:\S+/);
+    expect(last).toMatch(/^listwatch demo cluster\s+apiserver http:\S+\s+dashboard http:\S+/m);
+    // The hints printed at start stay above it; only one clear ever happened.
+    expect(last).toMatch(/^try: kubectl --server http:\S+ get pods -n demo -o wide -w$/m);
+    expect(out.split('\x1b[2J')).toHaveLength(2);
     expect(last).toMatch(/^events\/s \d+\.\d\s+apiserver events\/s \S+\s+open watches \d+/m);
     expect(last).toMatch(/^NODES \(3\)$/m);
     expect(last).toMatch(/^ {2}node-1\s+Ready\s+pods \d+ \(\d+ ready\)$/m);
