@@ -130,6 +130,22 @@ describe('decodeContinue (storage/continue.go)', () => {
       CONTINUE_AT_LATEST,
     );
   });
+
+  // Issue 31 asked for rv -5 to be a 400; kube-apiserver reads it as -1 (storage/interfaces.go
+  // ValidateListOptions: "If continueRV < 0, the request is for the latest resource version"),
+  // and only rv 0 is refused (continue.go ErrInvalidStartRV). This pins that parity.
+  it('any negative rv lists at the latest revision, as kube reads it; only 0 is refused', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: -1 }), (rv) => {
+        expect(decodeContinueToken(token('meta.k8s.io/v1', rv, 'ns/a\u0000')).resourceVersion).toBe(
+          rv,
+        );
+      }),
+    );
+    expect(() => decodeContinueToken(token('meta.k8s.io/v1', 0, 'ns/a\u0000'))).toThrow(
+      'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    );
+  });
 });
 
 describe('encodeContinue', () => {

@@ -9,6 +9,7 @@ import {
   parseResourceVersion,
   parseResourceVersionExact,
   resourceVersionToNumber,
+  withExactResourceVersion,
 } from './resource-version.js';
 
 // APIObjectVersioner.ParseResourceVersion (k8s.io/apiserver/pkg/storage/api_object_versioner.go).
@@ -110,5 +111,40 @@ describe('resourceVersion properties', () => {
         if (expected > 0) expect(x).toBeGreaterThanOrEqual(y);
       }),
     );
+  });
+});
+
+// kube-apiserver prints the uint64 it parsed; storage here sees revisions as numbers, clamped.
+describe('withExactResourceVersion', () => {
+  const clampedError = () =>
+    new ApiError({
+      code: 504,
+      reason: 'Timeout',
+      message: `Timeout: Too large resource version: ${Number.MAX_SAFE_INTEGER}, current: 12`,
+      details: { causes: [{ reason: 'ResourceVersionTooLarge' }], retryAfterSeconds: 1 },
+    });
+
+  it('any resourceVersion above 2^53 is named exactly, never rounded', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: BigInt(Number.MAX_SAFE_INTEGER) + 1n, max: MAX_RESOURCE_VERSION }),
+        fc.nat(3),
+        (n, zeros) => {
+          const sent = `${'0'.repeat(zeros)}${n}`;
+          const err = withExactResourceVersion(clampedError(), sent) as ApiError;
+          expect(err.message).toBe(`Timeout: Too large resource version: ${n}, current: 12`);
+          expect(err.code).toBe(504);
+          expect(err.status.details?.retryAfterSeconds).toBe(1);
+        },
+      ),
+    );
+  });
+
+  it('errors for resourceVersions that fit, or that name none, pass unchanged', () => {
+    const err = clampedError();
+    expect(withExactResourceVersion(err, String(Number.MAX_SAFE_INTEGER))).toBe(err);
+    expect(withExactResourceVersion(err, undefined)).toBe(err);
+    const other = ApiError.badRequest('x');
+    expect(withExactResourceVersion(other, '9007199254740993')).toBe(other);
   });
 });

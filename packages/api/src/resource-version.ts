@@ -63,6 +63,31 @@ export function resourceVersionToNumber(value: bigint): number {
   return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
 }
 
+/**
+ * `err` naming the resourceVersion the client sent, exactly. One above 2^53 reaches storage
+ * clamped (resourceVersionToNumber), so its "Too large resource version: N" would name
+ * 9007199254740991; kube-apiserver prints the uint64 it parsed. Other errors pass unchanged.
+ */
+export function withExactResourceVersion(
+  err: unknown,
+  requested: string | null | undefined,
+): unknown {
+  if (!(err instanceof ApiError) || !requested || !isValidResourceVersion(requested)) return err;
+  const exact = BigInt(requested);
+  if (exact <= BigInt(Number.MAX_SAFE_INTEGER)) return err;
+  const clamped = `resource version: ${Number.MAX_SAFE_INTEGER}`;
+  const message = err.status.message;
+  if (!message?.includes(clamped)) return err;
+  const fixed = new ApiError(
+    {
+      ...err.status,
+      message: message.replace(clamped, `resource version: ${exact.toString()}`),
+    },
+    { cause: err },
+  );
+  return fixed;
+}
+
 /** The canonical string: no leading zeros. */
 export function formatResourceVersion(value: number | bigint): string {
   if (typeof value === 'number' && (!Number.isSafeInteger(value) || value < 0)) {

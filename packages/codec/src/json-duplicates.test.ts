@@ -77,7 +77,10 @@ describe('CBOR maps with a repeated key (modes/decode.go DupMapKeyEnforcedAPF)',
   it('any document an encoder writes (no repeats) still decodes to itself', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        const clean = JSON.parse(JSON.stringify(value) ?? 'null') as unknown;
+        const text = JSON.stringify(value) ?? 'null';
+        // cbor-x renames a `__proto__` key (its own guard), a difference this property is not about.
+        fc.pre(!text.includes('"__proto__"'));
+        const clean = JSON.parse(text) as unknown;
         expect(decodeCbor(encodeCbor(clean))).toEqual(clean);
       }),
       { numRuns: 300 },

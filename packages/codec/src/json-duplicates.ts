@@ -27,15 +27,21 @@ export function propertyCount(value: unknown): number {
   return keysInValue(value);
 }
 
+// Iterative: a document may nest deeper than the call stack goes (kube allows 10000 levels).
 function keysInValue(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
   let count = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) count += keysInValue(item);
-    return count;
-  }
-  for (const key in value) {
-    count += 1 + keysInValue((value as Record<string, unknown>)[key]);
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const next = stack.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    if (Array.isArray(next)) {
+      for (const item of next) stack.push(item);
+      continue;
+    }
+    for (const key in next) {
+      count++;
+      stack.push((next as Record<string, unknown>)[key]);
+    }
   }
   return count;
 }

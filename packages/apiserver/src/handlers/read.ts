@@ -2,6 +2,7 @@ import {
   ApiError,
   parseGetOptions,
   parseListOptions,
+  withExactResourceVersion,
   type GetOptions,
   type KubeObject,
 } from '@listwatch/api';
@@ -30,7 +31,7 @@ export async function readObject(
     name,
   };
   const object = await scope.source.get(request).catch((err: unknown) => {
-    throw interpret(scope, name, err);
+    throw withExactResourceVersion(interpret(scope, name, err), options.resourceVersion);
   });
   if (!object) throw ApiError.notFound(scope.gr, name);
   return object;
@@ -40,11 +41,15 @@ export async function readObject(
 export async function listObjects(scope: RequestScope): Promise<void> {
   const options = parseListOptions(scope.query, { definition: scope.definition });
   // The typed options go down as they are; the source classifies them (classifyList).
-  const result = await scope.source.list({
-    ...options,
-    ...(scope.namespace !== undefined ? { namespace: scope.namespace } : {}),
-    predicate: predicateOf(options),
-  });
+  const result = await scope.source
+    .list({
+      ...options,
+      ...(scope.namespace !== undefined ? { namespace: scope.namespace } : {}),
+      predicate: predicateOf(options),
+    })
+    .catch((err: unknown) => {
+      throw withExactResourceVersion(err, options.resourceVersion);
+    });
   writeList(
     scope.ctx,
     listOf(

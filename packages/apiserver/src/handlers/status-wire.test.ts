@@ -133,3 +133,25 @@ describe('Status bodies in kube field order', () => {
     expect(Object.keys(status)).toEqual(STATUS_KEYS.filter((k) => k !== 'details'));
   });
 });
+
+describe('a resourceVersion above 2^53', () => {
+  let server: RunningApiServer;
+  beforeAll(async () => {
+    server = await testServer(new MemoryStorage({ compactionInterval: 0 }));
+  });
+  afterAll(() => server.close());
+
+  it('is named exactly in the 504 of an Exact list and of a GET, never rounded', async () => {
+    for (const path of [
+      '/api/v1/namespaces/default/configmaps?resourceVersion=9007199254740993&resourceVersionMatch=Exact',
+      '/api/v1/namespaces/default/configmaps/x?resourceVersion=9007199254740993',
+    ]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(504);
+      const status = (await res.json()) as { message: string };
+      expect(status.message).toMatch(
+        /^Timeout: Too large resource version: 9007199254740993, current: \d+$/,
+      );
+    }
+  });
+});
