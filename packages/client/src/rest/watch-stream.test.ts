@@ -38,7 +38,7 @@ const event = (type: 'ADDED' | 'MODIFIED' | 'DELETED', name: string, rv: string)
 async function collect(stream: WatchStream): Promise<string[]> {
   const seen: string[] = [];
   for await (const e of stream) {
-    const meta = (e.object as KubeObject).metadata;
+    const meta = e.object.metadata;
     seen.push(`${e.type} ${meta.name ?? ''}@${meta.resourceVersion}`);
   }
   return seen;
