@@ -277,6 +277,7 @@ export type {
 } from './runtime/kubernetes-object.js';
 export {
   apiextensionsV1,
+  apiregistrationV1,
   appsV1,
   authenticationV1,
   authorizationV1,
@@ -297,6 +298,7 @@ export {
   type TypedResourceRef,
 } from './typed/resources.js';
 export type * from './typed/types.js';
+export type { APIService, APIServiceCondition, APIServiceSpec } from './typed/apiregistration.js';
 
 export {
   DiscoveryClient,

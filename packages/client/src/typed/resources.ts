@@ -1,5 +1,6 @@
 import { builtinResources } from '@listwatch/api';
 import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
+import type { APIService } from './apiregistration.js';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import type * as authenticationv1 from 'kubernetes-types/authentication/v1.js';
 import type * as authorizationv1 from 'kubernetes-types/authorization/v1.js';
@@ -197,6 +198,17 @@ export const apiextensionsV1 = {
   }),
 } as const;
 
+/** The aggregator's APIServices (kube-aggregator), outside @listwatch/api's list too. */
+export const apiregistrationV1 = {
+  apiservices: typedResource<APIService>({
+    group: 'apiregistration.k8s.io',
+    version: 'v1',
+    kind: 'APIService',
+    plural: 'apiservices',
+    namespaced: false,
+  }),
+} as const;
+
 /** Every typed reference above, for iteration. */
 export const typedResources: readonly TypedResourceRef<KubernetesObject>[] = [
   coreV1,
@@ -213,4 +225,5 @@ export const typedResources: readonly TypedResourceRef<KubernetesObject>[] = [
   policyV1,
   rbacV1,
   apiextensionsV1,
+  apiregistrationV1,
 ].flatMap((group) => Object.values(group) as TypedResourceRef<KubernetesObject>[]);
