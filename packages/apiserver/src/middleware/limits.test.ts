@@ -126,6 +126,26 @@ describe('watches per user (--max-watches-per-user)', () => {
     await Promise.all(watches.map((w) => w.close()));
   });
 
+  it('a named GET with watch=true is a get (requestinfo.go), not a watch: it answers at once and takes no watch place', async () => {
+    // Hold watches until u1 is at its limit (places the test above freed may still be closing).
+    const held: Response[] = [];
+    for (;;) {
+      const res = await fetch(`${server.url}${WATCH}`, { headers: auth(TOKENS.u1) });
+      if (res.status !== 200) {
+        expect(res.status).toBe(429);
+        await res.body?.cancel();
+        break;
+      }
+      held.push(res);
+    }
+    const named = await fetch(`${server.url}/api/v1/namespaces/default/configmaps/absent?watch=1`, {
+      headers: auth(TOKENS.u1),
+    });
+    expect(named.status).toBe(404);
+    expect(await named.json()).toMatchObject({ reason: 'NotFound' });
+    for (const res of held) await res.body?.cancel();
+  });
+
   it('--max-watches-per-user parses as a count, defaults to 0 (no limit, as kube-apiserver); its help says it is not a kube-apiserver flag', () => {
     expect(parseArgs(['--max-watches-per-user=5']).options.maxWatchesPerUser).toBe(5);
     expect(usage()).toContain('--max-watches-per-user (default 0)');

@@ -1,6 +1,8 @@
-import { ApiError, queryBool } from '@listwatch/api';
+import { ApiError } from '@listwatch/api';
 import type Koa from 'koa';
 import type { UserInfo } from '../authentication/user.js';
+import { verbOf } from '../handlers/verb.js';
+import { parseRequestInfo } from '../registry/request-info.js';
 import type { ServerContext } from '../server-context.js';
 import { atEnd } from './request-end.js';
 
@@ -15,14 +17,23 @@ export interface InflightLimits {
 const LONG_RUNNING_SUBRESOURCE =
   /\/namespaces\/[^/]+\/pods\/[^/]+\/(attach|exec|proxy|log|portforward)$/;
 
-/** Watches and streams (pods/log): long-running requests, which the in-flight limits do not count. */
+/**
+ * Watches and streams (pods/log): long-running requests, which the in-flight limits do not count.
+ * A watch is what requestinfo.go calls one (BasicLongRunningRequestCheck): `watch=true` on a named
+ * GET is a plain get, bounded like any other.
+ */
 export function isLongRunning(ctx: Koa.Context): boolean {
   if (ctx.method !== 'GET') return false;
+  if (LONG_RUNNING_SUBRESOURCE.test(ctx.path)) return true;
+  let info;
+  try {
+    info = parseRequestInfo(ctx.path);
+  } catch {
+    return false; // a malformed path is answered 400 by the router, not held open
+  }
+  // Read from the query string, not ctx.query: koa would keep its parse for a watch's life.
   return (
-    ctx.path.includes('/watch/') ||
-    // Read from the query string, not ctx.query: koa would keep its parse for a watch's life.
-    queryBool(new URLSearchParams(ctx.querystring).get('watch')) ||
-    LONG_RUNNING_SUBRESOURCE.test(ctx.path)
+    info !== undefined && verbOf('GET', info, new URLSearchParams(ctx.querystring)) === 'watch'
   );
 }
 
