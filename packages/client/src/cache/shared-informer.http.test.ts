@@ -356,7 +356,7 @@ describe.each(backends())(
     // the stopping one closes its watch connections and answers re-watches 429 (kube's
     // WithRetryAfter): the informer re-watches from its resourceVersion, it does not relist.
     it.each(persistent)(
-      'resumes its watch from its resourceVersion across a graceful restart, without relisting',
+      'resumes its watch from its resourceVersion across a graceful restart, without relisting where storage replays its history',
       async () => {
         const first = await startTestApiServer({
           storage: backend.open('resume'),
@@ -374,6 +374,11 @@ describe.each(backends())(
         await eventually(() => expect(rec.seen).toContain('add default/watched'));
         await first.close();
         const down = backend.open('resume');
+        // An etcd that does not answer progress requests reliably (before 3.4.31/3.5.13, as
+        // Debian's 3.4.23) gets no history replay: the restarted cache lists at the current
+        // revision, as kube's cacher always does, so the informer's re-watch is a 410 and it
+        // relists once (cacher.ts).
+        const replays = (await down.supportsProgressRequests?.()) ?? true;
         await down.create(
           `${down.prefix}/configmaps/default/while-down`,
           configMap('default', 'while-down'),
@@ -393,7 +398,7 @@ describe.each(backends())(
           'default/watched',
           'default/while-down',
         ]);
-        expect(records.filter((l) => l.msg === 'listed')).toHaveLength(1);
+        expect(records.filter((l) => l.msg === 'listed')).toHaveLength(replays ? 1 : 2);
       },
     );
 
