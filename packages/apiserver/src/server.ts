@@ -58,7 +58,7 @@ import { ApiServerMetrics } from './metrics.js';
 import { HostFilter } from './middleware/host-filter.js';
 import { WatchLimiter } from './middleware/limits.js';
 import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
-import { ensureKubernetesService } from './registry/kubernetes-service.js';
+import { startKubernetesService } from './registry/kubernetes-service.js';
 import { ResourceRegistry, type WatchCacheSizes } from './registry/resource-registry.js';
 import { ServiceAccountsController } from './registry/service-accounts-controller.js';
 import type { ServerContext } from './server-context.js';
@@ -630,7 +630,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       : bindAddress;
   const url = `${scheme}://${host}:${port}`;
   // The Service `default/kubernetes` and its endpoints, once the port is known.
-  await ensureKubernetesService(storage, { address: host.replace(/^\[|\]$/g, ''), port });
+  const stopKubernetesService = await startKubernetesService(
+    storage,
+    { address: host.replace(/^\[|\]$/g, ''), port },
+    logger,
+  );
   if (serviceAccounts) {
     const { issuer, keys } = serviceAccounts;
     const metadata = await openIDMetadata(
@@ -656,6 +660,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
       serviceAccountsController?.stop();
       crdHandler?.stop();
       apiServiceController?.stop();
+      stopKubernetesService();
       await registry.stop();
       // A moment for the re-watches coming on the connections those streams leave: each gets 429
       // and Connection: close (kube's --shutdown-send-retry-after), so its client backs off and

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import type { KubeObject, Logger } from '@listwatch/api';
 import { isStorageError, type Storage } from '@listwatch/storage';
 import { isDeepStrictEqual } from 'node:util';
 import { SERVICE_CIDR } from './service-strategy.js';
@@ -113,4 +113,32 @@ export async function ensureKubernetesService(
     },
     ['endpoints', 'ports'],
   );
+}
+
+/**
+ * Keeps trying ensureKubernetesService until it succeeds, as kube's bootstrap controller runs as a
+ * post-start hook that retries every EndpointInterval (10 s): a write that fails (a full disk) is
+ * logged and never stops the server from serving. Resolves after the first attempt with a function
+ * that ends the retries.
+ */
+export async function startKubernetesService(
+  storage: Storage,
+  server: { address: string; port: number },
+  logger: Logger,
+  retryMs = 10_000,
+): Promise<() => void> {
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = async (): Promise<void> => {
+    try {
+      await ensureKubernetesService(storage, server);
+    } catch (err) {
+      logger.warn('the Service default/kubernetes could not be written; retrying', {
+        error: err instanceof Error ? err.message : String(err),
+        retryMs,
+      });
+      timer = setTimeout(() => void attempt(), retryMs).unref();
+    }
+  };
+  await attempt();
+  return () => clearTimeout(timer);
 }
