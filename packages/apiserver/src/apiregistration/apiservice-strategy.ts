@@ -1,6 +1,7 @@
 import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@listwatch/api';
 import type { ResourceStrategy } from '../registry/strategy.js';
-import { apiServiceName, isRecord, type APIService } from './types.js';
+import { isRecord } from '../apiextensions/types.js';
+import { apiServiceName, type APIService } from './types.js';
 
 // The APIService registry strategy (kube-aggregator pkg/registry/apiservice/strategy.go), its
 // v1 defaults (pkg/apis/apiregistration/v1/defaults.go) and ValidateAPIService

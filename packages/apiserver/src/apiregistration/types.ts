@@ -36,10 +36,6 @@ export interface APIService extends KubeObject {
   status?: { conditions?: APIServiceCondition[] };
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The Available condition, if the APIService has one. */
 export function availableCondition(service: APIService): APIServiceCondition | undefined {
   return service.status?.conditions?.find((c) => c.type === 'Available');
