@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   connect,
   constants as h2,
@@ -14,7 +15,7 @@ import type { HostHealth } from './host-health.js';
 
 /**
  * The hot unary KV calls (Range, Txn) as plain gRPC over node:http2 with protobufjs codecs
- * compiled from the etcd3 package's own rpc.proto. grpc-js's per-call machinery (interceptors,
+ * compiled from etcd's own rpc.proto, kept in this package (proto/README.md says where from). grpc-js's per-call machinery (interceptors,
  * resolving, retrying and load-balancing calls, a captured stack per call, int64 as strings via
  * `long`) cost the apiserver more CPU per write than the rest of the storage layer; this path
  * only sends on a session that is already connected to a member the health check has not marked
@@ -63,14 +64,60 @@ interface Codecs {
 
 let codecs: Codecs | undefined;
 
-/** The etcd3 package's rpc.proto (and the kv.proto it imports), parsed once. */
-function loadCodecs(etcd3Entry: string): Codecs {
-  if (codecs) return codecs;
+/** This package's copy of etcd's published API (proto/README.md: its source and pins). */
+const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
+
+let etcdProto: Protobuf.Root | undefined;
+
+/**
+ * etcd's rpc.proto (and what it imports), parsed once; its enum values answer to the etcd3
+ * client's names too.
+ */
+export function loadEtcdProto(): Protobuf.Root {
+  if (etcdProto) return etcdProto;
   // Loaded with the etcd3 backend only, as etcd3 itself is (optional-peer.ts).
-  const protobuf = createRequire(import.meta.url)('protobufjs') as typeof Protobuf;
-  const root = new protobuf.Root().loadSync(join(dirname(etcd3Entry), '..', 'proto', 'rpc.proto'), {
-    keepCase: true,
-  });
+  const require = createRequire(import.meta.url);
+  const protobuf = require('protobufjs') as typeof Protobuf;
+  // protobufjs ships descriptor.proto, which gogo.proto and google/api extend.
+  const bundled = dirname(require.resolve('protobufjs/package.json'));
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) =>
+    join(target.startsWith('google/protobuf/') ? bundled : PROTO_DIR, target);
+  root.loadSync('etcd/etcdserver/etcdserverpb/rpc.proto', { keepCase: true });
+  addClientEnumNames(root, protobuf);
+  return (etcdProto = root);
+}
+
+/**
+ * `NOT_EQUAL` → `NotEqual`: the etcd3 client's spelling of etcd's enum values, which is what
+ * Etcd3Storage's requests (typed as the etcd3 client's) carry.
+ */
+const etcd3ClientEnumName = (name: string): string =>
+  name
+    .toLowerCase()
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+
+/** Each enum value of `root` also under the etcd3 client's name (an alias of the same number). */
+function addClientEnumNames(root: Protobuf.Root, protobuf: typeof Protobuf): void {
+  const visit = (ns: Protobuf.NamespaceBase): void => {
+    for (const nested of ns.nestedArray) {
+      if (nested instanceof protobuf.Enum) {
+        nested.setOption('allow_alias', true);
+        for (const [name, id] of Object.entries(nested.values)) {
+          const alias = etcd3ClientEnumName(name);
+          if (!(alias in nested.values)) nested.add(alias, id);
+        }
+      } else if (nested instanceof protobuf.Namespace) visit(nested);
+    }
+  };
+  visit(root);
+}
+
+function loadCodecs(): Codecs {
+  if (codecs) return codecs;
+  const root = loadEtcdProto();
   const type = (name: string) => root.lookupType(`etcdserverpb.${name}`) as unknown as Codec<never>;
   codecs = {
     txnRequest: type('TxnRequest'),
@@ -305,7 +352,7 @@ export class Etcd3Unary {
         const url = /^https?:\/\//.test(e) ? e : `http://${e}`;
         return new Member(e, url);
       });
-    this.codecs = loadCodecs(createRequire(import.meta.url).resolve('etcd3'));
+    this.codecs = loadCodecs();
     this.castGrpcError = etcd3.castGrpcError;
     // Calls past their deadline are cancelled here, as grpc-js cancels them, with one timer.
     this.sweeper = setInterval(() => this.sweep(), 500).unref();
