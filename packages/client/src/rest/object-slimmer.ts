@@ -26,6 +26,11 @@ const SlimEmpty = function SlimEmpty(this: object) {} as unknown as new () => ob
  * string that landed there; an equal string is replaced by it, any other takes the slot. Values
  * that recur find their slot still theirs most of the time, at a fraction of the cost of hashing
  * every string into an ever-growing map, and the slimmer never holds more than SLOTS strings.
+ *
+ * It stays on for every LIST: measured in the informer-sync bench's setting (5,000 Pods), an
+ * informer's heap was 44.7 MB with it and 55.1 MB without, for no CPU that shows above the noise
+ * (1.55 s against 1.59 s): the copies it drops die young, so the scavenges it saves pay for
+ * most of its walk. An informer's distance from the decode floor lies elsewhere.
  */
 export class ObjectSlimmer {
   private readonly slots: string[] = new Array<string>(SLOTS).fill('');
