@@ -190,6 +190,7 @@ async function runBackend(
     const throttledBefore = await answeredWith(url, '429');
     const etcdBefore = etcd ? await etcdCalls(etcd.endpoints[0]!) : {};
     await nodes.request('arm');
+    await server.request('loopDelay');
     const t0 = wallMs();
     await probe.request('start', {
       url,
@@ -233,6 +234,9 @@ async function runBackend(
     }>('stop');
     sampling = false;
     await sampler;
+    const loop = await server.request<{ p50: number; p99: number; max: number }>('loopDelay', {
+      read: true,
+    });
     const cpu = ((await server.request<number>('cpu')) - cpuBefore) / 1e6;
     const etcdAfter = etcd ? await etcdCalls(etcd.endpoints[0]!) : {};
     const hist = histogramDelta(histBefore, await requestHistograms(url));
@@ -340,6 +344,10 @@ async function runBackend(
       schedule_to_watch_p99_ms: percentile(finite(scheduleToWatch), 99),
       run_to_watch_p99_ms: percentile(finite(runToWatch), 99),
       watch_latency_p99_ms: percentile(watchLatency, 99),
+      // perf_hooks monitorEventLoopDelay over the run: what every request waits before it is read.
+      apiserver_event_loop_delay_p50_ms: loop.p50,
+      apiserver_event_loop_delay_p99_ms: loop.p99,
+      apiserver_event_loop_delay_max_ms: loop.max,
       server_rss_mb: memAfter.rss,
       server_peak_rss_mb: peakRss,
       server_heap_mb: memAfter.heap,
@@ -358,7 +366,8 @@ async function runBackend(
       `mutating p99 server-side ${serverWorstP99.toFixed(0)} ms (worst pair ${serverWorstPair}), ` +
         `client-side ${m['mutating_p99_ms']!.toFixed(0)} ms (worst pair ${worstPair} ` +
         `${worstP99.toFixed(0)} ms), pod startup p99 ${m['pod_startup_p99_ms']!.toFixed(0)} ms, ` +
-        `LIST p99 ${m['list_cluster_p99_ms']!.toFixed(0)} ms, ${notRunning} pods not Running`,
+        `LIST p99 ${m['list_cluster_p99_ms']!.toFixed(0)} ms, event loop delay p99 ` +
+        `${loop.p99.toFixed(0)} ms / max ${loop.max.toFixed(0)} ms, ${notRunning} pods not Running`,
     );
     const failures = Object.entries({ ...fleet.failures, ...loadLog.failures });
     if (failures.length) say(`failed calls: ${failures.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
