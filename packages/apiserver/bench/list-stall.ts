@@ -26,6 +26,20 @@ function timed(agent: Agent, url: string): Promise<{ ms: number; bytes: number }
   });
 }
 
+/** A body as text; undefined when the request fails (a starved server: asked again). */
+function getText(agent: Agent, url: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => parts.push(chunk));
+      res.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('error', () => resolve(undefined));
+    req.end();
+  });
+}
+
 type Delay = { p50: number; p99: number; max: number };
 
 /** One LIST of every Pod with GETs beside it; the server's loop delay over the LIST. */
@@ -71,17 +85,23 @@ export const scenario: Scenario = {
       });
       ctx.progress(`  writing ${n.toLocaleString('en-US')} Pods`);
       await server.request('fill', { count: n });
-      // The watch cache has them all once a LIST from it counts them.
+      // The watch cache has them all once a consistent page of one counts them.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      let first: { name: string; namespace: string } | undefined;
       for (;;) {
-        const res = await fetch(`${url}/api/v1/pods?resourceVersion=0&limit=1`);
-        const body = (await res.json()) as { metadata: { remainingItemCount?: number } };
-        if ((body.metadata.remainingItemCount ?? 0) + 1 >= n) break;
-        await sleep(100);
+        const page = JSON.parse(
+          (await getText(agent, `${url}/api/v1/pods?limit=1`)) ?? '{}',
+        ) as {
+          metadata?: { remainingItemCount?: number };
+          items?: { metadata: { name: string; namespace: string } }[];
+        };
+        // The Pod the GETs read: the first in key order.
+        first = page.items?.[0]?.metadata;
+        if (first && (page.metadata?.remainingItemCount ?? 0) + 1 >= n) break;
+        await sleep(500);
       }
-      // The Pod the GETs read: the fill's first one (bench/procs/apiserver.ts names them).
-      const first = await (await fetch(`${url}/api/v1/pods?limit=1`)).json();
-      const { name, namespace } = (first as { items: { metadata: Record<string, string> }[] })
-        .items[0]!.metadata as { name: string; namespace: string };
+      agent.destroy();
+      const { name, namespace } = first;
       const getPath = `/api/v1/namespaces/${namespace}/pods/${name}`;
       let cold = true;
       return {
