@@ -56,9 +56,24 @@ function size(ctx: BenchContext): Size {
 const backends = (ctx: BenchContext): Backend[] =>
   BACKENDS.filter((b) => !ctx.backends || ctx.backends.includes(b));
 
+/**
+ * A server's /metrics. Asked again on a failed fetch: a server starved of CPU on a shared
+ * machine can miss undici's timeouts, and one lost sample must not lose the whole run.
+ */
+async function metricsText(base: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (await fetch(`${base}/metrics`)).text();
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await sleep(1_000);
+    }
+  }
+}
+
 /** etcd's unary requests answered so far, by gRPC method (Range, Txn, …), from its /metrics. */
 async function etcdCalls(endpoint: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${endpoint}/metrics`)).text();
+  const text = await metricsText(endpoint);
   const out: Record<string, number> = {};
   for (const line of text.split('\n')) {
     if (!line.startsWith('grpc_server_handled_total{') || !line.includes('grpc_type="unary"'))
@@ -74,7 +89,7 @@ type Histograms = Map<string, Map<number, number>>;
 
 /** The apiserver's request latency histograms, as clusterloader2's APIResponsiveness reads them. */
 async function requestHistograms(url: string): Promise<Histograms> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await metricsText(url);
   const out: Histograms = new Map();
   for (const line of text.split('\n')) {
     if (!line.startsWith('apiserver_request_duration_seconds_bucket{')) continue;
@@ -130,7 +145,7 @@ function sumHistograms(h: Histograms, pick: (verb: string, resource: string) => 
 
 /** Requests the apiserver answered with `code` so far (apiserver_request_total). */
 async function answeredWith(url: string, code: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await metricsText(url);
   let n = 0;
   for (const line of text.split('\n'))
     if (line.startsWith('apiserver_request_total{') && line.includes(`code="${code}"`))
