@@ -22,12 +22,13 @@ function share(next: unknown, previous: unknown): unknown {
   if (typeof previous !== 'object' || previous === null) return next;
   if (Array.isArray(next)) {
     if (!Array.isArray(previous)) return next;
-    let same = next.length === previous.length;
-    const out = new Array<unknown>(next.length);
-    for (let i = 0; i < next.length; i++) {
-      const value = i < previous.length ? share(next[i], previous[i]) : next[i];
+    const [after, before] = [next as unknown[], previous as unknown[]];
+    let same = after.length === before.length;
+    const out = new Array<unknown>(after.length);
+    for (let i = 0; i < after.length; i++) {
+      const value = i < before.length ? share(after[i], before[i]) : after[i];
       out[i] = value;
-      if (value !== previous[i]) same = false;
+      if (value !== before[i]) same = false;
     }
     return same ? previous : out;
   }
