@@ -29,9 +29,6 @@ import { decodeRows, StoredObjectCodec } from './stored-object.js';
 import { WatchChannel } from './watch-channel.js';
 import { WatchHub } from './watch-hub.js';
 
-/** Rows read and decoded per turn of the event loop by a LIST (about 6 MB of pods). */
-const RANGE_BATCH = 1_000;
-
 /** The default period of PROGRESS events on idle watches that ask for them. */
 export const DEFAULT_PROGRESS_NOTIFY_INTERVAL = 5_000;
 
@@ -51,11 +48,14 @@ export class LogStorage implements Storage {
   /**
    * @param ownsValues every stored value is JSON this process's encodeObject made (memory): an
    * update may start from it as from its own last write.
+   * @param rangeBatch rows a LIST reads and decodes per turn of the event loop (see list); 0
+   * reads a range at once (memory: its reads at a past revision cost the whole range each).
    */
   protected constructor(
     private readonly log: RevisionLog,
     options: LogStorageOptions,
     private readonly ownsValues = false,
+    private readonly rangeBatch = 0,
   ) {
     this.prefix = validateStoragePrefix(options.prefix ?? DEFAULT_PREFIX);
     this.objects = new StoredObjectCodec(options.transformerFor);
@@ -83,7 +83,7 @@ export class LogStorage implements Storage {
   }
 
   /**
-   * A LIST read in batches of RANGE_BATCH rows at one revision, the event loop's turn between
+   * A LIST read in batches of `rangeBatch` rows at one revision, the event loop's turn between
    * them: the log is read synchronously in this process (better-sqlite3, memory), and 30,000 pods
    * read and decoded at once would hold every other request for a second or more (issue 35).
    * Later batches read at the first one's revision, so the result is one revision whatever is
@@ -107,7 +107,11 @@ export class LogStorage implements Storage {
       let count: number | undefined;
       let from = start;
       for (;;) {
-        const want = limit > 0 ? Math.min(RANGE_BATCH, limit - read) : RANGE_BATCH;
+        // 0: the rest at once (the log's range reads everything up to `end`).
+        const batchSize = this.rangeBatch > 0 ? this.rangeBatch : Infinity;
+        const left = limit > 0 ? limit - read : Infinity;
+        const bound = Math.min(batchSize, left);
+        const want = bound === Infinity ? 0 : bound;
         const batch = this.log.range(from, end, revision, want);
         count ??= batch.count;
         read += batch.rows.length;
@@ -118,10 +122,15 @@ export class LogStorage implements Storage {
           (row) => this.objects.decode(row.key, row.value, row.modRevision),
           true,
         );
-        items.push(...decoded.items);
-        keys.push(...decoded.keys);
-        corrupt.push(...(decoded.corrupt ?? []));
-        if (batch.rows.length < want || read >= count || (limit > 0 && read >= limit)) break;
+        // Not push(...): a range read at once may hold more rows than a call takes arguments.
+        for (let i = 0; i < decoded.items.length; i++) {
+          items.push(decoded.items[i]!);
+          keys.push(decoded.keys[i]!);
+        }
+        for (const err of decoded.corrupt ?? []) corrupt.push(err);
+        const done =
+          want === 0 || batch.rows.length < want || read >= count || (limit > 0 && read >= limit);
+        if (done) break;
         from = `${batch.rows.at(-1)!.key}\u0000`;
         await yieldToEventLoop();
         this.usable(prefix);
