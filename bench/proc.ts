@@ -3,6 +3,7 @@
 // the workspace's source condition; parent and child talk by IPC requests: `{ id, op, ... }` →
 // `{ id, result }` or `{ id, error }`.
 import { fork, type ChildProcess } from 'node:child_process';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root: children resolve `--import tsx` from here. */
@@ -152,4 +153,30 @@ export async function timedLoops(
     }),
   );
   return { ops, seconds: (performance.now() - start) / 1000 };
+}
+
+let loopDelay: IntervalHistogram | undefined;
+
+/**
+ * A child's handler for the event loop's delay (perf_hooks monitorEventLoopDelay): how late its
+ * timers run, so how long any request waits to be read. `{}` starts (again); `{ read: true }`
+ * gives p50/p99/max in ms since.
+ */
+export function eventLoopDelay(args: { read?: boolean }): {
+  p50: number;
+  p99: number;
+  max: number;
+} | null {
+  if (args.read && loopDelay) {
+    const ms = (ns: number) => ns / 1e6;
+    return {
+      p50: ms(loopDelay.percentile(50)),
+      p99: ms(loopDelay.percentile(99)),
+      max: ms(loopDelay.max),
+    };
+  }
+  loopDelay?.disable();
+  loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  return null;
 }

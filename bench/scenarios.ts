@@ -15,6 +15,7 @@ export const SCENARIOS: readonly { name: string; module: string }[] = [
   { name: 'storage-shield', module: 'packages/apiserver/bench/storage-shield.ts' },
   { name: 'cold-start', module: 'packages/apiserver/bench/cold-start.ts' },
   { name: 'density', module: 'apps/demo-cluster/bench/density.ts' },
+  { name: 'list-stall', module: 'packages/apiserver/bench/list-stall.ts' },
   // The package benchmarks that came before the suite, with their measurements.
   { name: 'codec', module: 'packages/codec/bench/codec.ts' },
   { name: 'storage', module: 'packages/storage/bench/storage.ts' },

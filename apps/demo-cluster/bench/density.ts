@@ -56,9 +56,24 @@ function size(ctx: BenchContext): Size {
 const backends = (ctx: BenchContext): Backend[] =>
   BACKENDS.filter((b) => !ctx.backends || ctx.backends.includes(b));
 
+/**
+ * A server's /metrics. Asked again on a failed fetch: a server starved of CPU on a shared
+ * machine can miss undici's timeouts, and one lost sample must not lose the whole run.
+ */
+async function metricsText(base: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (await fetch(`${base}/metrics`)).text();
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await sleep(1_000);
+    }
+  }
+}
+
 /** etcd's unary requests answered so far, by gRPC method (Range, Txn, …), from its /metrics. */
 async function etcdCalls(endpoint: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${endpoint}/metrics`)).text();
+  const text = await metricsText(endpoint);
   const out: Record<string, number> = {};
   for (const line of text.split('\n')) {
     if (!line.startsWith('grpc_server_handled_total{') || !line.includes('grpc_type="unary"'))
@@ -74,7 +89,7 @@ type Histograms = Map<string, Map<number, number>>;
 
 /** The apiserver's request latency histograms, as clusterloader2's APIResponsiveness reads them. */
 async function requestHistograms(url: string): Promise<Histograms> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await metricsText(url);
   const out: Histograms = new Map();
   for (const line of text.split('\n')) {
     if (!line.startsWith('apiserver_request_duration_seconds_bucket{')) continue;
@@ -130,7 +145,7 @@ function sumHistograms(h: Histograms, pick: (verb: string, resource: string) => 
 
 /** Requests the apiserver answered with `code` so far (apiserver_request_total). */
 async function answeredWith(url: string, code: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await metricsText(url);
   let n = 0;
   for (const line of text.split('\n'))
     if (line.startsWith('apiserver_request_total{') && line.includes(`code="${code}"`))
@@ -190,6 +205,7 @@ async function runBackend(
     const throttledBefore = await answeredWith(url, '429');
     const etcdBefore = etcd ? await etcdCalls(etcd.endpoints[0]!) : {};
     await nodes.request('arm');
+    await server.request('loopDelay');
     const t0 = wallMs();
     await probe.request('start', {
       url,
@@ -233,6 +249,9 @@ async function runBackend(
     }>('stop');
     sampling = false;
     await sampler;
+    const loop = await server.request<{ p50: number; p99: number; max: number }>('loopDelay', {
+      read: true,
+    });
     const cpu = ((await server.request<number>('cpu')) - cpuBefore) / 1e6;
     const etcdAfter = etcd ? await etcdCalls(etcd.endpoints[0]!) : {};
     const hist = histogramDelta(histBefore, await requestHistograms(url));
@@ -340,6 +359,10 @@ async function runBackend(
       schedule_to_watch_p99_ms: percentile(finite(scheduleToWatch), 99),
       run_to_watch_p99_ms: percentile(finite(runToWatch), 99),
       watch_latency_p99_ms: percentile(watchLatency, 99),
+      // perf_hooks monitorEventLoopDelay over the run: what every request waits before it is read.
+      apiserver_event_loop_delay_p50_ms: loop.p50,
+      apiserver_event_loop_delay_p99_ms: loop.p99,
+      apiserver_event_loop_delay_max_ms: loop.max,
       server_rss_mb: memAfter.rss,
       server_peak_rss_mb: peakRss,
       server_heap_mb: memAfter.heap,
@@ -358,7 +381,8 @@ async function runBackend(
       `mutating p99 server-side ${serverWorstP99.toFixed(0)} ms (worst pair ${serverWorstPair}), ` +
         `client-side ${m['mutating_p99_ms']!.toFixed(0)} ms (worst pair ${worstPair} ` +
         `${worstP99.toFixed(0)} ms), pod startup p99 ${m['pod_startup_p99_ms']!.toFixed(0)} ms, ` +
-        `LIST p99 ${m['list_cluster_p99_ms']!.toFixed(0)} ms, ${notRunning} pods not Running`,
+        `LIST p99 ${m['list_cluster_p99_ms']!.toFixed(0)} ms, event loop delay p99 ` +
+        `${loop.p99.toFixed(0)} ms / max ${loop.max.toFixed(0)} ms, ${notRunning} pods not Running`,
     );
     const failures = Object.entries({ ...fleet.failures, ...loadLog.failures });
     if (failures.length) say(`failed calls: ${failures.map(([k, n]) => `${k} ×${n}`).join(', ')}`);

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import type { KubeObject } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
 import { decodeCbor, encodeCbor } from './cbor.js';
-import { encodeListStream, encodeListStreamAsync } from './list-stream.js';
+import { Readable, Writable } from 'node:stream';
+import { encodeListStream, encodeListStreamAsync, yieldingChunks } from './list-stream.js';
 import { jsonKey, kubeObject } from './testing/arbitraries.js';
 import { samplePods } from '@listwatch/testing';
 
@@ -154,6 +155,31 @@ describe('streaming LIST encoder (KEP-5116)', () => {
     await expect(
       collect(encodeListStreamAsync({ metadata: {} }, [1, 2], 'cbor', { count: 3 })),
     ).rejects.toThrow(/expected 3 items, got 2/);
+  });
+
+  it('a streamed LIST gives the event loop a turn between chunks, even to a sink that never pushes back', async () => {
+    // A client on another machine drains the socket as fast as the server writes: nothing but
+    // the LIST itself may make room for other requests (issue 35: one LIST stalled every write).
+    const list = { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: samplePods(400) };
+    const chunks = encodeListStream(list, 'json', { chunkSize: 4096 });
+    const events: string[] = [];
+    let produced = 0;
+    const counted = (function* () {
+      for (const chunk of chunks) {
+        if (produced++ === 0) setImmediate(() => events.push('other request'));
+        yield chunk;
+      }
+      events.push('list encoded');
+    })();
+    const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+    await new Promise((resolve, reject) =>
+      Readable.from(yieldingChunks(counted), { objectMode: false })
+        .pipe(sink)
+        .on('finish', resolve)
+        .on('error', reject),
+    );
+    expect(produced).toBeGreaterThan(10);
+    expect(events).toEqual(['other request', 'list encoded']);
   });
 
   it('keys named like JSON specials survive', () => {

@@ -96,6 +96,28 @@ export async function* encodeListStreamAsync(
   if (out) yield out;
 }
 
+/** One turn of the event loop: timers and I/O that are due run before this resolves. */
+export const yieldToEventLoop = (): Promise<void> =>
+  new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Chunks handed on one per event-loop turn. A LIST of 30,000 pods is ~180 MB to encode; pulled
+ * from a synchronous encoder by a socket that keeps draining (a client on another process), it
+ * runs in one go and every other request waits on the single event loop for seconds (issue 35:
+ * mutating p99 > 1 s while cluster-wide LISTs run). Between two chunks other requests are read
+ * and answered; memory is still one chunk, pulled as the socket drains. As kube-apiserver, where
+ * each request has its goroutine, a LIST delays others by its CPU, never by its whole length.
+ */
+export async function* yieldingChunks(
+  chunks: Iterator<Uint8Array> | Iterable<Uint8Array>,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const iterator = Symbol.iterator in chunks ? chunks[Symbol.iterator]() : chunks;
+  for (let next = iterator.next(); !next.done; next = iterator.next()) {
+    yield next.value;
+    await yieldToEventLoop();
+  }
+}
+
 interface ListWriter {
   head(): Uint8Array;
   /** Written between items. */

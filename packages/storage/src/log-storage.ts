@@ -1,4 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
+import { yieldToEventLoop } from '@listwatch/codec';
 import { Compactor, DEFAULT_COMPACTION_INTERVAL } from './compactor.js';
 import { guaranteedUpdate, type WrittenState } from './guaranteed-update.js';
 import {
@@ -47,11 +48,14 @@ export class LogStorage implements Storage {
   /**
    * @param ownsValues every stored value is JSON this process's encodeObject made (memory): an
    * update may start from it as from its own last write.
+   * @param rangeBatch rows a LIST reads and decodes per turn of the event loop (see list); 0
+   * reads a range at once (memory: its reads at a past revision cost the whole range each).
    */
   protected constructor(
     private readonly log: RevisionLog,
     options: LogStorageOptions,
     private readonly ownsValues = false,
+    private readonly rangeBatch = 0,
   ) {
     this.prefix = validateStoragePrefix(options.prefix ?? DEFAULT_PREFIX);
     this.objects = new StoredObjectCodec(options.transformerFor);
@@ -78,35 +82,76 @@ export class LogStorage implements Storage {
     });
   }
 
-  list(prefix: string, options: StorageListOptions = {}): Promise<StorageListResult> {
-    return run(() => {
-      const listPrefix = validateListPrefix(this.prefix, prefix);
-      const start =
-        options.continueFrom === undefined
-          ? listPrefix
-          : validateContinueFrom(listPrefix, options.continueFrom);
+  /**
+   * A LIST read in batches of `rangeBatch` rows at one revision, the event loop's turn between
+   * them: the log is read synchronously in this process (better-sqlite3, memory), and 30,000 pods
+   * read and decoded at once would hold every other request for a second or more (issue 35).
+   * Later batches read at the first one's revision, so the result is one revision whatever is
+   * written meanwhile; compacted past it meanwhile, a read at the latest revision starts over.
+   */
+  async list(prefix: string, options: StorageListOptions = {}): Promise<StorageListResult> {
+    const listPrefix = validateListPrefix(this.prefix, prefix);
+    const start =
+      options.continueFrom === undefined
+        ? listPrefix
+        : validateContinueFrom(listPrefix, options.continueFrom);
+    const end = prefixEnd(listPrefix);
+    const limit = options.limit ?? 0;
+    read: for (;;) {
       this.usable(prefix);
       const revision = this.readRevision(listPrefix, options.revision);
-      const { rows, count } = this.log.range(
-        start,
-        prefixEnd(listPrefix),
-        revision,
-        options.limit ?? 0,
-      );
-      const remaining = count - rows.length;
-      return {
-        ...decodeRows(
+      const items: KubeObject[] = [];
+      const keys: string[] = [];
+      const corrupt: StorageError[] = [];
+      let read = 0;
+      let count: number | undefined;
+      let from = start;
+      for (;;) {
+        // 0: the rest at once (the log's range reads everything up to `end`).
+        const batchSize = this.rangeBatch > 0 ? this.rangeBatch : Infinity;
+        const left = limit > 0 ? limit - read : Infinity;
+        const bound = Math.min(batchSize, left);
+        const want = bound === Infinity ? 0 : bound;
+        const batch = this.log.range(from, end, revision, want);
+        count ??= batch.count;
+        read += batch.rows.length;
+        const decoded = decodeRows(
           listPrefix,
-          rows,
+          batch.rows,
           (row) => row.key,
           (row) => this.objects.decode(row.key, row.value, row.modRevision),
-          options.skipCorrupt,
-        ),
+          true,
+        );
+        // Not push(...): a range read at once may hold more rows than a call takes arguments.
+        for (let i = 0; i < decoded.items.length; i++) {
+          items.push(decoded.items[i]!);
+          keys.push(decoded.keys[i]!);
+        }
+        for (const err of decoded.corrupt ?? []) corrupt.push(err);
+        const done =
+          want === 0 || batch.rows.length < want || read >= count || (limit > 0 && read >= limit);
+        if (done) break;
+        from = `${batch.rows.at(-1)!.key}\u0000`;
+        await yieldToEventLoop();
+        this.usable(prefix);
+        if (revision < this.log.compactedRevision()) {
+          if (options.revision)
+            throw StorageError.expired(listPrefix, revision, this.log.compactedRevision());
+          continue read;
+        }
+      }
+      if (corrupt.length > 0 && !options.skipCorrupt)
+        throw StorageError.corruptList(listPrefix, corrupt);
+      const remaining = count - read;
+      return {
+        items,
+        keys,
+        ...(corrupt.length > 0 ? { corrupt } : {}),
         revision,
         more: remaining > 0,
         remaining,
       };
-    });
+    }
   }
 
   count(prefix: string): Promise<number> {

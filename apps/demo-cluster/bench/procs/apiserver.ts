@@ -2,7 +2,7 @@
 // same parser as `pnpm apiserver`), alone in its process so its memory and CPU are its own.
 import { parseArgs, startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { silentLogger } from '@listwatch/testing';
-import { cpuMicros, memoryMB, serveParent } from '../../../../bench/proc.js';
+import { cpuMicros, eventLoopDelay, memoryMB, serveParent } from '../../../../bench/proc.js';
 
 let server: RunningApiServer | undefined;
 
@@ -16,6 +16,7 @@ serveParent({
   /** RSS and heap in MiB; after a full GC unless `gc: false` (a cheap sample of the RSS). */
   memory: (args) => memoryMB((args as { gc?: boolean }).gc !== false),
   cpu: () => cpuMicros(),
+  loopDelay: (args) => eventLoopDelay(args),
   async stop() {
     await server?.close();
     server = undefined;

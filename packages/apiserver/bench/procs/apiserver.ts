@@ -1,7 +1,7 @@
 // Child process: our apiserver on one storage backend (memory, sqlite or etcd3), alone in its
 // process, for the scenarios that drive it from other processes over HTTP.
 import { samplePod, silentLogger } from '@listwatch/testing';
-import { cpuMicros, memoryMB, serveParent } from '../../../../bench/proc.js';
+import { cpuMicros, eventLoopDelay, memoryMB, serveParent } from '../../../../bench/proc.js';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../src/index.js';
 
 let server: RunningApiServer | undefined;
@@ -37,6 +37,7 @@ serveParent({
   memory: (args) => memoryMB((args as { gc?: boolean }).gc !== false),
   /** CPU time used so far (user + system, µs): per-operation cost, robust to a loaded machine. */
   cpu: () => cpuMicros(),
+  loopDelay: (args) => eventLoopDelay(args),
   async stop() {
     await server?.close();
     server = undefined;

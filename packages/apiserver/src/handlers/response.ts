@@ -20,6 +20,7 @@ import {
   type Encoding,
   type ItemEncodings,
   type NegotiatedCodec,
+  yieldingChunks,
 } from '@listwatch/codec';
 import type Koa from 'koa';
 import { Readable } from 'node:stream';
@@ -95,9 +96,10 @@ function send(
     ctx.body = Buffer.concat(head);
     return;
   }
-  const rest = (function* () {
+  // The rest one chunk per event-loop turn: a large LIST must not hold up every other request.
+  const rest = (async function* () {
     yield* head;
-    for (let n = iterator.next(); !n.done; n = iterator.next()) yield n.value;
+    yield* yieldingChunks(iterator);
   })();
   const stream = Readable.from(rest, { objectMode: false });
   if (acceptsGzip(ctx)) {

@@ -177,6 +177,22 @@ describe.each(backends)('the watch cache on $name storage', (backend) => {
       expect(Number(list.resourceVersion)).toBe(await storage.currentRevision());
     });
 
+    it('a new version in the cache shares its unchanged parts with the version before it (memory per version is what changed)', async () => {
+      const { cacher, storage } = await setup({ definition: pods });
+      const key = `${prefix}/pods/ns/p`;
+      const spec = { containers: [{ name: 'c', image: 'i', args: ['--a', '--b'] }] };
+      const created = await storage.create(key, { ...pod('ns', 'p', ''), spec });
+      await caughtUp(cacher, storage);
+      const first = cacher.cachedObject(key)!;
+      const updated = await storage.update(key, { ...created, status: { phase: 'Running' } });
+      await caughtUp(cacher, storage);
+      const second = cacher.cachedObject(key)!;
+      expect(second).toEqual(updated);
+      expect(JSON.stringify(second)).toBe(JSON.stringify(updated));
+      expect(second['spec']).toBe(first['spec']);
+      expect(first['status']).toBeUndefined();
+    });
+
     it('a consistent LIST (resourceVersion unset) sees a write made just before it', async () => {
       const { cacher, storage } = await setup();
       for (let i = 0; i < 20; i++) {

@@ -2,6 +2,7 @@ import { ApiError, type KubeObject, type ResourceDefinition } from '@listwatch/a
 import type { StorageChange } from '../storage.js';
 import { CacheStore, type StoreElement, type StoreSnapshot } from './cache-store.js';
 import { EventWindow, type WatchCacheEvent } from './event-window.js';
+import { shareUnchanged } from './shared-structure.js';
 
 /** watch_cache.go resourceVersionTooHighRetrySeconds. */
 const TOO_LARGE_RETRY_SECONDS = 1;
@@ -55,8 +56,14 @@ export class WatchCache {
   }
 
   /** Applies one storage change and returns it as the window keeps it. */
-  apply(change: StorageChange): WatchCacheEvent {
-    const previous: StoreElement | undefined = this.store.get(change.key);
+  apply(storageChange: StorageChange): WatchCacheEvent {
+    const previous: StoreElement | undefined = this.store.get(storageChange.key);
+    // A new version shares what did not change with the cached one: the window holds each
+    // object's recent versions, and a full copy apiece is most of the cache's memory.
+    const change =
+      previous && storageChange.type !== 'DELETED'
+        ? { ...storageChange, object: shareUnchanged(storageChange.object, previous.object) }
+        : storageChange;
     const prevObject = previous?.object ?? change.prevObject;
     const prev = previous ?? (prevObject ? this.store.element(prevObject, change.key) : undefined);
     let element: StoreElement;

@@ -112,3 +112,53 @@ describe.skipIf(process.platform === 'win32')('sqlite: file permissions', () => 
     }
   });
 });
+
+describe('sqlite: a large LIST', () => {
+  const cm = (name: string, v: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'ns' },
+    data: { v },
+  });
+  const key = (i: number) => `/registry/configmaps/ns/c${String(i).padStart(5, '0')}`;
+
+  it('is read in batches at one revision: the event loop turns between them, and writes made meanwhile are not in it', async () => {
+    const storage = new SqliteStorage({ file: nextFile(), compactionInterval: 0 });
+    try {
+      for (let i = 0; i < 1100; i += 275)
+        await Promise.all(
+          Array.from({ length: 275 }, (_, j) => storage.create(key(i + j), cm(`c${i + j}`, 'old'))),
+        );
+      const before = await storage.currentRevision();
+      const events: string[] = [];
+      // Written on the event loop's next turn, while the LIST is still reading.
+      const writes = new Promise<void>((resolve) =>
+        setImmediate(() => {
+          events.push('writes');
+          void Promise.all([
+            storage.update(key(1099), cm('c1099', 'new')),
+            storage.delete(key(1098)),
+            storage.create(key(1100), cm('c1100', 'new')),
+          ]).then(() => resolve());
+        }),
+      );
+      const list = await storage.list('/registry/configmaps/');
+      events.push('list');
+      await writes;
+      expect(events).toEqual(['writes', 'list']);
+      expect(list.revision).toBe(before);
+      expect(list.items).toHaveLength(1100);
+      expect(list.items.at(-1)!['data']).toEqual({ v: 'old' });
+      expect(list.items.map((o) => o.metadata.resourceVersion)).not.toContain(undefined);
+      expect(new Set(list.keys).size).toBe(1100);
+      // A limit past one batch (1,000 rows): the page and what remains after it, at one revision.
+      const page = await storage.list('/registry/configmaps/', { limit: 1050, revision: before });
+      expect(page.items).toHaveLength(1050);
+      expect(page.keys.at(-1)).toBe(key(1049));
+      expect(page.remaining).toBe(50);
+      expect(page.more).toBe(true);
+    } finally {
+      await storage.close();
+    }
+  });
+});
