@@ -36,6 +36,12 @@ describe('kubectl create job / cronjob against the demo control plane', () => {
     expect(table).toMatch(/^hello\s+Complete\s+1\/1\s+/m);
     const pods = await ok(['get', 'pods', '-n', ns, '-l', 'job-name=hello', '--no-headers']);
     expect(pods).toMatch(/^hello-\w{5}\s+0\/1\s+Completed\s+0\s+/m);
+    // job_controller.go's Events, as kubectl describe job ends with them.
+    await expect
+      .poll(() => ok(['describe', 'job', 'hello', '-n', ns]), poll)
+      .toMatch(
+        /Normal\s+SuccessfulCreate\s+\S+\s+job-controller\s+Created pod: hello-\w{5}[\s\S]*Normal\s+Completed\s+\S+\s+job-controller\s+Job completed/,
+      );
   });
 
   it("kubectl create cronjob x --schedule='*/1 * * * *' fires at its minute: a Job tick-<minute> that completes", async () => {
@@ -58,6 +64,13 @@ describe('kubectl create job / cronjob against the demo control plane', () => {
       .poll(async () => (await run(['get', 'jobs', '-n', ns, '-o', 'name'])).stdout.trim(), poll)
       .toBe(`job.batch/${job}`);
     await ok(['wait', '--for=condition=complete', `job/${job}`, '-n', ns, '--timeout=60s']);
+    await expect
+      .poll(() => ok(['describe', 'cronjob', 'tick', '-n', ns]), poll)
+      .toMatch(
+        new RegExp(
+          `Normal\\s+SuccessfulCreate\\s+\\S+\\s+cronjob-controller\\s+Created job ${job}`,
+        ),
+      );
     await expect
       .poll(
         async () =>
