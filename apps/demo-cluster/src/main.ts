@@ -8,6 +8,7 @@ import {
   stopReplicas,
   superviseReplicas,
 } from './apiserver-replicas.js';
+import { BreakIt, type BreakItOptions } from './break-it.js';
 import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
@@ -51,7 +52,11 @@ async function startReplicated(
   bindAddress: string,
   say: (line: string) => void,
   report: (line: string) => void,
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{
+  url: string;
+  close(): Promise<void>;
+  breakIt: NonNullable<BreakItOptions['replicas']>;
+}> {
   const flags = [...apiserverFlags];
   const port = Number(takeFlag(flags, 'port') ?? 8080);
   takeFlag(flags, 'bind-address');
@@ -66,6 +71,7 @@ async function startReplicated(
   const host = bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress;
   return {
     url: `${scheme}//${host.includes(':') ? `[${host}]` : host}:${balancer.port}`,
+    breakIt: { replicas, balancer },
     close: async () => {
       closing = true;
       await balancer.close();
@@ -239,7 +245,19 @@ async function main(): Promise<void> {
     await server.close();
     process.exit(summary.ok ? 0 : 1);
   }
-  const dashboard = new DashboardServer(server.url, secure?.tls('dashboard'));
+  const breakIt = new BreakIt(
+    'breakIt' in server
+      ? {
+          replicas: server.breakIt,
+          ...(parsed.options.storageBackend === 'etcd3'
+            ? { etcdServers: options.etcdServers ?? DEFAULT_ETCD_ENDPOINTS }
+            : {}),
+        }
+      : 'storage' in server
+        ? { storage: server.storage }
+        : {},
+  );
+  const dashboard = new DashboardServer(server.url, secure?.tls('dashboard'), breakIt);
   const apiPort = Number(new URL(server.url).port || 80);
   const dashboardUrl = await dashboard.listen(
     '127.0.0.1',
