@@ -159,6 +159,8 @@ const podChips = new Map();
 const changedPods = new Set();
 let structureChanged = true;
 let configMapsChanged = true;
+let nodeTilesChanged = true;
+let tilesDrawnAt = 0;
 
 function setChip(chip, pod) {
   const phase = pod.status?.phase ?? 'Pending';
@@ -199,23 +201,63 @@ function syncCards(items, cards, make, update, parentOf, keyFor = (obj) => obj.m
     }
 }
 
+/** Above this many nodes (`pnpm demo --nodes 1000`) they are tiles, not cards with pod chips. */
+const NODE_CARDS_MAX = 50;
+const aggregatedNodes = () => watches.node.items.size > NODE_CARDS_MAX;
+
+/** One tile per node, coloured by readiness, its pods counted in its title; a summary line. */
+function renderNodeTiles(counts) {
+  const box = $('nodes');
+  box.classList.add('tiles');
+  for (const c of nodeCards.values()) c.root.remove();
+  nodeCards.clear();
+  unscheduled.root.remove();
+  const nodes = [...watches.node.items.values()].sort(byName);
+  let summary = box.querySelector('.node-summary');
+  if (!summary) box.prepend((summary = el('div', 'node-summary')));
+  let grid = box.querySelector('.node-grid');
+  if (!grid) box.append((grid = el('div', 'node-grid')));
+  const ready = nodes.filter(isReady).length;
+  summary.textContent = `${nodes.length} nodes: ${ready} Ready, ${nodes.length - ready} NotReady · ${counts.unscheduled} pods unscheduled`;
+  while (grid.childElementCount > nodes.length) grid.lastElementChild.remove();
+  while (grid.childElementCount < nodes.length) grid.append(el('span', 'node-tile'));
+  nodes.forEach((n, i) => {
+    const tile = grid.children[i];
+    const name = n.metadata.name;
+    const title = `${name}: ${isReady(n) ? 'Ready' : 'NotReady'} · ${counts.byNode.get(name) ?? 0} pods`;
+    if (tile.title !== title) {
+      tile.title = title;
+      tile.dataset.node = name;
+      tile.dataset.ready = String(isReady(n));
+      tile.dataset.pods = String(counts.byNode.get(name) ?? 0);
+    }
+  });
+}
+
 function renderCluster() {
+  const aggregated = aggregatedNodes();
   if (structureChanged) {
     structureChanged = false;
     const nodesBox = $('nodes');
-    syncCards(
-      watches.node.items,
-      nodeCards,
-      (n) => card('node', { 'data-node': n.metadata.name }),
-      (c, n) => {
-        c.title.textContent = n.metadata.name;
-        c.ready = isReady(n);
-        c.root.classList.toggle('not-ready', !c.ready);
-        c.status = `${c.ready ? 'Ready' : 'NotReady'}${n.spec?.unschedulable ? ', SchedulingDisabled' : ''}`;
-      },
-      () => nodesBox,
-      (n) => n.metadata.name,
-    );
+    if (!aggregated) {
+      nodesBox.classList.remove('tiles');
+      nodesBox.querySelector('.node-summary')?.remove();
+      nodesBox.querySelector('.node-grid')?.remove();
+    } else nodeTilesChanged = true;
+    if (!aggregated)
+      syncCards(
+        watches.node.items,
+        nodeCards,
+        (n) => card('node', { 'data-node': n.metadata.name }),
+        (c, n) => {
+          c.title.textContent = n.metadata.name;
+          c.ready = isReady(n);
+          c.root.classList.toggle('not-ready', !c.ready);
+          c.status = `${c.ready ? 'Ready' : 'NotReady'}${n.spec?.unschedulable ? ', SchedulingDisabled' : ''}`;
+        },
+        () => nodesBox,
+        (n) => n.metadata.name,
+      );
     const workloads = $('workloads');
     syncCards(
       watches.deployment.items,
@@ -264,15 +306,33 @@ function renderCluster() {
   // Place every chip (a pod may have been bound, or its ReplicaSet or node may have come later).
   for (const c of nodeCards.values()) c.count = 0;
   unscheduled.count = 0;
+  const counts = { byNode: new Map(), unscheduled: 0 };
   for (const [key, chips] of podChips) {
     const pod = watches.pod.items.get(key);
     if (!pod) continue;
-    const nodeCard = nodeCards.get(pod.spec?.nodeName) ?? unscheduled;
-    nodeCard.count++;
-    if (chips.node.parentElement !== nodeCard.pods) nodeCard.pods.append(chips.node);
+    if (aggregated) {
+      const node = pod.spec?.nodeName;
+      if (node) counts.byNode.set(node, (counts.byNode.get(node) ?? 0) + 1);
+      else counts.unscheduled++;
+      chips.node.remove();
+    } else {
+      const nodeCard = nodeCards.get(pod.spec?.nodeName) ?? unscheduled;
+      nodeCard.count++;
+      if (chips.node.parentElement !== nodeCard.pods) nodeCard.pods.append(chips.node);
+    }
     const rsCard = rsCards.get(controllerUid(pod));
     if (!rsCard) chips.owner.remove();
     else if (chips.owner.parentElement !== rsCard.pods) rsCard.pods.append(chips.owner);
+  }
+  if (aggregated) {
+    // Tiles redrawn at most once a second: a thousand nodes' titles are not worth every frame.
+    const now = performance.now();
+    if (nodeTilesChanged || now - tilesDrawnAt > 1000) {
+      nodeTilesChanged = false;
+      tilesDrawnAt = now;
+      renderNodeTiles(counts);
+    }
+    return;
   }
   const pods = (n) => `${n} pod${n === 1 ? '' : 's'}`;
   for (const c of nodeCards.values()) c.info.textContent = `${c.status} · ${pods(c.count)}`;

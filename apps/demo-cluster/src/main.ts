@@ -15,6 +15,7 @@ import { EventPrinter } from './event-printer.js';
 import { ensureDeployment, ensureFoo, exampleFoo, webDeployment } from './web-workload.js';
 import { formatSummary, runScenario } from './scenario.js';
 import { createSecurePki, demoComponents, SecureClients } from './secure/secure-cluster.js';
+import { SimulatedNodes } from './simulated-nodes.js';
 import { TerminalSummary } from './terminal-summary.js';
 import { Workload } from './workload.js';
 import { resolve } from 'node:path';
@@ -80,6 +81,13 @@ async function startReplicated(
   };
 }
 
+/** `--nodes` at most. */
+const MAX_NODES = 5000;
+/** Up to this many nodes, each is a full kubelet (logs, Jobs' pods run to completion, Events). */
+const FULL_KUBELETS = 10;
+/** Above it, this many full kubelets and hollow nodes for the rest. */
+const FULL_KUBELET_MIN = 3;
+
 async function main(): Promise<void> {
   const args = commandArgs(process.argv.slice(2));
   const interval = Number(takeFlag(args, 'interval') ?? 1000);
@@ -90,8 +98,11 @@ async function main(): Promise<void> {
   if (duration !== undefined && (!Number.isFinite(duration) || duration <= 0))
     throw ApiError.badRequest('--duration must be a positive number of seconds');
   const nodeCount = Number(takeFlag(args, 'nodes') ?? 3);
-  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 250)
-    throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > MAX_NODES)
+    throw ApiError.badRequest(`--nodes must be a whole number from 1 to ${MAX_NODES}`);
+  // Up to FULL_KUBELETS full kubelets; beyond, the rest are hollow nodes (simulated-nodes.ts).
+  const fullNodes = nodeCount <= FULL_KUBELETS ? nodeCount : FULL_KUBELET_MIN;
+  const hollowNodes = nodeCount - fullNodes;
   const secureIndex = args.indexOf('--secure');
   if (secureIndex >= 0) args.splice(secureIndex, 1);
   const resetIndex = args.indexOf('--reset');
@@ -132,7 +143,9 @@ async function main(): Promise<void> {
         '                 [apiserver flags]',
         '',
         '  --interval ms        period of the ConfigMap writes of the workload (default 1000)',
-        '  --nodes n            simulated nodes, one kubelet each (default 3)',
+        '  --nodes n            simulated nodes (default 3, at most 5000): up to 10 full kubelets;',
+        '                       beyond, 3 full kubelets and hollow nodes (a Node, its Lease',
+        '                       renewed every 10 s and a pod watch each, as the density bench)',
         '  --duration s         run the scripted scenario (a namespace, two Deployments, scaling,',
         '                       a rollout, a pod and a Deployment deleted, a Foo, a Job and a',
         "                       CronJob's run to Complete, the namespace deleted),",
@@ -197,7 +210,7 @@ async function main(): Promise<void> {
     secureIndex >= 0
       ? await createSecurePki(
           resolve(options.dataDir, 'pki'),
-          demoComponents(Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`)),
+          demoComponents(Array.from({ length: fullNodes }, (_, i) => `node-${i + 1}`)),
         )
       : undefined;
   if (pki) Object.assign(options, pki.serverOptions);
@@ -233,7 +246,7 @@ async function main(): Promise<void> {
   }
   const clientFor = secure ? { clientFor: secure.clientFor } : {};
   if (duration !== undefined) {
-    const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
+    const nodes = Array.from({ length: fullNodes }, (_, i) => `node-${i + 1}`);
     const cluster = new DemoCluster({ client, ...clientFor, nodes, report: say, logger });
     await cluster.start();
     say(`scenario: ${nodes.length} nodes, at most ${duration} s`);
@@ -302,11 +315,26 @@ async function main(): Promise<void> {
   const workload = new Workload(client);
   await workload.ensureNamespace();
   await workload.resume();
-  const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
-  if (summary) say(`registering ${nodes.length} nodes…`);
+  const nodes = Array.from({ length: fullNodes }, (_, i) => `node-${i + 1}`);
+  if (summary) say(`registering ${nodeCount} nodes…`);
   const cluster = new DemoCluster({ client, ...clientFor, nodes, report, logger });
   await cluster.start();
   say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
+  // kubemark's hollow nodes: a Node, its Lease renewed every 10 s and a watch of its pods each,
+  // reporting them Running (no logs; a Job's pod placed there runs on and does not complete).
+  const hollow =
+    hollowNodes > 0
+      ? new SimulatedNodes({ client, count: hollowNodes, namePrefix: 'hollow-node-', logger })
+      : undefined;
+  if (hollow) {
+    const started = performance.now();
+    await hollow.register();
+    hollow.start();
+    await hollow.waitForSync();
+    say(
+      `nodes: ${hollowNodes} hollow nodes hollow-node-0…${hollowNodes - 1} (Node, Lease, pod watch each), ready in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+  }
   await ensureDeployment(client, webDeployment('demo'));
   await ensureFoo(client, exampleFoo('demo'));
   const printer = summary ? undefined : new EventPrinter(client, 'demo', say, logger);
@@ -324,6 +352,7 @@ async function main(): Promise<void> {
       await printer?.stop();
       await summary?.stop();
       await dashboard.close();
+      await hollow?.stop();
       await cluster.stop();
       await client.close();
       await secure?.close();
