@@ -96,6 +96,18 @@ describe('kubectl create job / cronjob against the demo control plane', () => {
     );
   });
 
+  it('kubectl exec and port-forward fail saying the demo has no container runtime (pod-connect.ts answers 400)', async () => {
+    const ns = await demo.api.namespace();
+    await ok(['run', 'shell', '-n', ns, '--image=busybox', '--', 'sleep', '3600']);
+    await ok(['wait', '--for=condition=Ready', 'pod/shell', '-n', ns, '--timeout=60s']);
+    const exec = await run(['exec', 'shell', '-n', ns, '--', 'ls']);
+    expect(exec.code).not.toBe(0);
+    expect(exec.stderr).toMatch(/no container runtime: pods\/exec is not available/);
+    const forward = await run(['port-forward', 'pod/shell', '-n', ns, '18080:80']);
+    expect(forward.code).not.toBe(0);
+    expect(forward.stderr).toMatch(/no container runtime: pods\/portforward is not available/);
+  });
+
   it('kubectl top says the Metrics API is not available (the demo has no metrics-server)', async () => {
     const result = await run(['top', 'pods', '-n', 'default']);
     expect(result.code).not.toBe(0);

@@ -200,3 +200,19 @@ it('pnpm demo --help documents every flag the demo takes, then the apiserver fla
     expect(out).toMatch(new RegExp(`^ {2}${flag} `, 'm'));
   expect(out).toMatch(/--storage-backend/);
 });
+
+it('pnpm demo --apiservers 2 --bind-address 0.0.0.0 refuses as the apiserver does: its balancer would serve an anonymous cluster-admin off loopback', async () => {
+  const { code, out } = await runDemo([
+    '--storage-backend',
+    'etcd3',
+    '--apiservers',
+    '2',
+    '--bind-address',
+    '0.0.0.0',
+  ]);
+  expect(out).toMatch(
+    /refusing to serve on 0\.0\.0\.0: requests without credentials would be allowed everything/,
+  );
+  expect(out).not.toMatch(/starting 2 apiserver replicas/);
+  expect(code).toBe(1);
+});

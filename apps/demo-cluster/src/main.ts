@@ -1,5 +1,12 @@
 import { ApiError } from '@listwatch/api';
-import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
+import {
+  commandArgs,
+  jsonLogger,
+  parseArgs,
+  refuseAnonymousAdminOffLoopback,
+  startApiServer,
+  usage,
+} from '@listwatch/apiserver';
 import { jsonLineLogger, RestClient } from '@listwatch/client';
 import { DEFAULT_ETCD_ENDPOINTS } from '@listwatch/storage';
 import {
@@ -215,6 +222,9 @@ async function main(): Promise<void> {
       : undefined;
   if (pki) Object.assign(options, pki.serverOptions);
   if (summaryScreen && !external) say('starting the apiserver…');
+  // The balancer serves the API on --bind-address as an apiserver would: the same refusal to be
+  // an anonymous cluster-admin off loopback (the replicas themselves listen on loopback).
+  if (apiservers !== undefined) refuseAnonymousAdminOffLoopback(options, options.logger);
   const server = external
     ? { url: external.replace(/\/$/, ''), close: () => Promise.resolve() }
     : apiservers !== undefined
