@@ -35,14 +35,55 @@ function describe(kind, obj) {
   if (kind === 'deployment' || kind === 'replicaset')
     return `desired=${obj.spec?.replicas ?? 1} ready=${obj.status?.readyReplicas ?? 0}`;
   if (kind === 'node') return isReady(obj) ? 'Ready' : 'NotReady';
+  if (kind === 'configmap') return JSON.stringify(obj.data ?? {});
   if (kind === 'foo')
     return `deployment=${obj.spec?.deploymentName ?? ''} replicas=${obj.spec?.replicas ?? ''} available=${obj.status?.availableReplicas ?? 0}`;
   return '';
 }
 
+/** A feed line, built only if it is still among the last FEED_LINES when drawn. */
+function feedLine(type, kind, obj, how) {
+  pendingFeed.push({ type, kind, obj, how });
+  if (pendingFeed.length > FEED_LINES) pendingFeed.shift();
+}
+
+function buildLine({ type, kind, obj, how }) {
+  const line = document.createElement('li');
+  line.dataset.type = type;
+  line.dataset.kind = kind;
+  if (how.initial) line.dataset.initial = 'true';
+  if (type === 'ERROR') {
+    line.innerHTML = `<b>ERROR</b> ${escape(kind)}s watch: ${escape(obj?.code ?? '')} ${escape(obj?.reason ?? '')} ${escape(obj?.message ?? '')}${obj?.code === 410 ? ' → relist' : ''}`;
+    return line;
+  }
+  const rv = obj.metadata.resourceVersion ?? '';
+  line.dataset.rv = rv;
+  if (type === 'BOOKMARK') {
+    if (how.initialEventsEnd) line.dataset.initialEventsEnd = 'true';
+    line.innerHTML = `<b>BOOKMARK</b> ${escape(kind)}s <span class="rv">rv=${escape(rv)}</span>${how.initialEventsEnd ? ' <i>k8s.io/initial-events-end: initial state complete</i>' : ''}`;
+    return line;
+  }
+  line.dataset.name = obj.metadata.name;
+  if (kind === 'pod') line.dataset.phase = obj.status?.phase ?? 'Pending';
+  line.innerHTML = `<b>${type.padEnd(8)}</b> ${how.initial ? '<i>initial</i> ' : ''}${escape(kind)}/${escape(keyOf(obj))} <span class="rv">rv=${escape(rv)}</span> ${escape(describe(kind, obj))}`;
+  return line;
+}
+
 function onEvent(kind) {
-  return (type, obj, watch) => {
-    if (kind !== 'pod') structureChanged = true;
+  return (type, obj, watch, how = { initial: false }) => {
+    if (type === 'BOOKMARK' || type === 'ERROR') {
+      feedLine(type, kind, obj, how);
+      schedule();
+      return;
+    }
+    if (how.initial) {
+      // The watch-list's initial state: drawn once it is complete (SYNCED), listed in the feed now.
+      feedLine(type, kind, obj, how);
+      schedule();
+      return;
+    }
+    if (kind === 'configmap') configMapsChanged = true;
+    else if (kind !== 'pod') structureChanged = true;
     else if (type === 'SYNCED') for (const key of watch.items.keys()) changedPods.add(key);
     else changedPods.add(keyOf(obj));
     if (type === 'SYNCED' && kind === 'pod')
@@ -50,14 +91,7 @@ function onEvent(kind) {
     if (type !== 'SYNCED') {
       drawing.events++;
       eventTimes.push(performance.now());
-      const line = document.createElement('li');
-      line.dataset.type = type;
-      line.dataset.kind = kind;
-      line.dataset.name = obj.metadata.name;
-      if (kind === 'pod') line.dataset.phase = obj.status?.phase ?? 'Pending';
-      line.innerHTML = `<b>${type.padEnd(8)}</b> ${escape(kind)}/${escape(keyOf(obj))} ${escape(describe(kind, obj))}`;
-      pendingFeed.push(line);
-      if (pendingFeed.length > FEED_LINES) pendingFeed.shift();
+      feedLine(type, kind, obj, how);
     }
     schedule();
   };
@@ -71,6 +105,8 @@ const WATCHED = {
   pod: '/api/v1/pods',
   // kubernetes/sample-controller's custom resource, served from the CRD the demo installs.
   foo: '/apis/samplecontroller.k8s.io/v1alpha1/foos',
+  // The workload's ConfigMaps: the most active resource of the demo.
+  configmap: '/api/v1/configmaps',
 };
 
 const watches = Object.fromEntries(
@@ -122,6 +158,9 @@ orphanRs.info.textContent = 'ReplicaSets without a Deployment';
 const podChips = new Map();
 const changedPods = new Set();
 let structureChanged = true;
+let configMapsChanged = true;
+let nodeTilesChanged = true;
+let tilesDrawnAt = 0;
 
 function setChip(chip, pod) {
   const phase = pod.status?.phase ?? 'Pending';
@@ -129,6 +168,7 @@ function setChip(chip, pod) {
     (c) => c.type === 'Ready' && c.status === 'True',
   );
   chip.title = `${keyOf(pod)} ${phase}${pod.spec?.nodeName ? ` on ${pod.spec.nodeName}` : ''}`;
+  if (chip.textContent !== pod.metadata.name) chip.textContent = pod.metadata.name;
   chip.dataset.name = pod.metadata.name;
   chip.dataset.namespace = pod.metadata.namespace;
   chip.dataset.phase = phase;
@@ -161,23 +201,63 @@ function syncCards(items, cards, make, update, parentOf, keyFor = (obj) => obj.m
     }
 }
 
+/** Above this many nodes (`pnpm demo --nodes 1000`) they are tiles, not cards with pod chips. */
+const NODE_CARDS_MAX = 50;
+const aggregatedNodes = () => watches.node.items.size > NODE_CARDS_MAX;
+
+/** One tile per node, coloured by readiness, its pods counted in its title; a summary line. */
+function renderNodeTiles(counts) {
+  const box = $('nodes');
+  box.classList.add('tiles');
+  for (const c of nodeCards.values()) c.root.remove();
+  nodeCards.clear();
+  unscheduled.root.remove();
+  const nodes = [...watches.node.items.values()].sort(byName);
+  let summary = box.querySelector('.node-summary');
+  if (!summary) box.prepend((summary = el('div', 'node-summary')));
+  let grid = box.querySelector('.node-grid');
+  if (!grid) box.append((grid = el('div', 'node-grid')));
+  const ready = nodes.filter(isReady).length;
+  summary.textContent = `${nodes.length} nodes: ${ready} Ready, ${nodes.length - ready} NotReady · ${counts.unscheduled} pods unscheduled`;
+  while (grid.childElementCount > nodes.length) grid.lastElementChild.remove();
+  while (grid.childElementCount < nodes.length) grid.append(el('span', 'node-tile'));
+  nodes.forEach((n, i) => {
+    const tile = grid.children[i];
+    const name = n.metadata.name;
+    const title = `${name}: ${isReady(n) ? 'Ready' : 'NotReady'} · ${counts.byNode.get(name) ?? 0} pods`;
+    if (tile.title !== title) {
+      tile.title = title;
+      tile.dataset.node = name;
+      tile.dataset.ready = String(isReady(n));
+      tile.dataset.pods = String(counts.byNode.get(name) ?? 0);
+    }
+  });
+}
+
 function renderCluster() {
+  const aggregated = aggregatedNodes();
   if (structureChanged) {
     structureChanged = false;
     const nodesBox = $('nodes');
-    syncCards(
-      watches.node.items,
-      nodeCards,
-      (n) => card('node', { 'data-node': n.metadata.name }),
-      (c, n) => {
-        c.title.textContent = n.metadata.name;
-        c.ready = isReady(n);
-        c.root.classList.toggle('not-ready', !c.ready);
-        c.status = `${c.ready ? 'Ready' : 'NotReady'}${n.spec?.unschedulable ? ', SchedulingDisabled' : ''}`;
-      },
-      () => nodesBox,
-      (n) => n.metadata.name,
-    );
+    if (!aggregated) {
+      nodesBox.classList.remove('tiles');
+      nodesBox.querySelector('.node-summary')?.remove();
+      nodesBox.querySelector('.node-grid')?.remove();
+    } else nodeTilesChanged = true;
+    if (!aggregated)
+      syncCards(
+        watches.node.items,
+        nodeCards,
+        (n) => card('node', { 'data-node': n.metadata.name }),
+        (c, n) => {
+          c.title.textContent = n.metadata.name;
+          c.ready = isReady(n);
+          c.root.classList.toggle('not-ready', !c.ready);
+          c.status = `${c.ready ? 'Ready' : 'NotReady'}${n.spec?.unschedulable ? ', SchedulingDisabled' : ''}`;
+        },
+        () => nodesBox,
+        (n) => n.metadata.name,
+      );
     const workloads = $('workloads');
     syncCards(
       watches.deployment.items,
@@ -226,15 +306,33 @@ function renderCluster() {
   // Place every chip (a pod may have been bound, or its ReplicaSet or node may have come later).
   for (const c of nodeCards.values()) c.count = 0;
   unscheduled.count = 0;
+  const counts = { byNode: new Map(), unscheduled: 0 };
   for (const [key, chips] of podChips) {
     const pod = watches.pod.items.get(key);
     if (!pod) continue;
-    const nodeCard = nodeCards.get(pod.spec?.nodeName) ?? unscheduled;
-    nodeCard.count++;
-    if (chips.node.parentElement !== nodeCard.pods) nodeCard.pods.append(chips.node);
+    if (aggregated) {
+      const node = pod.spec?.nodeName;
+      if (node) counts.byNode.set(node, (counts.byNode.get(node) ?? 0) + 1);
+      else counts.unscheduled++;
+      chips.node.remove();
+    } else {
+      const nodeCard = nodeCards.get(pod.spec?.nodeName) ?? unscheduled;
+      nodeCard.count++;
+      if (chips.node.parentElement !== nodeCard.pods) nodeCard.pods.append(chips.node);
+    }
     const rsCard = rsCards.get(controllerUid(pod));
     if (!rsCard) chips.owner.remove();
     else if (chips.owner.parentElement !== rsCard.pods) rsCard.pods.append(chips.owner);
+  }
+  if (aggregated) {
+    // Tiles redrawn at most once a second: a thousand nodes' titles are not worth every frame.
+    const now = performance.now();
+    if (nodeTilesChanged || now - tilesDrawnAt > 1000) {
+      nodeTilesChanged = false;
+      tilesDrawnAt = now;
+      renderNodeTiles(counts);
+    }
+    return;
   }
   const pods = (n) => `${n} pod${n === 1 ? '' : 's'}`;
   for (const c of nodeCards.values()) c.info.textContent = `${c.status} · ${pods(c.count)}`;
@@ -268,16 +366,57 @@ function renderFoos() {
 function renderStatus() {
   const all = Object.entries(watches);
   const live = all.filter(([, w]) => w.state === 'live').length;
-  const el = $('watches');
-  el.dataset.live = String(live);
-  el.dataset.resumes = String(all.reduce((n, [, w]) => n + w.resumes, 0));
-  el.dataset.relists = String(all.reduce((n, [, w]) => n + w.relists, 0));
-  el.innerHTML = all
-    .map(
-      ([kind, w]) =>
-        `<span class="${w.state}" title="resourceVersion ${escape(w.resourceVersion)}, ${w.restarts} restarts, ${w.resumes} resumes, ${w.relists} relists">${kind}s ${w.state}</span>`,
-    )
-    .join('');
+  const summary = $('watches');
+  summary.dataset.live = String(live);
+  summary.dataset.total = String(all.length);
+  summary.dataset.resumes = String(all.reduce((n, [, w]) => n + w.resumes, 0));
+  summary.dataset.relists = String(all.reduce((n, [, w]) => n + w.relists, 0));
+  summary.textContent = `${live}/${all.length} informers watching`;
+  summary.className = `watches ${live === all.length ? 'live' : 'reconnecting'}`;
+  const body = $('informers');
+  for (const [kind, w] of all) {
+    let row = informerRows.get(kind);
+    if (!row) {
+      row = el('tr', '', { 'data-informer': kind });
+      row.innerHTML = `<th>${escape(kind)}s</th><td class="phase"></td><td class="rv"></td><td class="size"></td><td class="resumes"></td><td class="relists"></td>`;
+      body.append(row);
+      informerRows.set(kind, row);
+    }
+    const values = {
+      phase: w.phase,
+      rv: w.resourceVersion || '–',
+      size: String(w.items.size),
+      resumes: String(w.resumes),
+      relists: String(w.relists),
+    };
+    for (const [name, value] of Object.entries(values)) {
+      if (row.dataset[name] === value) continue;
+      row.dataset[name] = value;
+      row.querySelector(`.${name}`).textContent = value;
+    }
+  }
+}
+
+const informerRows = new Map();
+
+/** The workload's ConfigMaps in namespace demo: name, resourceVersion and data, changing live. */
+function renderConfigMaps() {
+  const box = $('configmaps');
+  const all = [...watches.configmap.items.values()];
+  const demo = all
+    .filter((c) => c.metadata.namespace === 'demo' && c.metadata.name !== 'kube-root-ca.crt')
+    .sort(byName);
+  $('configmap-count').textContent = `${demo.length} in demo · ${all.length} in the cluster`;
+  box.replaceChildren(
+    ...demo.map((c) => {
+      const line = el('div', 'configmap', {
+        'data-configmap': c.metadata.name,
+        'data-rv': c.metadata.resourceVersion ?? '',
+      });
+      line.innerHTML = `<b>${escape(c.metadata.name)}</b> <span class="rv">rv=${escape(c.metadata.resourceVersion ?? '')}</span> <span class="muted">${escape(JSON.stringify(c.data ?? {}))}</span>`;
+      return line;
+    }),
+  );
 }
 
 function renderRate() {
@@ -313,10 +452,14 @@ function draw() {
   $('stat-nodes').textContent = String(watches.node.items.size);
   $('stat-pods').textContent = String(pods.length);
   $('stat-running').textContent = String(pods.filter((p) => p.status?.phase === 'Running').length);
+  if (configMapsChanged) {
+    configMapsChanged = false;
+    renderConfigMaps();
+  }
   if (pendingFeed.length) {
     const feed = $('feed');
     const fragment = document.createDocumentFragment();
-    for (let i = pendingFeed.length - 1; i >= 0; i--) fragment.append(pendingFeed[i]);
+    for (let i = pendingFeed.length - 1; i >= 0; i--) fragment.append(buildLine(pendingFeed[i]));
     pendingFeed.length = 0;
     feed.prepend(fragment);
     while (feed.childElementCount > FEED_LINES) feed.lastElementChild.remove();
@@ -338,3 +481,53 @@ async function pollStats() {
 for (const w of Object.values(watches)) w.start();
 setInterval(pollStats, 1000);
 void pollStats();
+
+// The feed's toggles: bookmarks (with the watch-list's initial-events-end) and the initial state.
+for (const [id, className] of [
+  ['show-bookmarks', 'hide-bookmarks'],
+  ['show-initial', 'hide-initial'],
+]) {
+  const box = $(id);
+  const apply = () => $('feed').classList.toggle(className, !box.checked);
+  box.addEventListener('change', apply);
+  apply();
+}
+
+// "Break it": what the demo process can do to its own control plane (break-it.ts), and the cut
+// of this page's own watches when the apiserver runs in the demo process (no balancer to cut).
+function breakLog(text) {
+  const line = el('li');
+  line.textContent = `${new Date().toLocaleTimeString()} ${text}`;
+  $('break-log').prepend(line);
+}
+
+async function setUpBreakIt() {
+  const { actions } = await (await fetch('break-it.json')).json();
+  const box = $('break-actions');
+  for (const action of actions) {
+    const button = el('button', '', { type: 'button', 'data-action': action.id });
+    button.textContent = action.label;
+    button.title = action.note;
+    button.disabled = !action.available;
+    const note = el('span', 'muted');
+    note.textContent = action.note;
+    const row = el('div', 'break-action');
+    row.append(button, note);
+    box.append(row);
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        const res = await fetch(`break-it/${action.id}`, { method: 'POST' });
+        const answer = await res.json();
+        if (answer.cutPage) for (const w of Object.values(watches)) w.cut();
+        breakLog(answer.message);
+        document.body.dataset.lastBreak = action.id;
+      } catch (err) {
+        breakLog(`${action.label} failed: ${err}`);
+      } finally {
+        button.disabled = !action.available;
+      }
+    });
+  }
+}
+void setUpBreakIt();

@@ -24,7 +24,8 @@ export class ResourceWatch {
   /**
    * @param {string} apiserver http(s) URL of the apiserver
    * @param {string} path the collection, e.g. /api/v1/pods
-   * @param {{ token?: string, onEvent: (type: string, obj: object, watch: ResourceWatch) => void,
+   * @param {{ token?: string, onEvent: (type: string, obj: object, watch: ResourceWatch,
+   *   how?: { initial: boolean, initialEventsEnd?: boolean }) => void,
    *   onState: () => void }} options
    */
   constructor(apiserver, path, options) {
@@ -36,6 +37,12 @@ export class ResourceWatch {
     this.resourceVersion = '';
     /** connecting | listing | live | reconnecting */
     this.state = 'connecting';
+    /**
+     * What a learner sees (reflector.go's steps): watch-list (the first state, as a watch that
+     * sends initial events), watching, resuming (a new watch from the last resourceVersion),
+     * relisting (after 410 Gone), reconnecting (backing off).
+     */
+    this.phase = 'watch-list';
     this.synced = false;
     this.restarts = 0;
     this.relists = 0;
@@ -63,9 +70,15 @@ export class ResourceWatch {
     return `${this.base}?${q}`;
   }
 
-  setState(state) {
+  setState(state, phase) {
     this.state = state;
+    this.phase = phase;
     this.options.onState();
+  }
+
+  /** Cuts the watch as a network drop would: it resumes from its resourceVersion. */
+  cut() {
+    this.socket?.close();
   }
 
   connect() {
@@ -78,10 +91,13 @@ export class ResourceWatch {
       : undefined;
     const socket = new WebSocket(this.url(listing), protocols);
     this.socket = socket;
-    this.setState(listing ? 'listing' : 'connecting');
+    this.setState(
+      listing ? 'listing' : 'connecting',
+      listing ? (this.synced ? 'relisting' : 'watch-list') : 'resuming',
+    );
     socket.onopen = () => {
       this.backoff = 250;
-      if (!listing) this.setState('live');
+      if (!listing) this.setState('live', 'watching');
     };
     socket.onmessage = (message) => {
       if (typeof message.data !== 'string') return;
@@ -90,13 +106,16 @@ export class ResourceWatch {
       if (event.type === 'ERROR') {
         // 410 Gone: the resourceVersion is compacted away; anything else, retry.
         if (obj?.code === 410) this.needRelist = true;
+        this.options.onEvent('ERROR', obj, this, { initial: false });
         socket.close();
         return;
       }
       const rv = obj?.metadata?.resourceVersion;
       if (event.type === 'BOOKMARK') {
         if (rv) this.resourceVersion = rv;
-        if (fresh && obj.metadata.annotations?.[INITIAL_EVENTS_END] === 'true') {
+        const end = obj.metadata.annotations?.[INITIAL_EVENTS_END] === 'true';
+        this.options.onEvent('BOOKMARK', obj, this, { initial: false, initialEventsEnd: end });
+        if (fresh && end) {
           const before = this.items;
           this.items = fresh;
           this.needRelist = false;
@@ -105,7 +124,7 @@ export class ResourceWatch {
           for (const [key, old] of before)
             if (!fresh.has(key)) this.options.onEvent('DELETED', old, this);
           this.options.onEvent('SYNCED', undefined, this);
-          this.setState('live');
+          this.setState('live', 'watching');
         }
         return;
       }
@@ -113,11 +132,13 @@ export class ResourceWatch {
       const key = keyOf(obj);
       if (fresh && this.state === 'listing') {
         fresh.set(key, obj);
+        // The watch-list's initial state, shown as such (not as changes happening now).
+        this.options.onEvent(event.type, obj, this, { initial: true });
         return;
       }
       if (event.type === 'DELETED') this.items.delete(key);
       else this.items.set(key, obj);
-      this.options.onEvent(event.type, obj, this);
+      this.options.onEvent(event.type, obj, this, { initial: false });
     };
     socket.onclose = () => {
       if (this.socket !== socket) return;
@@ -125,7 +146,7 @@ export class ResourceWatch {
       if (this.stopped) return;
       if (listing && this.state === 'listing') this.needRelist = true;
       this.restarts++;
-      this.setState('reconnecting');
+      this.setState('reconnecting', 'reconnecting');
       const delay = this.backoff;
       this.backoff = Math.min(this.backoff * 2, 4000);
       setTimeout(() => this.connect(), delay * (0.5 + Math.random() / 2));

@@ -101,6 +101,131 @@ it('pnpm demo --apiservers 2 on etcd3 with its default flags: one replica SIGKIL
   }
 }, 150_000);
 
+// The dashboard's break-it panel (break-it.ts) acts on the running demo; the page's reflectors
+// (dashboard/watch.js, as client-go's reflector.go) show each fault and the recovery.
+it("the dashboard's break-it panel in Chromium: a replica killed, every watch cut, storage compacted; the page shows its informers' phases, resumes and relists, and every informer watches again", async () => {
+  const demo = spawnSource(appDir, 'src/main.ts', [
+    '--port',
+    '0',
+    '--dashboard-port',
+    '0',
+    '--storage-backend',
+    'etcd3',
+    '--etcd-servers',
+    etcd.endpoints.join(','),
+    '--etcd-prefix',
+    '/break-it',
+    '--apiservers',
+    '2',
+    '--events',
+  ]);
+  const out = () => demo.output();
+  const pids = () =>
+    [...out().matchAll(/apiserver replica \d (?:on|restarted on) \S+ \(pid (\d+)\)/g)].map((m) =>
+      Number(m[1]),
+    );
+  const browser = await launchChromium();
+  try {
+    await expect.poll(out, { timeout: 60_000, interval: 200 }).toMatch(/dashboard on http/);
+    const [, dashboardUrl] = /dashboard on (http:\/\/\S+)/.exec(out()) ?? [];
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const consoleErrors: string[] = [];
+    page.on('pageerror', (err) => consoleErrors.push(err.message));
+    // A 404 (the favicon's was one) is a console error; a WebSocket refused while a replica is
+    // down is the fault injected, and the page retries it.
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('WebSocket connection to'))
+        consoleErrors.push(m.text());
+    });
+    await page.goto(dashboardUrl!);
+    const watches = page.locator('#watches');
+    const attr = async (name: string) => Number(await watches.getAttribute(`data-${name}`));
+    const allWatching = async () =>
+      (await page.locator('#informers tr[data-phase="watching"]').count()) ===
+      (await attr('total'));
+    await expect.poll(allWatching, { timeout: 30_000 }).toBe(true);
+    // Each informer's phase, resourceVersion, cache size, resumes and relists are on the page.
+    const configmaps = page.locator('#informers tr[data-informer="configmap"]');
+    expect(Number(await configmaps.getAttribute('data-rv'))).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number(await configmaps.locator('.size').textContent()), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThan(0);
+    // The feed begins with the watch-list's initial state and its initial-events-end bookmark.
+    expect(await page.locator('#feed [data-initial="true"]').count()).toBeGreaterThan(0);
+    expect(
+      await page.locator('#feed [data-type="BOOKMARK"][data-initial-events-end="true"]').count(),
+    ).toBeGreaterThan(0);
+    // The ConfigMap workload, and each pod's name on its chip.
+    await expect
+      .poll(() => page.locator('#configmaps [data-configmap^="config-"]').count(), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThan(0);
+    const chip = page.locator('[data-deployment="demo/web"] .pod').first();
+    await expect.poll(() => chip.count(), { timeout: 30_000 }).toBe(1);
+    expect(await chip.textContent()).toBe(await chip.getAttribute('data-name'));
+
+    const recoveries = async () => (await attr('resumes')) + (await attr('relists'));
+    const act = async (action: string, said: RegExp) => {
+      const before = await page.locator('#break-log li').count();
+      await page.click(`[data-action="${action}"]`);
+      await expect
+        .poll(() => page.locator('#break-log li').count(), { timeout: 10_000 })
+        .toBe(before + 1);
+      expect(await page.locator('#break-log li').first().textContent()).toMatch(said);
+    };
+
+    // A replica SIGKILLed: the watches it served drop and come back through the balancer; the
+    // demo restarts the replica.
+    let before = await recoveries();
+    await act('kill-replica', /SIGKILL apiserver replica 1 \(pid \d+\); the demo restarts it/);
+    await expect.poll(out, { timeout: 30_000 }).toMatch(/apiserver replica 1 restarted on/);
+    await expect.poll(recoveries, { timeout: 30_000 }).toBeGreaterThan(before);
+    await expect.poll(allWatching, { timeout: 30_000 }).toBe(true);
+
+    // Every connection cut at the balancer: every informer resumes (or relists) and watches on.
+    before = await recoveries();
+    await act('cut-watches', /cut every client connection/);
+    await expect
+      .poll(recoveries, { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(before + (await attr('total')));
+    await expect.poll(allWatching, { timeout: 30_000 }).toBe(true);
+
+    // etcd compacted to now, then cut again: they recover whether a watch cache still holds their
+    // resourceVersion (resume) or the answer is 410 Gone (relist, shown in the feed).
+    await act('compact', /compacted storage at revision \d+/);
+    before = await recoveries();
+    await act('cut-watches', /cut every client connection/);
+    await expect
+      .poll(recoveries, { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(before + (await attr('total')));
+    await expect.poll(allWatching, { timeout: 30_000 }).toBe(true);
+    if ((await attr('relists')) > 0)
+      expect(await page.locator('#feed [data-type="ERROR"]').count()).toBeGreaterThan(0);
+
+    // The page still shows the cluster as it is, and asked for nothing that is not served.
+    await expect
+      .poll(() => page.locator('[data-deployment="demo/web"] .pod[data-phase="Running"]').count(), {
+        timeout: 30_000,
+      })
+      .toBe(3);
+    expect(await fetch(new URL('favicon.ico', dashboardUrl)).then((r) => r.status)).toBe(200);
+    expect(consoleErrors).toEqual([]);
+  } finally {
+    await browser.close();
+    demo.child.kill('SIGKILL');
+    for (const pid of pids()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+}, 180_000);
+
 it('pnpm demo --apiservers needs the etcd3 backend: the replicas share one etcd', async () => {
   const { code, out } = await runDemo(['--storage-backend', 'memory', '--apiservers', '2']);
   expect(out).toMatch(/--apiservers needs --storage-backend etcd3/);

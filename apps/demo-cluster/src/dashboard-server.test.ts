@@ -1,6 +1,7 @@
 import { jsonLogger, startApiServer, type RunningApiServer } from '@listwatch/apiserver';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BreakIt } from './break-it.js';
 import { DashboardServer, sumMetric } from './dashboard-server.js';
 
 describe('sumMetric', () => {
@@ -28,7 +29,11 @@ describe('DashboardServer', () => {
       storageBackend: 'memory',
       logger: jsonLogger('warn'),
     });
-    dashboard = new DashboardServer(apiserver.url);
+    dashboard = new DashboardServer(
+      apiserver.url,
+      undefined,
+      new BreakIt({ storage: apiserver.storage }),
+    );
     url = await dashboard.listen('127.0.0.1', 0);
   });
   afterAll(async () => {
@@ -47,7 +52,38 @@ describe('DashboardServer', () => {
     expect(await (await fetch(`${url}config.json`)).json()).toEqual({ apiserver: apiserver.url });
     expect((await fetch(`${url}package.json`)).status).toBe(404);
     expect((await fetch(`${url}src/main.ts`)).status).toBe(404);
-    expect((await fetch(url, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(url, { method: 'PUT' })).status).toBe(405);
+    // Browsers ask for it whatever the page links (a 404 is a console error).
+    const icon = await fetch(`${url}favicon.ico`);
+    expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+  });
+
+  it("takes the break-it panel's actions only from a page of its own origin: storage is compacted to the current revision", async () => {
+    const origin = new URL(url).origin;
+    const post = (path: string, headers: Record<string, string>) =>
+      fetch(`${url}${path}`, { method: 'POST', headers });
+    expect((await post('break-it/compact', {})).status).toBe(403);
+    expect((await post('break-it/compact', { origin: 'http://attacker.example' })).status).toBe(
+      403,
+    );
+    expect((await post('break-it/nothing', { origin })).status).toBe(404);
+    const actions = (await (await fetch(`${url}break-it.json`)).json()) as {
+      actions: { id: string; available: boolean }[];
+    };
+    // Without --apiservers there is no replica to kill, and the page cuts its own watches.
+    expect(actions.actions.map((a) => [a.id, a.available])).toEqual([
+      ['kill-replica', false],
+      ['restart-replica', false],
+      ['cut-watches', true],
+      ['compact', true],
+    ]);
+    expect(await (await post('break-it/cut-watches', { origin })).json()).toMatchObject({
+      cutPage: true,
+    });
+    const revision = await apiserver.storage.currentRevision();
+    const res = await post('break-it/compact', { origin });
+    expect(await res.json()).toEqual({ message: `compacted storage at revision ${revision}` });
+    expect(apiserver.storage.compactRevision()).toBe(revision);
   });
 
   it('answers only requests naming a loopback host (no DNS rebinding)', async () => {

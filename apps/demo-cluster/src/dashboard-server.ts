@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import type { BreakIt } from './break-it.js';
 
 /** The dashboard's own identity on a secure apiserver: the demo CA and its client certificate. */
 export interface DashboardTls {
@@ -34,6 +35,9 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
   '/watch.js': { file: 'watch.js', type: 'text/javascript; charset=utf-8' },
   '/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
+  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  // Asked for by browsers whatever the page links: the same icon (browsers sniff SVG).
+  '/favicon.ico': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -88,24 +92,26 @@ export class DashboardServer {
   constructor(
     private readonly apiserver: string,
     private readonly tls?: DashboardTls,
+    private readonly breakIt?: BreakIt,
   ) {
     this.server = createServer((req, res) => {
       if (!isLoopbackHost(req)) {
         res.writeHead(403, { 'Content-Type': 'text/plain' }).end('host not accepted\n');
         return;
       }
-      void this.handle(req.method ?? 'GET', new URL(req.url ?? '/', 'http://x').pathname).then(
-        ({ status, type, body }) => {
-          res.writeHead(status, {
-            'Content-Type': type,
-            'Cache-Control': 'no-store',
-            'X-Content-Type-Options': 'nosniff',
-            // The page talks only to itself and the apiserver.
-            'Content-Security-Policy': `default-src 'self'; connect-src 'self' ${this.watchOrigin()}`,
-          });
-          res.end(body);
-        },
-      );
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const answer =
+        req.method === 'POST' ? this.handlePost(req, path) : this.handle(req.method ?? 'GET', path);
+      void answer.then(({ status, type, body }) => {
+        res.writeHead(status, {
+          'Content-Type': type,
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+          // The page talks only to itself and the apiserver.
+          'Content-Security-Policy': `default-src 'self'; connect-src 'self' ${this.watchOrigin()}`,
+        });
+        res.end(body);
+      });
     });
     if (tls)
       this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) =>
@@ -170,6 +176,36 @@ export class DashboardServer {
     upstream.on('close', () => socket.destroy());
   }
 
+  /**
+   * The break-it panel's actions: POST /break-it/<action>, from a page of this very origin only
+   * (a browser sends Origin on every POST: another site cannot make the demo break itself).
+   */
+  private async handlePost(
+    req: IncomingMessage,
+    path: string,
+  ): Promise<{ status: number; type: string; body: string }> {
+    const own = new URL(this.url);
+    const origins = [`http://127.0.0.1:${own.port}`, `http://localhost:${own.port}`];
+    const json = (status: number, value: unknown) => ({
+      status,
+      type: 'application/json',
+      body: JSON.stringify(value),
+    });
+    if (!origins.includes(req.headers.origin ?? ''))
+      return json(403, { message: 'only the dashboard page may act' });
+    const action = /^\/break-it\/([a-z-]+)$/.exec(path)?.[1];
+    const breakIt = this.breakIt;
+    if (!breakIt || !action || !breakIt.actions().some((a) => a.id === action))
+      return json(404, { message: 'not found' });
+    try {
+      return json(200, await breakIt.run(action));
+    } catch (err) {
+      return json(500, {
+        message: `${action} failed: ${err instanceof Error ? err.message : String(err)}`,
+      });
+    }
+  }
+
   private async handle(
     method: string,
     path: string,
@@ -183,6 +219,7 @@ export class DashboardServer {
     });
     if (path === '/config.json') return json({ apiserver: this.watchBase() });
     if (path === '/stats.json') return json(await this.stats());
+    if (path === '/break-it.json') return json({ actions: this.breakIt?.actions() ?? [] });
     const entry = FILES[path];
     if (!entry) return { status: 404, type: 'text/plain', body: 'not found\n' };
     return { status: 200, type: entry.type, body: await readFile(dashboardDir + entry.file) };

@@ -103,7 +103,7 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     await page.goto(dashboardUrl);
 
     const watches = page.locator('#watches');
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('6');
     await expect
       .poll(() => page.locator('.node[data-node^="node-"]').count(), { timeout: 30_000 })
       .toBe(3);
@@ -115,7 +115,9 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     const feedPods = async (type: string, phase: string) =>
       new Set(
         await page
-          .locator(`#feed [data-kind="pod"][data-type="${type}"][data-phase="${phase}"]`)
+          .locator(
+            `#feed [data-kind="pod"][data-type="${type}"][data-phase="${phase}"]:not([data-initial])`,
+          )
           .evaluateAll((lines: { getAttribute(name: string): string | null }[]) =>
             lines.map((l) => l.getAttribute('data-name')),
           ),
@@ -132,10 +134,10 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     // resourceVersions they saw, with no relist, and the page catches up.
     const attr = async (name: string) => Number(await watches.getAttribute(`data-${name}`));
     proxy.cut();
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('5');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('6');
     await scaleWeb(server, 4);
     proxy.restore();
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('6');
     await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(4);
     expect(await attr('resumes')).toBeGreaterThanOrEqual(4);
     expect(await attr('relists')).toBe(0);
@@ -144,9 +146,9 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
     // history, so the page resumes from its resourceVersions again, without relisting.
     const resumesBefore = await attr('resumes');
     await stop(apiserver);
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('5');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('6');
     apiserver = await startApiServer(port, dir.path);
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('6');
     expect(await attr('resumes')).toBeGreaterThan(resumesBefore);
     expect(await attr('relists')).toBe(0);
 
@@ -243,13 +245,13 @@ it('the dashboard relists when its watch gets 410 Gone (its resourceVersion fell
     await page.goto(dashboardUrl);
     const watches = page.locator('#watches');
     const attr = async (name: string) => Number(await watches.getAttribute(`data-${name}`));
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('6');
     await expect.poll(() => webPods(page, 'Running'), { timeout: 30_000 }).toBe(3);
     const shownBefore = new Set((await listWebPods(server)).map((p) => p.name));
     expect(await attr('relists')).toBe(0);
 
     proxy.cut();
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('5');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 10_000 }).not.toBe('6');
     // Up to 6 and down to 2 while the page is away: new pods, and pods it saw that are gone.
     await scaleWeb(server, 6);
     await expect
@@ -264,7 +266,7 @@ it('the dashboard relists when its watch gets 410 Gone (its resourceVersion fell
     expect(gone.length).toBeGreaterThan(0);
     proxy.restore();
 
-    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('5');
+    await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('6');
     expect(await attr('relists')).toBeGreaterThanOrEqual(1);
     const chipNames = (selector: string) =>
       page

@@ -1,4 +1,5 @@
 import {
+  EventBroadcaster,
   LeaderElector,
   LeaseLock,
   SharedInformerFactory,
@@ -67,6 +68,8 @@ export class DemoCluster {
   private readonly logger: Logger;
   private readonly abort = new AbortController();
   private readonly running: Promise<void>[] = [];
+  /** The kubelets' event broadcasters, shut down with them. */
+  private readonly kubeletEvents: EventBroadcaster[] = [];
   private leading = false;
 
   constructor(options: DemoClusterOptions) {
@@ -90,21 +93,28 @@ export class DemoCluster {
    */
   async start(): Promise<void> {
     await ensureFooCrd(this.options.client);
-    const kubelets = this.options.nodes.map(
-      (nodeName, index) =>
-        new Kubelet({
-          client: this.clientFor(`node:${nodeName}`),
-          nodeName,
-          index,
-          logger: this.logger,
-          ...(this.options.nodeLeaseRenewMs !== undefined
-            ? { leaseRenewMs: this.options.nodeLeaseRenewMs }
-            : {}),
-          ...(this.options.runToCompletionMs !== undefined
-            ? { runToCompletionMs: this.options.runToCompletionMs }
-            : {}),
+    const kubelets = this.options.nodes.map((nodeName, index) => {
+      const client = this.clientFor(`node:${nodeName}`);
+      // The kubelet records core/v1 Events (system:node may write no events.k8s.io ones).
+      const events = new EventBroadcaster({ client, apiVersion: 'v1', logger: this.logger });
+      this.kubeletEvents.push(events);
+      return new Kubelet({
+        client,
+        nodeName,
+        index,
+        logger: this.logger,
+        recorder: events.newRecorder({
+          reportingController: 'kubelet',
+          reportingInstance: nodeName,
         }),
-    );
+        ...(this.options.nodeLeaseRenewMs !== undefined
+          ? { leaseRenewMs: this.options.nodeLeaseRenewMs }
+          : {}),
+        ...(this.options.runToCompletionMs !== undefined
+          ? { runToCompletionMs: this.options.runToCompletionMs }
+          : {}),
+      });
+    });
     await Promise.all(kubelets.map((k) => k.register()));
     const signal = this.abort.signal;
     for (const kubelet of kubelets) this.running.push(this.supervise(kubelet.run(signal)));
@@ -115,6 +125,7 @@ export class DemoCluster {
   async stop(): Promise<void> {
     this.abort.abort();
     await Promise.all(this.running);
+    await Promise.all(this.kubeletEvents.map((events) => events.shutdown()));
   }
 
   private async supervise(task: Promise<void>): Promise<void> {
@@ -164,6 +175,14 @@ export class DemoCluster {
     // default of 10 listeners, none of them leaked.
     setMaxListeners(64, signal);
     const client = (component: string) => this.clientFor(component);
+    // kube-controller-manager's record.EventBroadcaster: each controller writes its Events as
+    // itself (--use-service-account-credentials), through a bounded queue that never blocks it.
+    const broadcasters: EventBroadcaster[] = [];
+    const recorder = (component: string, as = client(component)) => {
+      const events = new EventBroadcaster({ client: as, logger });
+      broadcasters.push(events);
+      return events.newRecorder({ reportingController: component });
+    };
     // kube-controller-manager's shared informers list and watch as itself; each controller
     // writes as its own identity. The scheduler is a process of its own in kube: own informers.
     const factory = new SharedInformerFactory({
@@ -177,12 +196,19 @@ export class DemoCluster {
         : new SharedInformerFactory({ client: schedulerClient, logger });
     const replicaSets = new ReplicaSetController({
       client: client('replicaset-controller'),
+      recorder: recorder('replicaset-controller'),
       factory,
       logger,
     });
-    const scheduler = new Scheduler({ client: schedulerClient, factory: schedulerFactory, logger });
+    const scheduler = new Scheduler({
+      client: schedulerClient,
+      factory: schedulerFactory,
+      logger,
+      recorder: recorder('default-scheduler', schedulerClient),
+    });
     const deployments = new DeploymentController({
       client: client('deployment-controller'),
+      recorder: recorder('deployment-controller'),
       factory,
       logger,
     });
@@ -192,24 +218,35 @@ export class DemoCluster {
     });
     const namespaces = new NamespaceController({
       client: client('namespace-controller'),
+      recorder: recorder('namespace-controller'),
       factory,
       logger,
     });
-    const foos = new FooController({ client: client('sample-controller'), factory, logger });
-    const jobs = new JobController({ client: client('job-controller'), factory, logger });
+    const foos = new FooController({
+      client: client('sample-controller'),
+      recorder: recorder('sample-controller'),
+      factory,
+      logger,
+    });
+    const jobs = new JobController({
+      client: client('job-controller'),
+      recorder: recorder('job-controller'),
+      factory,
+      logger,
+    });
     const cronJobs = new CronJobController({
       client: client('cronjob-controller'),
+      recorder: recorder('cronjob-controller'),
       factory,
       logger,
       ...(this.options.cronJobClock ? { clock: this.options.cronJobClock } : {}),
     });
     const endpointSlices = new EndpointSliceController({
       client: client('endpointslice-controller'),
+      recorder: recorder('endpointslice-controller'),
       factory,
       logger,
     });
-    // Events: each controller will take an EventRecorder here (client-go's record.EventBroadcaster
-    // of kube-controller-manager, one per process, a recorder per controller name).
     factory.start();
     if (schedulerFactory !== factory) schedulerFactory.start();
     try {
@@ -227,6 +264,7 @@ export class DemoCluster {
     } finally {
       await factory.shutdown();
       if (schedulerFactory !== factory) await schedulerFactory.shutdown();
+      await Promise.all(broadcasters.map((events) => events.shutdown()));
     }
   }
 }

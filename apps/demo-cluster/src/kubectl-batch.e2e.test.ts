@@ -36,6 +36,12 @@ describe('kubectl create job / cronjob against the demo control plane', () => {
     expect(table).toMatch(/^hello\s+Complete\s+1\/1\s+/m);
     const pods = await ok(['get', 'pods', '-n', ns, '-l', 'job-name=hello', '--no-headers']);
     expect(pods).toMatch(/^hello-\w{5}\s+0\/1\s+Completed\s+0\s+/m);
+    // job_controller.go's Events, as kubectl describe job ends with them.
+    await expect
+      .poll(() => ok(['describe', 'job', 'hello', '-n', ns]), poll)
+      .toMatch(
+        /Normal\s+SuccessfulCreate\s+\S+\s+job-controller\s+Created pod: hello-\w{5}[\s\S]*Normal\s+Completed\s+\S+\s+job-controller\s+Job completed/,
+      );
   });
 
   it("kubectl create cronjob x --schedule='*/1 * * * *' fires at its minute: a Job tick-<minute> that completes", async () => {
@@ -59,6 +65,13 @@ describe('kubectl create job / cronjob against the demo control plane', () => {
       .toBe(`job.batch/${job}`);
     await ok(['wait', '--for=condition=complete', `job/${job}`, '-n', ns, '--timeout=60s']);
     await expect
+      .poll(() => ok(['describe', 'cronjob', 'tick', '-n', ns]), poll)
+      .toMatch(
+        new RegExp(
+          `Normal\\s+SuccessfulCreate\\s+\\S+\\s+cronjob-controller\\s+Created job ${job}`,
+        ),
+      );
+    await expect
       .poll(
         async () =>
           (
@@ -81,6 +94,18 @@ describe('kubectl create job / cronjob against the demo control plane', () => {
     expect(await ok(['get', 'service', 'kubernetes', '-n', 'default', '--no-headers'])).toMatch(
       /^kubernetes\s+ClusterIP\s+10\.96\.0\.1\s+<none>\s+443\/TCP\s+/,
     );
+  });
+
+  it('kubectl exec and port-forward fail saying the demo has no container runtime (pod-connect.ts answers 400)', async () => {
+    const ns = await demo.api.namespace();
+    await ok(['run', 'shell', '-n', ns, '--image=busybox', '--', 'sleep', '3600']);
+    await ok(['wait', '--for=condition=Ready', 'pod/shell', '-n', ns, '--timeout=60s']);
+    const exec = await run(['exec', 'shell', '-n', ns, '--', 'ls']);
+    expect(exec.code).not.toBe(0);
+    expect(exec.stderr).toMatch(/no container runtime: pods\/exec is not available/);
+    const forward = await run(['port-forward', 'pod/shell', '-n', ns, '18080:80']);
+    expect(forward.code).not.toBe(0);
+    expect(forward.stderr).toMatch(/no container runtime: pods\/portforward is not available/);
   });
 
   it('kubectl top says the Metrics API is not available (the demo has no metrics-server)', async () => {

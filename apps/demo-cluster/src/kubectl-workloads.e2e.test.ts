@@ -84,6 +84,43 @@ describe('kubectl against the demo control plane', () => {
       expect(pod.spec?.containers?.[0]?.image).toBe('nginx:1.27');
   });
 
+  it('kubectl describe deployment ends with its Events and kubectl get events shows what every controller recorded', async () => {
+    const ns = await demo.api.namespace();
+    await createDeployment(ns, 2);
+    await ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
+    const rs = (await replicaSets().namespace(ns).list()).items[0]?.metadata.name ?? '';
+    // Written asynchronously (the recorder never blocks a controller): wait for them.
+    await expect
+      .poll(() => ok(['describe', 'deployment', 'web', '-n', ns]), poll)
+      .toMatch(
+        new RegExp(
+          `Events:\\s+Type\\s+Reason\\s+Age\\s+From\\s+Message[\\s\\S]*Normal\\s+ScalingReplicaSet\\s+\\S+\\s+deployment-controller\\s+Scaled up replica set ${rs} from 0 to 2`,
+        ),
+      );
+    // The ReplicaSet controller's, the scheduler's and the kubelet's (sync_pod.go, kwok-like).
+    const reasons = async () =>
+      new Set(
+        (await ok(['get', 'events', '-n', ns, '-o', 'jsonpath={range .items[*]}{.reason} {end}']))
+          .split(' ')
+          .filter(Boolean),
+      );
+    await expect
+      .poll(reasons, poll)
+      .toEqual(
+        new Set([
+          'ScalingReplicaSet',
+          'SuccessfulCreate',
+          'Scheduled',
+          'Pulled',
+          'Created',
+          'Started',
+        ]),
+      );
+    expect(await ok(['describe', 'rs', rs, '-n', ns])).toMatch(
+      /Normal\s+SuccessfulCreate\s+\S+\s+replicaset-controller\s+Created pod: web-/,
+    );
+  });
+
   it('kubectl scale deployment resizes its ReplicaSet and pods', async () => {
     const ns = await demo.api.namespace();
     await createDeployment(ns, 1);

@@ -7,7 +7,7 @@ import { runDemo } from './testing/run-demo.js';
 
 const appDir = fileURLToPath(new URL('..', import.meta.url));
 
-it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes ConfigMaps and prints the events, then stops cleanly on SIGTERM', async () => {
+it('pnpm demo --nodes 12 serves the API, runs 3 full kubelets and 9 hollow nodes (simulated-nodes.ts), rolls out the web Deployment on them, writes ConfigMaps and prints the events, then stops cleanly on SIGTERM', async () => {
   const dir = tempDir('listwatch-demo-');
   const demo = spawnSource(appDir, 'src/main.ts', [
     '--port',
@@ -16,6 +16,8 @@ it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes 
     dir.path,
     '--interval',
     '50',
+    '--nodes',
+    '12',
   ]);
   const child = demo.child;
   try {
@@ -27,7 +29,7 @@ it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes 
         [
           ...demo
             .output()
-            .matchAll(/MODIFIED\s+pod\/(web-\w+-\w{5})\s+node=node-\d\s+phase=Running/g),
+            .matchAll(/MODIFIED\s+pod\/(web-\w+-\w{5})\s+node=\S*node-\d+\s+phase=Running/g),
         ].map((m) => m[1]),
       ).size;
     await expect.poll(runningPods, { timeout: 30_000, interval: 200 }).toBeGreaterThanOrEqual(3);
@@ -41,7 +43,24 @@ it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes 
     const url = /apiserver on (http:\/\/\S+)/.exec(demo.output())![1]!;
     const get = async (path: string) => (await fetch(`${url}${path}`)).json();
     const nodes = (await get('/api/v1/nodes')) as { items: { metadata: { name: string } }[] };
-    expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1', 'node-2', 'node-3']);
+    expect(nodes.items.map((n) => n.metadata.name).sort()).toEqual(
+      [
+        'node-1',
+        'node-2',
+        'node-3',
+        ...Array.from({ length: 9 }, (_, i) => `hollow-node-${i}`),
+      ].sort(),
+    );
+    expect(demo.output()).toMatch(
+      /nodes: 9 hollow nodes hollow-node-0…8 \(Node, Lease, pod watch each\)/,
+    );
+    // Each hollow node renews its Lease in kube-node-lease, as a kubelet does.
+    const leases = (await get(
+      '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases',
+    )) as {
+      items: { metadata: { name: string } }[];
+    };
+    expect(leases.items.map((l) => l.metadata.name)).toContain('hollow-node-8');
     const d = (await get('/apis/apps/v1/namespaces/demo/deployments/web')) as {
       spec: { replicas: number };
     };
@@ -62,7 +81,7 @@ it('pnpm demo serves the API, rolls out the web Deployment on its nodes, writes 
     child.kill('SIGKILL');
     dir.remove();
   }
-});
+}, 90_000);
 
 it.each([
   ['memory', ['--storage-backend', 'memory']],
@@ -180,4 +199,20 @@ it('pnpm demo --help documents every flag the demo takes, then the apiserver fla
   ])
     expect(out).toMatch(new RegExp(`^ {2}${flag} `, 'm'));
   expect(out).toMatch(/--storage-backend/);
+});
+
+it('pnpm demo --apiservers 2 --bind-address 0.0.0.0 refuses as the apiserver does: its balancer would serve an anonymous cluster-admin off loopback', async () => {
+  const { code, out } = await runDemo([
+    '--storage-backend',
+    'etcd3',
+    '--apiservers',
+    '2',
+    '--bind-address',
+    '0.0.0.0',
+  ]);
+  expect(out).toMatch(
+    /refusing to serve on 0\.0\.0\.0: requests without credentials would be allowed everything/,
+  );
+  expect(out).not.toMatch(/starting 2 apiserver replicas/);
+  expect(code).toBe(1);
 });

@@ -1,5 +1,12 @@
 import { ApiError } from '@listwatch/api';
-import { commandArgs, jsonLogger, parseArgs, startApiServer, usage } from '@listwatch/apiserver';
+import {
+  commandArgs,
+  jsonLogger,
+  parseArgs,
+  refuseAnonymousAdminOffLoopback,
+  startApiServer,
+  usage,
+} from '@listwatch/apiserver';
 import { jsonLineLogger, RestClient } from '@listwatch/client';
 import { DEFAULT_ETCD_ENDPOINTS } from '@listwatch/storage';
 import {
@@ -8,12 +15,14 @@ import {
   stopReplicas,
   superviseReplicas,
 } from './apiserver-replicas.js';
+import { BreakIt, type BreakItOptions } from './break-it.js';
 import { DashboardServer } from './dashboard-server.js';
 import { DemoCluster } from './demo-cluster.js';
 import { EventPrinter } from './event-printer.js';
 import { ensureDeployment, ensureFoo, exampleFoo, webDeployment } from './web-workload.js';
 import { formatSummary, runScenario } from './scenario.js';
 import { createSecurePki, demoComponents, SecureClients } from './secure/secure-cluster.js';
+import { SimulatedNodes } from './simulated-nodes.js';
 import { TerminalSummary } from './terminal-summary.js';
 import { Workload } from './workload.js';
 import { resolve } from 'node:path';
@@ -51,7 +60,11 @@ async function startReplicated(
   bindAddress: string,
   say: (line: string) => void,
   report: (line: string) => void,
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{
+  url: string;
+  close(): Promise<void>;
+  breakIt: NonNullable<BreakItOptions['replicas']>;
+}> {
   const flags = [...apiserverFlags];
   const port = Number(takeFlag(flags, 'port') ?? 8080);
   takeFlag(flags, 'bind-address');
@@ -66,6 +79,7 @@ async function startReplicated(
   const host = bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress;
   return {
     url: `${scheme}//${host.includes(':') ? `[${host}]` : host}:${balancer.port}`,
+    breakIt: { replicas, balancer },
     close: async () => {
       closing = true;
       await balancer.close();
@@ -73,6 +87,13 @@ async function startReplicated(
     },
   };
 }
+
+/** `--nodes` at most. */
+const MAX_NODES = 5000;
+/** Up to this many nodes, each is a full kubelet (logs, Jobs' pods run to completion, Events). */
+const FULL_KUBELETS = 10;
+/** Above it, this many full kubelets and hollow nodes for the rest. */
+const FULL_KUBELET_MIN = 3;
 
 async function main(): Promise<void> {
   const args = commandArgs(process.argv.slice(2));
@@ -84,8 +105,11 @@ async function main(): Promise<void> {
   if (duration !== undefined && (!Number.isFinite(duration) || duration <= 0))
     throw ApiError.badRequest('--duration must be a positive number of seconds');
   const nodeCount = Number(takeFlag(args, 'nodes') ?? 3);
-  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 250)
-    throw ApiError.badRequest('--nodes must be a whole number from 1 to 250');
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > MAX_NODES)
+    throw ApiError.badRequest(`--nodes must be a whole number from 1 to ${MAX_NODES}`);
+  // Up to FULL_KUBELETS full kubelets; beyond, the rest are hollow nodes (simulated-nodes.ts).
+  const fullNodes = nodeCount <= FULL_KUBELETS ? nodeCount : FULL_KUBELET_MIN;
+  const hollowNodes = nodeCount - fullNodes;
   const secureIndex = args.indexOf('--secure');
   if (secureIndex >= 0) args.splice(secureIndex, 1);
   const resetIndex = args.indexOf('--reset');
@@ -126,7 +150,9 @@ async function main(): Promise<void> {
         '                 [apiserver flags]',
         '',
         '  --interval ms        period of the ConfigMap writes of the workload (default 1000)',
-        '  --nodes n            simulated nodes, one kubelet each (default 3)',
+        '  --nodes n            simulated nodes (default 3, at most 5000): up to 10 full kubelets;',
+        '                       beyond, 3 full kubelets and hollow nodes (a Node, its Lease',
+        '                       renewed every 10 s and a pod watch each, as the density bench)',
         '  --duration s         run the scripted scenario (a namespace, two Deployments, scaling,',
         '                       a rollout, a pod and a Deployment deleted, a Foo, a Job and a',
         "                       CronJob's run to Complete, the namespace deleted),",
@@ -191,11 +217,14 @@ async function main(): Promise<void> {
     secureIndex >= 0
       ? await createSecurePki(
           resolve(options.dataDir, 'pki'),
-          demoComponents(Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`)),
+          demoComponents(Array.from({ length: fullNodes }, (_, i) => `node-${i + 1}`)),
         )
       : undefined;
   if (pki) Object.assign(options, pki.serverOptions);
   if (summaryScreen && !external) say('starting the apiserver…');
+  // The balancer serves the API on --bind-address as an apiserver would: the same refusal to be
+  // an anonymous cluster-admin off loopback (the replicas themselves listen on loopback).
+  if (apiservers !== undefined) refuseAnonymousAdminOffLoopback(options, options.logger);
   const server = external
     ? { url: external.replace(/\/$/, ''), close: () => Promise.resolve() }
     : apiservers !== undefined
@@ -227,7 +256,7 @@ async function main(): Promise<void> {
   }
   const clientFor = secure ? { clientFor: secure.clientFor } : {};
   if (duration !== undefined) {
-    const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
+    const nodes = Array.from({ length: fullNodes }, (_, i) => `node-${i + 1}`);
     const cluster = new DemoCluster({ client, ...clientFor, nodes, report: say, logger });
     await cluster.start();
     say(`scenario: ${nodes.length} nodes, at most ${duration} s`);
@@ -239,7 +268,19 @@ async function main(): Promise<void> {
     await server.close();
     process.exit(summary.ok ? 0 : 1);
   }
-  const dashboard = new DashboardServer(server.url, secure?.tls('dashboard'));
+  const breakIt = new BreakIt(
+    'breakIt' in server
+      ? {
+          replicas: server.breakIt,
+          ...(parsed.options.storageBackend === 'etcd3'
+            ? { etcdServers: options.etcdServers ?? DEFAULT_ETCD_ENDPOINTS }
+            : {}),
+        }
+      : 'storage' in server
+        ? { storage: server.storage }
+        : {},
+  );
+  const dashboard = new DashboardServer(server.url, secure?.tls('dashboard'), breakIt);
   const apiPort = Number(new URL(server.url).port || 80);
   const dashboardUrl = await dashboard.listen(
     '127.0.0.1',
@@ -284,11 +325,26 @@ async function main(): Promise<void> {
   const workload = new Workload(client);
   await workload.ensureNamespace();
   await workload.resume();
-  const nodes = Array.from({ length: nodeCount }, (_, i) => `node-${i + 1}`);
-  if (summary) say(`registering ${nodes.length} nodes…`);
+  const nodes = Array.from({ length: fullNodes }, (_, i) => `node-${i + 1}`);
+  if (summary) say(`registering ${nodeCount} nodes…`);
   const cluster = new DemoCluster({ client, ...clientFor, nodes, report, logger });
   await cluster.start();
   say(`nodes: ${nodes.join(', ')} (one simulated kubelet each)`);
+  // kubemark's hollow nodes: a Node, its Lease renewed every 10 s and a watch of its pods each,
+  // reporting them Running (no logs; a Job's pod placed there runs on and does not complete).
+  const hollow =
+    hollowNodes > 0
+      ? new SimulatedNodes({ client, count: hollowNodes, namePrefix: 'hollow-node-', logger })
+      : undefined;
+  if (hollow) {
+    const started = performance.now();
+    await hollow.register();
+    hollow.start();
+    await hollow.waitForSync();
+    say(
+      `nodes: ${hollowNodes} hollow nodes hollow-node-0…${hollowNodes - 1} (Node, Lease, pod watch each), ready in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+  }
   await ensureDeployment(client, webDeployment('demo'));
   await ensureFoo(client, exampleFoo('demo'));
   const printer = summary ? undefined : new EventPrinter(client, 'demo', say, logger);
@@ -306,6 +362,7 @@ async function main(): Promise<void> {
       await printer?.stop();
       await summary?.stop();
       await dashboard.close();
+      await hollow?.stop();
       await cluster.stop();
       await client.close();
       await secure?.close();

@@ -31,6 +31,19 @@ it('the terminal summary shows the URLs, nodes with their pods, deployments desi
   expect(lines.length).toBeLessThan(24);
 });
 
+it('the terminal summary counts the nodes on one line when there are too many to list (pnpm demo --nodes 1000)', () => {
+  const nodes = Array.from({ length: 1000 }, (_, i) => ({
+    name: `hollow-node-${i}`,
+    schedulable: i !== 7,
+    pods: i < 3 ? 2 : 0,
+    ready: 0,
+  }));
+  const lines = formatSummary({ ...view, nodes });
+  expect(lines).toContain('NODES (1000)');
+  expect(lines).toContain('  999 Ready, 1 NotReady; 6 pods on them');
+  expect(lines.length).toBeLessThan(24);
+});
+
 it('the terminal summary shows a dash for what the apiserver has not told (it is down)', () => {
   const lines = formatSummary({ ...view, stats: {} });
   expect(lines[1]).toBe('events/s 12.4   apiserver events/s –   open watches –');

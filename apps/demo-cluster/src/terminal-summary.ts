@@ -23,6 +23,9 @@ export interface SummaryView {
 
 const dash = (n: number | undefined, digits = 0) => (n === undefined ? '–' : n.toFixed(digits));
 
+/** Above this many nodes the summary counts them instead of listing them. */
+const NODE_LINES_MAX = 20;
+
 /** The one screen: URLs, nodes, Deployments desired/ready, rates and open watches. */
 export function formatSummary(view: SummaryView): string[] {
   const lines = [
@@ -31,10 +34,16 @@ export function formatSummary(view: SummaryView): string[] {
     '',
     `NODES (${view.nodes.length})`,
   ];
-  for (const n of view.nodes)
-    lines.push(
-      `  ${n.name.padEnd(12)} ${(n.schedulable ? 'Ready' : 'NotReady').padEnd(9)} pods ${n.pods} (${n.ready} ready)`,
-    );
+  if (view.nodes.length > NODE_LINES_MAX) {
+    // `--nodes 1000`: one line for all of them (a screen cannot hold a line each).
+    const ready = view.nodes.filter((n) => n.schedulable).length;
+    const pods = view.nodes.reduce((sum, n) => sum + n.pods, 0);
+    lines.push(`  ${ready} Ready, ${view.nodes.length - ready} NotReady; ${pods} pods on them`);
+  } else
+    for (const n of view.nodes)
+      lines.push(
+        `  ${n.name.padEnd(12)} ${(n.schedulable ? 'Ready' : 'NotReady').padEnd(9)} pods ${n.pods} (${n.ready} ready)`,
+      );
   lines.push('', `DEPLOYMENTS (${view.deployments.length})`);
   for (const d of view.deployments) {
     const done = d.ready === d.desired && d.updated === d.desired;

@@ -1,5 +1,10 @@
 export { discoveryMiddleware } from './discovery/discovery-router.js';
-export { startApiServer, type ApiServerOptions, type RunningApiServer } from './server.js';
+export {
+  refuseAnonymousAdminOffLoopback,
+  startApiServer,
+  type ApiServerOptions,
+  type RunningApiServer,
+} from './server.js';
 export { createApp } from './app.js';
 export { commandArgs, parseArgs, usage, FLAGS } from './cli.js';
 export { jsonLogger, type LogLevel } from './logger.js';

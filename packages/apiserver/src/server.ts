@@ -264,9 +264,16 @@ function isLoopback(address: string): boolean {
  * The defaults (anonymous requests, AlwaysAllow) make whoever connects cluster-admin: safe on
  * loopback only (with the host filter against web pages). Off loopback the server refuses to
  * start unless told that is meant, rather than serve the network without a word. Anonymous
- * requests under RBAC get only what kube's default roles give them (health, version).
+ * requests under RBAC get only what kube's default roles give them (health, version). Whatever
+ * serves the API on an address applies it (the demo's replica balancer too).
  */
-function refuseAnonymousAdminOffLoopback(options: ApiServerOptions, logger: Logger): void {
+export function refuseAnonymousAdminOffLoopback(
+  options: Pick<
+    ApiServerOptions,
+    'bindAddress' | 'authorizationMode' | 'anonymousAuth' | 'insecureAllowAnonymousAdmin'
+  >,
+  logger: Logger,
+): void {
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   const modes = options.authorizationMode ?? ['AlwaysAllow'];
   if (isLoopback(bindAddress) || options.anonymousAuth === false || !modes.includes('AlwaysAllow'))

@@ -1,6 +1,14 @@
-import { silentLogger, type KubeObject, type Logger } from '@listwatch/api';
+import {
+  apiVersionOf,
+  silentLogger,
+  type KubeObject,
+  type Logger,
+  type ResourceDefinition,
+} from '@listwatch/api';
 import {
   Controller,
+  type EventRecorder,
+  type EventType,
   type Lister,
   type ResourceClient,
   type ResourceRefOf,
@@ -17,6 +25,29 @@ export interface ControllerOptions {
   /** Parallel syncs of different keys (the --concurrent-*-syncs flags). */
   workers?: number;
   logger?: Logger;
+  /** Where the controller records its Events (kube's controllers' eventRecorder); none in unit tests. */
+  recorder?: EventRecorder;
+}
+
+/**
+ * Records an Event about `obj` (client-go EventRecorder.Eventf). Objects from an informer's LIST
+ * carry no kind, which `kubectl describe` selects events by: the definition gives it, as the
+ * scheme does to client-go's reference.GetReference.
+ */
+export function recordEvent(
+  recorder: EventRecorder | undefined,
+  definition: Pick<ResourceDefinition, 'group' | 'version' | 'kind'>,
+  obj: KubeObject,
+  type: EventType,
+  reason: string,
+  message: string,
+): void {
+  recorder?.event(
+    { ...obj, apiVersion: apiVersionOf(definition), kind: definition.kind },
+    type,
+    reason,
+    message,
+  );
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   silentLogger,
   sleep,
   splitMetaNamespaceKey,
+  type EventRecorder,
   type Lease,
   type Lister,
   type Logger,
@@ -17,6 +18,7 @@ import {
 } from '@listwatch/client';
 import { release } from 'node:os';
 import { ContainerLogServer } from './container-logs.js';
+import { recordEvent } from './controller-options.js';
 import {
   cachedObject,
   isPodActive,
@@ -68,6 +70,8 @@ export interface KubeletOptions {
    */
   runToCompletionMs?: number;
   logger?: Logger;
+  /** Where the pods' Pulled, Created and Started go (the kubelet's core/v1 recorder). */
+  recorder?: EventRecorder;
 }
 
 /** How long a run-to-completion pod's containers run, and how they exit. */
@@ -118,8 +122,10 @@ export class Kubelet {
   /** When this kubelet started each run-to-completion pod's containers (ms), by pod key. */
   private readonly started = new Map<string, number>();
   private controller: Controller<string> | undefined;
+  private readonly recorder: EventRecorder | undefined;
 
   constructor(options: KubeletOptions) {
+    this.recorder = options.recorder;
     this.client = options.client;
     this.nodeName = options.nodeName;
     this.index = options.index;
@@ -409,6 +415,15 @@ export class Kubelet {
     } catch (err) {
       if (isApiError(err) && (err.code === 404 || err.code === 409)) return;
       throw err;
+    }
+    // What a kubelet reports as it starts each container (kuberuntime_container.go; kwok's too).
+    for (const c of pod.spec?.containers ?? []) {
+      const image = c.image ?? '';
+      const event = (reason: string, message: string) =>
+        recordEvent(this.recorder, resources.pods, pod, 'Normal', reason, message);
+      event('Pulled', `Container image "${image}" already present on machine`);
+      event('Created', `Created container: ${c.name}`);
+      event('Started', `Started container ${c.name}`);
     }
     if (run) {
       this.started.set(key, Date.now());

@@ -23,6 +23,7 @@ import {
 import { controlledPods, podsByController } from './pod-indexes.js';
 import {
   cachedResource,
+  recordEvent,
   workQueueController,
   type CachedResource,
   type ControllerOptions,
@@ -52,8 +53,10 @@ export class ReplicaSetController {
   private readonly pods: ResourceClient<Pod>;
   private readonly podInformer: SharedIndexInformer<Pod>;
   private readonly expectations = new ControllerExpectations();
+  private readonly options: ControllerOptions;
 
   constructor(options: ControllerOptions) {
+    this.options = options;
     this.replicaSets = cachedResource<ReplicaSet>(options, resources.replicasets);
     this.pods = options.client.resource<Pod>(resources.pods);
     this.podInformer = podsByController(options.factory);
@@ -171,7 +174,7 @@ export class ReplicaSetController {
       await Promise.all(
         victims.map(async (pod) => {
           try {
-            await this.deletePodObject(pod);
+            await this.deletePodObject(pod, rs);
           } catch (err) {
             // Never to be observed: stop waiting for it.
             this.expectations.deletionObserved(key, objectKey(pod.metadata));
@@ -189,26 +192,45 @@ export class ReplicaSetController {
   private async createPod(rs: ReplicaSet): Promise<void> {
     const template = rs.spec?.template ?? {};
     const namespace = rs.metadata.namespace ?? '';
-    await this.pods.namespace(namespace).create({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        generateName: `${rs.metadata.name ?? ''}-`,
-        namespace,
-        labels: { ...template.metadata?.labels },
-        ...(template.metadata?.annotations
-          ? { annotations: { ...template.metadata.annotations } }
-          : {}),
-        ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
-      },
-      spec: structuredClone(template.spec ?? {}),
-    });
+    let created: Pod;
+    try {
+      created = await this.pods.namespace(namespace).create({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          generateName: `${rs.metadata.name ?? ''}-`,
+          namespace,
+          labels: { ...template.metadata?.labels },
+          ...(template.metadata?.annotations
+            ? { annotations: { ...template.metadata.annotations } }
+            : {}),
+          ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
+        },
+        spec: structuredClone(template.spec ?? {}),
+      });
+    } catch (err) {
+      this.event(rs, 'Warning', 'FailedCreate', `Error creating: ${toApiError(err).message}`);
+      throw err;
+    }
+    this.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name ?? ''}`);
   }
 
-  private async deletePodObject(pod: Pod): Promise<void> {
-    await this.pods.namespace(pod.metadata.namespace ?? '').delete(pod.metadata.name ?? '', {
-      ...(pod.metadata.uid ? { preconditions: { uid: pod.metadata.uid } } : {}),
-    });
+  private async deletePodObject(pod: Pod, rs: ReplicaSet): Promise<void> {
+    try {
+      await this.pods.namespace(pod.metadata.namespace ?? '').delete(pod.metadata.name ?? '', {
+        ...(pod.metadata.uid ? { preconditions: { uid: pod.metadata.uid } } : {}),
+      });
+    } catch (err) {
+      if (!isApiError(err) || err.code !== 404)
+        this.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${toApiError(err).message}`);
+      throw err;
+    }
+    this.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
+  }
+
+  /** controller_utils.go RealPodControl's recorder.Eventf on the ReplicaSet. */
+  private event(rs: ReplicaSet, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    recordEvent(this.options.recorder, resources.replicasets, rs, type, reason, message);
   }
 
   /**

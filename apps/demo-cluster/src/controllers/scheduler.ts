@@ -1,10 +1,11 @@
-import { ApiError, isApiError, objectKey } from '@listwatch/api';
+import { ApiError, isApiError, objectKey, toApiError } from '@listwatch/api';
 import {
   Controller,
   deletedObject,
   enqueueKeys,
   silentLogger,
   splitMetaNamespaceKey,
+  type EventRecorder,
   type Lister,
   type Logger,
   type ResourceClient,
@@ -20,6 +21,7 @@ import {
   type Node,
   type Pod,
 } from './objects.js';
+import { recordEvent } from './controller-options.js';
 import { ensureIndexers, NODE_NAME_INDEX, podNodeName } from './pod-indexes.js';
 
 /** Pods that name no scheduler get this one (core/v1 defaults.go). */
@@ -30,6 +32,8 @@ export interface SchedulerOptions {
   /** Shared with the other controllers of the process. */
   factory: SharedInformerFactory;
   logger?: Logger;
+  /** Where Scheduled and FailedScheduling go (kube-scheduler's events.k8s.io recorder). */
+  recorder?: EventRecorder;
 }
 
 /**
@@ -48,8 +52,10 @@ export class Scheduler {
   /** Pods bound by us that the pods informer has not yet shown on their node. */
   private readonly assumed = new Map<string, string>();
   private turn = 0;
+  private readonly options: SchedulerOptions;
 
   constructor(options: SchedulerOptions) {
+    this.options = options;
     this.client = options.client;
     this.pods = options.client.resource<Pod>(resources.pods);
     const unassigned = options.factory.informerFor<Pod>(resources.pods, {
@@ -99,7 +105,13 @@ export class Scheduler {
     if (!pod) return; // bound or deleted since
     if (pod.spec?.nodeName || !isPodActive(pod)) return;
     if ((pod.spec?.['schedulerName'] ?? DEFAULT_SCHEDULER_NAME) !== DEFAULT_SCHEDULER_NAME) return;
-    const node = this.pickNode();
+    let node: string;
+    try {
+      node = this.pickNode();
+    } catch (err) {
+      this.event(pod, 'Warning', 'FailedScheduling', toApiError(err).message);
+      throw err;
+    }
     try {
       await this.client.request({
         method: 'POST',
@@ -117,6 +129,11 @@ export class Scheduler {
       throw err;
     }
     this.assumed.set(key, node);
+    this.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${node}`);
+  }
+
+  private event(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    recordEvent(this.options.recorder, resources.pods, pod, type, reason, message);
   }
 
   /** The schedulable node with the fewest pods; among equals, the next one in turn. */

@@ -12,6 +12,7 @@ import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { isDeepStrictEqual } from 'node:util';
 import {
   cachedResource,
+  recordEvent,
   workQueueController,
   type CachedResource,
   type ControllerOptions,
@@ -112,8 +113,10 @@ export class CronJobController {
   private readonly cronJobs: CachedResource<CronJob>;
   private readonly jobs: CachedResource<Job>;
   private readonly clock: Clock;
+  private readonly options: CronJobControllerOptions;
 
   constructor(options: CronJobControllerOptions) {
+    this.options = options;
     this.clock = options.clock ?? realClock;
     this.cronJobs = cachedResource<CronJob>(options, resources.cronjobs);
     this.jobs = cachedResource<Job>(options, resources.jobs);
@@ -220,7 +223,7 @@ export class CronJobController {
     if (spec.concurrencyPolicy === 'Forbid' && active.size > 0) return times.next;
     if (spec.concurrencyPolicy === 'Replace') {
       for (const [uid, ref] of active) {
-        await this.deleteJob(cronJob.metadata.namespace ?? '', ref.name ?? '', uid);
+        await this.deleteJob(cronJob, ref.name ?? '', uid);
         active.delete(uid);
       }
     }
@@ -236,7 +239,7 @@ export class CronJobController {
     const template = cronJob.spec?.jobTemplate ?? {};
     const name = jobNameFor(cronJob, scheduled);
     try {
-      return await this.jobs.client.namespace(namespace).create({
+      const job = await this.jobs.client.namespace(namespace).create({
         apiVersion: 'batch/v1',
         kind: 'Job',
         metadata: {
@@ -251,9 +254,19 @@ export class CronJobController {
         },
         spec: structuredClone(template.spec ?? {}),
       });
+      this.event(cronJob, 'Normal', 'SuccessfulCreate', `Created job ${name}`);
+      return job;
     } catch (err) {
       // Made already (our status write was lost): the Job of that time is the one there.
-      if (!isApiError(err) || err.code !== 409) throw err;
+      if (!isApiError(err) || err.code !== 409) {
+        this.event(
+          cronJob,
+          'Warning',
+          'FailedCreate',
+          `Error creating job: ${toApiError(err).message}`,
+        );
+        throw err;
+      }
       return await this.jobs.client.namespace(namespace).get(name);
     }
   }
@@ -275,23 +288,33 @@ export class CronJobController {
         .filter((job) => jobCondition(job, type) && !job.metadata.deletionTimestamp)
         .sort((a, b) => started(a) - started(b));
       for (const job of finished.slice(0, Math.max(0, finished.length - limit)))
-        await this.deleteJob(
-          cronJob.metadata.namespace ?? '',
-          job.metadata.name ?? '',
-          job.metadata.uid ?? '',
-        );
+        await this.deleteJob(cronJob, job.metadata.name ?? '', job.metadata.uid ?? '');
     }
   }
 
-  private async deleteJob(namespace: string, name: string, uid: string): Promise<void> {
+  private async deleteJob(cronJob: CronJob, name: string, uid: string): Promise<void> {
     try {
-      await this.jobs.client.namespace(namespace).delete(name, {
+      await this.jobs.client.namespace(cronJob.metadata.namespace ?? '').delete(name, {
         propagationPolicy: 'Background',
         ...(uid ? { preconditions: { uid } } : {}),
       });
+      this.event(cronJob, 'Normal', 'SuccessfulDelete', `Deleted job ${name}`);
     } catch (err) {
-      if (!isApiError(err) || (err.code !== 404 && err.code !== 409)) throw toApiError(err);
+      if (!isApiError(err) || (err.code !== 404 && err.code !== 409)) {
+        this.event(cronJob, 'Warning', 'FailedDelete', `Deleted job: ${toApiError(err).message}`);
+        throw toApiError(err);
+      }
     }
+  }
+
+  /** cronjob_controllerv2.go's jm.recorder.Eventf on the CronJob. */
+  private event(
+    cronJob: CronJob,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): void {
+    recordEvent(this.options.recorder, resources.cronjobs, cronJob, type, reason, message);
   }
 
   private async updateStatus(

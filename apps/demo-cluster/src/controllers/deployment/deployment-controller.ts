@@ -70,6 +70,7 @@ import {
 } from './deployment-util.js';
 import {
   cachedResource,
+  recordEvent,
   workQueueController,
   type CachedResource,
   type ControllerOptions,
@@ -94,8 +95,10 @@ export class DeploymentController {
   private readonly deployments: CachedResource<Deployment>;
   private readonly replicaSets: CachedResource<ReplicaSet>;
   private readonly podInformer: SharedIndexInformer<Pod>;
+  private readonly options: ControllerOptions;
 
   constructor(options: ControllerOptions) {
+    this.options = options;
     this.deployments = cachedResource<Deployment>(options, resources.deployments);
     this.replicaSets = cachedResource<ReplicaSet>(options, resources.replicasets);
     this.podInformer = podsByController(options.factory);
@@ -399,6 +402,13 @@ export class DeploymentController {
           throw err;
         }
       } else {
+        if (isApiError(err) && !isNamespaceTerminating(err))
+          this.event(
+            d,
+            'Warning',
+            FAILED_RS_CREATE_REASON,
+            `Failed to create new replica set "${newRS.metadata.name ?? ''}": ${err.message}`,
+          );
         if (
           isApiError(err) &&
           spec.progressDeadlineSeconds !== undefined &&
@@ -419,6 +429,14 @@ export class DeploymentController {
         throw err;
       }
     }
+    const createdReplicas = replicasOf(created);
+    if (!alreadyExists && createdReplicas > 0)
+      this.event(
+        d,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled up replica set ${created.metadata.name ?? ''} from 0 to ${createdReplicas}`,
+      );
     let needsUpdate = setDeploymentRevision(d, String(newRevision));
     const status: Status = structuredClone(d.status ?? {});
     if (!alreadyExists && spec.progressDeadlineSeconds !== undefined) {
@@ -512,7 +530,21 @@ export class DeploymentController {
     const updated = await this.replicaSets.client
       .namespace(rs.metadata.namespace ?? '')
       .update(copy);
+    if (sizeChanged) {
+      const from = replicasOf(rs);
+      this.event(
+        d,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled ${from < size ? 'up' : 'down'} replica set ${rs.metadata.name ?? ''} from ${from} to ${size}`,
+      );
+    }
     return { scaled: sizeChanged, rs: updated };
+  }
+
+  /** sync.go's dc.eventRecorder.Eventf on the Deployment. */
+  private event(d: Deployment, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    recordEvent(this.options.recorder, resources.deployments, d, type, reason, message);
   }
 
   /** cleanupDeployment: ReplicaSets past revisionHistoryLimit, scaled to zero, oldest first, go. */

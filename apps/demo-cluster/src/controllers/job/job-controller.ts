@@ -12,6 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ControllerExpectations } from '../controller-expectations.js';
 import {
   cachedResource,
+  recordEvent,
   workQueueController,
   type CachedResource,
   type ControllerOptions,
@@ -90,8 +91,10 @@ export class JobController {
   private readonly pods: ResourceClient<Pod>;
   private readonly podInformer: SharedIndexInformer<Pod>;
   private readonly expectations = new ControllerExpectations();
+  private readonly options: ControllerOptions;
 
   constructor(options: ControllerOptions) {
+    this.options = options;
     this.jobs = cachedResource<Job>(options, resources.jobs);
     this.pods = options.client.resource<Pod>(resources.pods);
     this.podInformer = podsByController(options.factory);
@@ -217,7 +220,7 @@ export class JobController {
       setCondition('FailureTarget', failure.reason, failure.message);
       // The pods still running are deleted; the Job fails once none is left.
       try {
-        await this.deletePods(key, active);
+        await this.deletePods(job, key, active);
       } catch (err) {
         manageError = toApiError(err);
       }
@@ -231,7 +234,7 @@ export class JobController {
       setCondition('SuccessCriteriaMet', 'CompletionsReached', message);
       // Extra pods of a work-queue Job are no longer needed.
       try {
-        await this.deletePods(key, active);
+        await this.deletePods(job, key, active);
       } catch (err) {
         manageError = toApiError(err);
       }
@@ -258,7 +261,7 @@ export class JobController {
           for (let i = successes; i < diff; i++) this.expectations.creationObserved(key);
           if (error !== undefined) throw toApiError(error);
         } else if (diff < 0) {
-          await this.deletePods(key, active.slice(diff));
+          await this.deletePods(job, key, active.slice(diff));
         }
       } catch (err) {
         manageError = toApiError(err);
@@ -269,6 +272,11 @@ export class JobController {
     }
     status.conditions = conditions;
     await this.updateStatus(job, status);
+    // Once, as the Job finishes (a finished Job returned above; job_controller.go syncJob).
+    if (failure && conditions.some((c) => c.type === 'Failed'))
+      this.event(job, 'Warning', failure.reason, failure.message);
+    else if (complete && conditions.some((c) => c.type === 'Complete'))
+      this.event(job, 'Normal', 'Completed', 'Job completed');
     if (manageError !== undefined) throw manageError;
     // activeDeadlineSeconds passes with nothing else happening: look again then.
     if (!failure && !complete && deadline !== undefined && !Number.isNaN(startMs))
@@ -279,23 +287,35 @@ export class JobController {
   private async createPod(job: Job): Promise<void> {
     const template = job.spec?.template ?? {};
     const namespace = job.metadata.namespace ?? '';
-    await this.pods.namespace(namespace).create({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        generateName: `${job.metadata.name ?? ''}-`,
-        namespace,
-        labels: { ...template.metadata?.labels },
-        ...(template.metadata?.annotations
-          ? { annotations: { ...template.metadata.annotations } }
-          : {}),
-        ownerReferences: [newControllerRef(job, 'batch/v1', 'Job')],
-      },
-      spec: structuredClone(template.spec ?? {}),
-    });
+    let created: Pod;
+    try {
+      created = await this.pods.namespace(namespace).create({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          generateName: `${job.metadata.name ?? ''}-`,
+          namespace,
+          labels: { ...template.metadata?.labels },
+          ...(template.metadata?.annotations
+            ? { annotations: { ...template.metadata.annotations } }
+            : {}),
+          ownerReferences: [newControllerRef(job, 'batch/v1', 'Job')],
+        },
+        spec: structuredClone(template.spec ?? {}),
+      });
+    } catch (err) {
+      this.event(job, 'Warning', 'FailedCreate', `Error creating: ${toApiError(err).message}`);
+      throw err;
+    }
+    this.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name ?? ''}`);
   }
 
-  private async deletePods(key: string, pods: readonly Pod[]): Promise<void> {
+  /** controller_utils.go RealPodControl's and job_controller.go's recorder.Event on the Job. */
+  private event(job: Job, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    recordEvent(this.options.recorder, resources.jobs, job, type, reason, message);
+  }
+
+  private async deletePods(job: Job, key: string, pods: readonly Pod[]): Promise<void> {
     if (pods.length === 0) return;
     this.expectations.expectDeletions(
       key,
@@ -308,6 +328,7 @@ export class JobController {
           await this.pods.namespace(pod.metadata.namespace ?? '').delete(pod.metadata.name ?? '', {
             ...(pod.metadata.uid ? { preconditions: { uid: pod.metadata.uid } } : {}),
           });
+          this.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
         } catch (err) {
           this.expectations.deletionObserved(key, objectKey(pod.metadata));
           if (!isApiError(err) || err.code !== 404) errors.push(toApiError(err));

@@ -9,6 +9,7 @@ import {
 } from '@listwatch/client';
 import {
   cachedResource,
+  recordEvent,
   workQueueController,
   type CachedResource,
   type ControllerOptions,
@@ -159,8 +160,10 @@ export class FooController {
   readonly controller: Controller<string>;
   private readonly foos: CachedResource<Foo>;
   private readonly deployments: CachedResource<Deployment>;
+  private readonly options: ControllerOptions;
 
   constructor(options: ControllerOptions) {
+    this.options = options;
     this.foos = cachedResource<Foo>(options, foos);
     this.deployments = cachedResource<Deployment>(options, resources.deployments);
     const enqueue = { add: (key: string) => this.controller.enqueue(key) };
@@ -205,7 +208,11 @@ export class FooController {
       cachedObject(this.deployments.lister, namespace, deploymentName) ??
       (await this.deployments.client.namespace(namespace).create(newDeployment(foo)));
     const owner = controllerOf(deployment);
-    if (owner?.uid !== foo.metadata.uid) throw new Error(resourceExistsMessage(deploymentName));
+    if (owner?.uid !== foo.metadata.uid) {
+      const message = resourceExistsMessage(deploymentName);
+      recordEvent(this.options.recorder, foos, foo, 'Warning', 'ErrResourceExists', message);
+      throw new Error(message);
+    }
     const want = foo.spec?.replicas;
     if (want !== undefined && want !== (deployment.spec?.replicas ?? 1)) {
       deployment = await this.deployments.client.namespace(namespace).update({
@@ -217,6 +224,7 @@ export class FooController {
       });
     }
     await this.updateFooStatus(foo, deployment);
+    recordEvent(this.options.recorder, foos, foo, 'Normal', 'Synced', 'Foo synced successfully');
   }
 
   /**
