@@ -17,7 +17,7 @@ type RoutedInfo = Pick<RequestInfo, 'name' | 'subresource' | 'namespace' | 'lega
  *   subresource storage is a Watcher);
  * - `watch/` paths only for watchers, and only the watch verb;
  * - item paths only for what gets, updates, patches or deletes;
- * - the all-namespaces path of a namespaced resource only for listers.
+ * - the all-namespaces path of a namespaced resource only for listers and watchers.
  */
 export function routeVerbs(store: Store, info: RoutedInfo): readonly Verb[] | undefined {
   if (info.subresource !== undefined) {
@@ -31,8 +31,13 @@ export function routeVerbs(store: Store, info: RoutedInfo): readonly Verb[] | un
     const verbs = itemVerbsOf(main, false);
     return verbs.length ? verbs : undefined;
   }
-  if (store.definition.namespaced && info.namespace === undefined && !main.list) return undefined;
-  return collectionVerbsOf(main);
+  const verbs = collectionVerbsOf(main);
+  // The all-namespaces path of a namespaced resource: only list and watch (installer.go).
+  if (store.definition.namespaced && info.namespace === undefined) {
+    const across = verbs.filter((verb) => verb === 'list' || verb === 'watch');
+    return across.length ? across : undefined;
+  }
+  return verbs;
 }
 
 /** Whether the resource routes any verb at the request's path (else kube answers 404). */
