@@ -1,5 +1,5 @@
 import { ApiError, type DeleteOptions, type KubeObject } from '@listwatch/api';
-import { isStorageError, type Storage } from '@listwatch/storage';
+import type { Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from './resource-registry.js';
 import { loopbackContext } from './rest/loopback-context.js';
 import type { RequestContext } from './rest/rest.js';
