@@ -427,6 +427,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     },
     objectGetter(registry),
   );
+  registry.serviceAccountTokens = serviceAccounts;
   // Options that refuse to start do so before the authorizer follows storage.
   const authenticator = authenticatorOf(options, serviceAccounts);
   const { authorizer, policy } = await startAuthorizer(options, storage, logger);
@@ -460,9 +461,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
         : undefined,
     shuttingDown: false,
   };
-  await ensureSystemNamespaces(storage);
+  await ensureSystemNamespaces(registry, context);
   // Every namespace's `default` ServiceAccount, as kube-controller-manager keeps them.
-  const serviceAccountsController = ServiceAccountsController.of(registry, logger);
+  const serviceAccountsController = ServiceAccountsController.of(registry, context);
   await serviceAccountsController?.start();
   await registry.start();
   // Custom resources in storage are served before the server answers, so before /readyz is ok.

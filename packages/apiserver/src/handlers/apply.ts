@@ -1,13 +1,13 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
 import type { JsonObject } from '../patch/json-value.js';
-import { admit } from '../registry/admission.js';
 import { pruneUnknownFields } from '../registry/field-validation.js';
-import { decodeObject, prepareForUpdate } from '../registry/strategy.js';
+import type { Updater } from '../registry/rest/rest.js';
+import { decodeObject } from '../registry/strategy.js';
 import { applyOptions, fieldManagerOf, parseApplyPatch } from './field-manager.js';
-import { objectKey, type RequestScope } from './request-scope.js';
+import { isDryRun, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { patchMediaType } from '../patch/apply-patch.js';
-import { allocate, createDecoded, fromInput, updateWith } from './write.js';
+import { fromInput } from './write.js';
 
 // PATCH with `application/apply-patch+yaml`: server-side apply (k8s.io/apiserver
 // pkg/endpoints/handlers/patch.go applyPatcher). The configuration is merged into the live
@@ -45,81 +45,40 @@ function withName(object: KubeObject, name: string): KubeObject {
   return object;
 }
 
+/**
+ * An apply: the configuration merged into the stored object by the field manager, or into
+ * nothing when there is none (a create through the Store's create steps, 201).
+ */
 export async function applyObject(
   scope: RequestScope,
+  storage: Updater,
   name: string,
-  subresource: string | undefined,
   body: Buffer,
 ): Promise<void> {
   const { definition } = scope;
+  const { subresource } = scope.info;
   const { manager, force } = applyOptions(scope);
+  const dryRun = isDryRun(scope);
   const config = fromInput(scope, () => readConfiguration(scope, body, name));
   const fieldManager = fieldManagerOf(definition, subresource);
-  const key = objectKey(scope, name);
-  // The watch cache says first whether the object exists (patch.go's read is the cacher's);
-  // a cached object deleted meanwhile is read again from storage.
-  let cached = scope.source.cachedObject(key);
-  for (;;) {
-    const existing = cached ?? (await scope.storage.get(key));
-    if (!existing) {
-      if (subresource) throw ApiError.notFound(scope.gr, name);
-      const created = await createByApply(scope, name, fieldManager, config, manager, force);
-      if (created) return writeObject(scope.ctx, 201, created, definition);
-      continue;
-    }
-    const update = updateWith(scope, name, async (current) => {
-      const next = fromInput(scope, () => {
-        const applied = fieldManager.apply(current, config, manager, force);
-        const decoded = withName(decodeObject(definition, applied, 'patch'), name);
-        const requested = decoded.metadata.resourceVersion;
-        const prepared = prepareForUpdate(definition, decoded, current, subresource);
-        // A status write keeps the stored metadata but for managedFields (ResetObjectMetaForStatus).
-        if (decoded.metadata.managedFields)
-          prepared.metadata.managedFields = decoded.metadata.managedFields;
+  const { object, created } = await storage.update(
+    scope.context,
+    name,
+    {
+      updatedObject: (current) =>
+        withName(
+          decodeObject(definition, fieldManager.apply(current, config, manager, force), 'patch'),
+          name,
+        ),
+      // A status write keeps the stored metadata but for managedFields (ResetObjectMetaForStatus).
+      managedFields: (prepared, _current, sent) => {
+        if (sent.metadata.managedFields)
+          prepared.metadata.managedFields = sent.metadata.managedFields;
         else delete prepared.metadata.managedFields;
-        // A resourceVersion the configuration sets is a precondition.
-        if (requested !== undefined && requested !== current.metadata.resourceVersion)
-          prepared.metadata.resourceVersion = requested;
-        else delete prepared.metadata.resourceVersion;
         return prepared;
-      });
-      if (subresource === undefined) await allocate(scope, next, current);
-      await admit(scope, 'UPDATE', next, current);
-      return next;
-    });
-    const updated = await update.catch((err: unknown) => {
-      if (cached && err instanceof ApiError && err.code === 404) return undefined;
-      throw err;
-    });
-    if (updated) return writeObject(scope.ctx, 200, updated, definition);
-    cached = undefined;
-  }
-}
-
-/**
- * An apply to a missing object creates it through the steps of every create; undefined when
- * someone created it meanwhile (the caller then applies to that object).
- */
-async function createByApply(
-  scope: RequestScope,
-  name: string,
-  fieldManager: ReturnType<typeof fieldManagerOf>,
-  config: JsonObject,
-  manager: string,
-  force: boolean,
-): Promise<KubeObject | undefined> {
-  const decoded = fromInput(scope, () =>
-    withName(
-      decodeObject(
-        scope.definition,
-        fieldManager.apply(undefined, config, manager, force),
-        'patch',
-      ),
-      name,
-    ),
+      },
+    },
+    { dryRun, forceAllowCreate: subresource === undefined },
   );
-  return createDecoded(scope, decoded).catch((err: unknown) => {
-    if (err instanceof ApiError && err.reason === 'AlreadyExists') return undefined;
-    throw err;
-  });
+  writeObject(scope.ctx, created ? 201 : 200, object, definition);
 }

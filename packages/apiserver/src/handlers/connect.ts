@@ -1,8 +1,8 @@
 import { ApiError, type StatusReason } from '@listwatch/api';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { ConnectStrategy } from '../registry/strategy.js';
-import { interpret, requireName, type RequestScope } from './request-scope.js';
+import type { Connecter } from '../registry/rest/rest.js';
+import { requireName, type RequestScope } from './request-scope.js';
 
 // A GET that streams another server's answer (k8s.io/apiserver pkg/registry/generic/rest/
 // streamer.go LocationStreamer and response_checker.go): pods/log from the pod's kubelet.
@@ -28,25 +28,10 @@ async function upstreamError(res: Response, resource: string, name: string): Pro
   });
 }
 
-/** GET (or POST, for exec and the like) of a connect subresource: its strategy's location streamed. */
-export async function serveConnect(scope: RequestScope, strategy: ConnectStrategy): Promise<void> {
+/** GET (or POST, for exec and the like) of a connect subresource: its storage's location streamed. */
+export async function serveConnect(scope: RequestScope, storage: Connecter): Promise<void> {
   const name = requireName(scope);
-  const location = await strategy.location({
-    namespace: scope.namespace,
-    name,
-    query: scope.query,
-    get: async (gr, namespace, objectName) => {
-      const entry = scope.server.registry.lookup(gr.group ?? '', 'v1', gr.resource);
-      if (!entry) throw ApiError.notFound(gr, objectName);
-      const object = await entry.source
-        .get({ ...(namespace !== undefined ? { namespace } : {}), name: objectName })
-        .catch((err: unknown) => {
-          throw interpret({ ...scope, gr }, objectName, err);
-        });
-      if (!object) throw ApiError.notFound(gr, objectName);
-      return object;
-    },
-  });
+  const location = await storage.connect(scope.context, name, scope.query);
   const { ctx } = scope;
   if (!location) {
     ctx.status = 200;

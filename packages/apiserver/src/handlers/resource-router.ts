@@ -6,7 +6,11 @@ import { streamResponse } from '../middleware/request-end.js';
 import type { ResourceEntry } from '../registry/resource-registry.js';
 import type { ServerContext } from '../server-context.js';
 import { serveHttpWatch } from '../transports/http-watch.js';
-import { storesNothing, strategyOf } from '../registry/strategy.js';
+import { ScaleREST } from '../registry/generic/scale-rest.js';
+import { SubresourceCreateREST } from '../registry/generic/subresource-storages.js';
+import { UnstoredCreateREST } from '../registry/generic/unstored-create-rest.js';
+import type { Connecter } from '../registry/rest/rest.js';
+import { TokenREST } from '../registry/token-rest.js';
 import { serveConnect } from './connect.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { getObject, listObjects } from './read.js';
@@ -18,22 +22,12 @@ import { createWithoutStorage } from './unstored-create.js';
 import { verbOf } from './verb.js';
 import { addWarnings } from './warnings.js';
 import { openWatch } from './watch.js';
-import { createObject, patchObject, updateObject } from './write.js';
+import { createObject, createSubresource, patchObject, updateObject } from './write.js';
 
 /** What the metrics and logs record about a resource request. */
 export interface RequestLabels {
   verb: string;
   resource: string;
-}
-
-/** The strategy of a subresource the definition lists and a GET streams, if any. */
-function connectStrategyOf(
-  definition: Parameters<typeof strategyOf>[0] & { subresources: readonly string[] },
-  subresource: string | undefined,
-) {
-  if (subresource === undefined || !definition.subresources.includes(subresource)) return undefined;
-  const own = strategyOf(definition).connect;
-  return own && Object.hasOwn(own, subresource) ? own[subresource] : undefined;
 }
 
 /**
@@ -42,7 +36,14 @@ function connectStrategyOf(
  */
 async function serveWatch(scope: RequestScope, entry: ResourceEntry): Promise<void> {
   const { ctx, server } = scope;
-  const watch = await openWatch(server, scope.info, entry, scope.query, ctx.get('accept'));
+  const watch = await openWatch(
+    server,
+    scope.info,
+    entry,
+    scope.query,
+    ctx.get('accept'),
+    scope.context.attributes,
+  );
   const resource = entry.definition.plural;
   const gauge = { resource, transport: ctx.req.httpVersionMajor === 2 ? 'http2' : 'http1' };
   server.metrics.watches.inc(gauge);
@@ -69,7 +70,7 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
       return;
     }
     const entry = server.registry.lookup(info.group, info.version, info.resource);
-    if (!entry || !hasRoute(entry.definition, info)) throw ApiError.pathNotFound();
+    if (!entry || !hasRoute(entry.store, info)) throw ApiError.pathNotFound();
     const scope = requestScope(ctx, server, info, entry);
     const verb = verbOf(ctx.method, info, scope.query);
     const labels: RequestLabels = {
@@ -79,20 +80,17 @@ export function resourceRouter(server: ServerContext): Koa.Middleware {
     ctx.state['request'] = labels;
     if (entry.definition.deprecationWarning)
       addWarnings(ctx, [entry.definition.deprecationWarning]);
-    checkRoute(entry.definition, info, verb);
-    // A resource that stores nothing answers a create from its strategy (the reviews).
-    const strategy = strategyOf(entry.definition);
-    if (storesNothing(strategy) && verb === 'create') return createWithoutStorage(scope, strategy);
-    // The scale subresource has a kind and storage of its own (ScaleREST).
-    if (info.subresource === 'scale') return serveScale(scope, verb);
-    // So does serviceaccounts/token, which stores nothing (TokenREST).
-    if (info.subresource === 'token') return serveTokenRequest(scope, verb);
-    // pods/log streams from elsewhere (a LocationStreamer); pods/exec and the like connect.
-    const connect = connectStrategyOf(entry.definition, info.subresource);
-    if (connect) return serveConnect(scope, connect);
+    checkRoute(entry.store, info, verb);
+    // Subresources with a kind or a transport of their own have their own handlers.
+    const storage = entry.store.restStorage(info.subresource);
+    if (storage instanceof UnstoredCreateREST) return createWithoutStorage(scope, storage);
+    if (storage instanceof ScaleREST) return serveScale(scope, storage, verb);
+    if (storage instanceof TokenREST) return serveTokenRequest(scope, storage);
+    if (storage instanceof SubresourceCreateREST) return createSubresource(scope, storage);
+    if (storage?.connect) return serveConnect(scope, storage as Connecter);
     switch (verb) {
       case 'get':
-        // The object, or its status (routeVerbs routed no other subresource's get here).
+        // The object, or its status (StatusREST).
         return getObject(scope, scope.info.name!);
       case 'list':
         return listObjects(scope);

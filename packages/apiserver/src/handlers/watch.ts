@@ -7,11 +7,11 @@ import {
   type EventView,
   type NegotiatedWatchCodec,
 } from '@listwatch/codec';
-import type { CacheWatcher } from '@listwatch/storage';
+import type { Attributes } from '../authorization/attributes.js';
 import type { RequestInfo } from '../registry/request-info.js';
 import type { ResourceEntry } from '../registry/resource-registry.js';
+import type { WatchInterface } from '../registry/rest/rest.js';
 import type { ServerContext } from '../server-context.js';
-import { pinnedName, predicateOf } from './selectors.js';
 
 /** What a watch stream is written as. */
 export type WatchCodec = Pick<NegotiatedWatchCodec, 'contentType' | 'encoding' | 'format'>;
@@ -24,7 +24,7 @@ type Encodings = (event: { encoded: EncodedEvent }) => EncodedEvent;
  */
 export class OpenWatch {
   constructor(
-    readonly watcher: CacheWatcher,
+    readonly watcher: WatchInterface,
     readonly codec: WatchCodec,
     /** The views (Table, metadata only) of the first event and of the rest; none for objects. */
     private readonly views: readonly [EventView, EventView] | undefined,
@@ -47,8 +47,8 @@ const own: Encodings = (event) => new EncodedEvent(event.encoded.event);
 /**
  * Opens a WATCH (shared by every transport): validates the query, negotiates the encoding, picks
  * the timeout (`timeoutSeconds`, else `--min-request-timeout` × (1 + rand) to spread re-watches,
- * kubernetes#6770) and asks the watch cache. Errors here are plain HTTP errors; after this point
- * they travel as ERROR events.
+ * kubernetes#6770) and asks the resource's Store. Errors here are plain HTTP errors; after this
+ * point they travel as ERROR events.
  */
 export async function openWatch(
   server: ServerContext,
@@ -56,8 +56,9 @@ export async function openWatch(
   entry: ResourceEntry,
   query: URLSearchParams,
   accept: string | undefined,
+  attributes: Attributes,
 ): Promise<OpenWatch> {
-  const { definition, source } = entry;
+  const { definition, store } = entry;
   const options = parseListOptions(query, { definition });
   const codec = negotiateWatch(accept, {
     table: true,
@@ -65,21 +66,27 @@ export async function openWatch(
   });
   const includeObject =
     codec.as === 'Table' ? parseIncludeObject(query.get('includeObject')) : undefined;
-  const predicate = predicateOf(options);
-  const name = pinnedName(predicate, info.legacyWatch ? info.name : undefined);
   const timeoutMs =
     options.timeoutSeconds !== undefined
       ? options.timeoutSeconds * 1000
       : Math.round(server.minRequestTimeoutSeconds * (1 + Math.random()) * 1000);
   const namespace = definition.namespaced ? info.namespace : undefined;
-  // The typed options go down as they are; the source classifies them (classifyWatch).
-  const watcher = await source.watch({
-    ...options,
-    ...(namespace !== undefined ? { namespace } : {}),
-    ...(name !== undefined ? { name } : {}),
-    predicate,
-    timeoutMs,
-  });
+  // The typed options go down as they are; the watch cache classifies them (classifyWatch).
+  const watcher = await store.watch(
+    {
+      namespace,
+      attributes,
+      authorizer: server.authorizer,
+      authenticator: server.authenticator,
+      logger: server.logger,
+      inputFailed: () => undefined,
+    },
+    {
+      options,
+      ...(info.legacyWatch && info.name !== undefined ? { name: info.name } : {}),
+      timeoutMs,
+    },
+  );
   const version = codec.version ?? 'v1';
   const table = (columns: boolean): EventView => ({
     as: 'Table',

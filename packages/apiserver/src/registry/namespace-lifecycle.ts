@@ -1,6 +1,11 @@
 import { ApiError, type DeleteOptions, type KubeObject } from '@listwatch/api';
-import { isStorageError, type Storage } from '@listwatch/storage';
+import type { Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from './resource-registry.js';
+import { loopbackContext } from './rest/loopback-context.js';
+import type { RequestContext } from './rest/rest.js';
+
+/** What the server's own writes need of it. */
+export type LoopbackParts = Pick<RequestContext, 'authorizer' | 'authenticator' | 'logger'>;
 
 /** The namespaces a fresh Kubernetes cluster has. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -21,23 +26,21 @@ export function admitNamespaceDeletion(name: string): void {
     throw ApiError.forbidden({ resource: 'namespaces' }, name, 'this namespace may not be deleted');
 }
 
-/** Creates the system namespaces that are missing (kube's bootstrap controller). */
-export async function ensureSystemNamespaces(storage: Storage): Promise<void> {
+/**
+ * Creates the system namespaces that are missing (kube's bootstrap controller), through the
+ * namespaces' Store as the loopback client: the strategy sets what every namespace gets.
+ */
+export async function ensureSystemNamespaces(
+  registry: ResourceRegistry,
+  server: LoopbackParts,
+): Promise<void> {
+  const namespaces = registry.lookup('', 'v1', 'namespaces')?.store;
+  if (!namespaces) return;
+  const ctx = loopbackContext(server, { verb: 'create', apiGroup: '', resource: 'namespaces' });
   for (const name of SYSTEM_NAMESPACES) {
-    const namespace: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: {
-        name,
-        uid: crypto.randomUUID(),
-        creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        labels: { 'kubernetes.io/metadata.name': name },
-      },
-      spec: { finalizers: ['kubernetes'] },
-      status: { phase: 'Active' },
-    };
-    await storage.create(namespaceKey(storage, name), namespace).catch((err: unknown) => {
-      if (!isStorageError(err, 'KeyExists')) throw err;
+    const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+    await namespaces.create(ctx, undefined, namespace, { dryRun: false }).catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
     });
   }
 }

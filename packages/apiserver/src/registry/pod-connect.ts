@@ -1,7 +1,8 @@
 import { ApiError } from '@listwatch/api';
 import { recordAt } from './kind-helpers.js';
 import { logContainer } from './pod-log.js';
-import type { ConnectRequest, ConnectStrategy, StreamLocation } from './strategy.js';
+import type { StreamLocation } from './rest/rest.js';
+import type { ConnectRequest, ConnectStrategy } from './strategy.js';
 
 // pods/exec, pods/attach and pods/portforward as kube-apiserver refuses them before it dials a
 // kubelet: pkg/registry/core/pod/strategy.go streamLocation (exec, attach: the pod, then its

@@ -1,6 +1,7 @@
 import { ApiError, fieldErrors, queryBool, type FieldError, type KubeObject } from '@listwatch/api';
 import { isRecord, listAt, recordAt } from './kind-helpers.js';
-import type { ConnectRequest, ConnectStrategy, StreamLocation } from './strategy.js';
+import type { StreamLocation } from './rest/rest.js';
+import type { ConnectRequest, ConnectStrategy } from './strategy.js';
 
 // pods/log as kube-apiserver serves it: pkg/registry/core/pod/rest/log.go (LogREST.Get: the
 // options validated, then a LocationStreamer on the kubelet's URL), pkg/registry/core/pod/

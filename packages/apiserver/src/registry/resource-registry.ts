@@ -6,8 +6,10 @@ import {
   type ListWatchSource,
   type Storage,
 } from '@listwatch/storage';
+import type { ServiceAccountTokens } from '../authentication/service-account-options.js';
 import { ConvertingStorage } from './converting-storage.js';
-import { storesNothing, strategyOf } from './strategy.js';
+import { Store } from './generic/store.js';
+import { registeredStrategyOf, storesNothing } from './strategy.js';
 
 export interface WatchCacheSizes {
   /** `--default-watch-cache-size`: undefined adaptive, N fixed, 0 disabled. */
@@ -19,6 +21,8 @@ export interface WatchCacheSizes {
 /** One served resource: its definition, what serves its LIST and WATCH, and where it is written. */
 export interface ResourceEntry {
   definition: ResourceDefinition;
+  /** Every verb of the resource goes through its Store (registry/generic/store.ts). */
+  store: Store;
   source: ListWatchSource;
   /**
    * The server's storage, or a view of it: another group version's form (events.k8s.io), a CRD
@@ -57,6 +61,8 @@ export class ResourceRegistry {
   private readonly entries = new Map<string, ResourceEntry>();
   private readonly listeners = new Set<() => void>();
   private started = false;
+  /** Set once the server can sign service-account tokens: serviceaccounts/token is served. */
+  serviceAccountTokens: ServiceAccountTokens | undefined;
 
   constructor(
     readonly storage: Storage,
@@ -73,7 +79,10 @@ export class ResourceRegistry {
 
   private entryOf(definition: ResourceDefinition, own?: Storage): ResourceEntry {
     const { options } = this;
-    const strategy = strategyOf(definition);
+    const strategy = registeredStrategyOf(definition);
+    // The Store is made with its strategy: a served resource without one is a bug, not `{}`.
+    if (!strategy)
+      throw new Error(`no strategy for the served resource ${qualifiedResource(definition)}`);
     const conversion = strategy.storage;
     const storage =
       own ?? (conversion ? new ConvertingStorage(this.storage, conversion) : this.storage);
@@ -94,7 +103,8 @@ export class ResourceRegistry {
               ? { bookmarkIntervalMs: options.bookmarkIntervalMs }
               : {}),
           });
-    return { definition, source, storage };
+    const store = new Store({ definition, strategy, storage, source, registry: this });
+    return { definition, store, source, storage };
   }
 
   lookup(group: string, version: string, resource: string): ResourceEntry | undefined {

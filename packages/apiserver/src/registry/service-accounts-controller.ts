@@ -1,8 +1,9 @@
-import type { KubeObject } from '@listwatch/api';
-import { isStorageError, type Logger, type StorageEventType } from '@listwatch/storage';
+import { ApiError, type KubeObject } from '@listwatch/api';
+import type { StorageEventType } from '@listwatch/storage';
+import type { LoopbackParts } from './namespace-lifecycle.js';
 import { StorageFollower } from './storage-follower.js';
 import type { ResourceEntry, ResourceRegistry } from './resource-registry.js';
-import { prepareForCreate } from './strategy.js';
+import { loopbackContext } from './rest/loopback-context.js';
 
 // kube-controller-manager's serviceaccounts controller
 // (pkg/controller/serviceaccount/serviceaccounts_controller.go), run in the apiserver: every
@@ -19,15 +20,18 @@ export class ServiceAccountsController {
     private readonly registry: ResourceRegistry,
     private readonly namespaces: ResourceEntry,
     private readonly serviceAccounts: ResourceEntry,
-    private readonly logger: Logger,
+    private readonly server: LoopbackParts,
   ) {}
 
   /** The controller, when the registry serves both namespaces and serviceaccounts. */
-  static of(registry: ResourceRegistry, logger: Logger): ServiceAccountsController | undefined {
+  static of(
+    registry: ResourceRegistry,
+    server: LoopbackParts,
+  ): ServiceAccountsController | undefined {
     const namespaces = registry.lookup('', 'v1', 'namespaces');
     const serviceAccounts = registry.lookup('', 'v1', 'serviceaccounts');
     return namespaces && serviceAccounts
-      ? new ServiceAccountsController(registry, namespaces, serviceAccounts, logger)
+      ? new ServiceAccountsController(registry, namespaces, serviceAccounts, server)
       : undefined;
   }
 
@@ -49,21 +53,32 @@ export class ServiceAccountsController {
     for (const follower of this.followers) follower.stop();
   }
 
-  /** syncNamespace: the managed accounts of an active namespace, created when missing. */
+  /**
+   * syncNamespace: the managed accounts of an active namespace, created when missing through
+   * the serviceaccounts' Store (strategy, NamespaceLifecycle admission) as the loopback client.
+   */
   async sync(namespace: string): Promise<void> {
-    const { storage } = this.registry;
-    const current = await storage.get(this.namespaces.source.keys.object(undefined, namespace));
+    const read = loopbackContext(this.server, {
+      verb: 'get',
+      apiGroup: '',
+      resource: 'namespaces',
+    });
+    const current = await this.namespaces.store.get(read, namespace).catch(notFound);
     if (!current || current.metadata.deletionTimestamp) return;
+    const { store } = this.serviceAccounts;
     for (const name of MANAGED) {
-      const key = this.serviceAccounts.source.keys.object(namespace, name);
-      if (await storage.get(key)) continue;
-      const account = prepareForCreate(
-        this.serviceAccounts.definition,
-        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } },
+      const ctx = loopbackContext(this.server, {
+        verb: 'create',
+        apiGroup: '',
+        resource: 'serviceaccounts',
         namespace,
-      );
-      await storage.create(key, account).catch((err: unknown) => {
-        if (!isStorageError(err, 'KeyExists')) throw err;
+      });
+      if (await store.get(ctx, name).catch(notFound)) continue;
+      const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } };
+      await store.create(ctx, undefined, account, { dryRun: false }).catch((err: unknown) => {
+        // As serviceaccounts_controller.go: one made meanwhile, or a namespace now terminating.
+        if (err instanceof ApiError && (err.reason === 'AlreadyExists' || terminating(err))) return;
+        throw err;
       });
     }
   }
@@ -82,10 +97,21 @@ export class ServiceAccountsController {
         },
         changed: (type, object) => handle(type, object),
       },
-      this.logger,
+      this.server.logger,
       `serviceaccounts controller (${entry.definition.plural})`,
     );
     this.followers.push(follower);
     return follower.start();
   }
+}
+
+/** A 404 as nothing there. */
+function notFound(err: unknown): undefined {
+  if (err instanceof ApiError && err.code === 404) return undefined;
+  throw err;
+}
+
+/** The NamespaceLifecycle refusal of content in a terminating namespace. */
+function terminating(err: ApiError): boolean {
+  return (err.status.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 }

@@ -53,6 +53,7 @@ import {
   replicationControllerStrategy,
 } from './replication-controller-strategy.js';
 import type { ScaleStrategy } from './scale.js';
+import type { StreamLocation } from './rest/rest.js';
 import type { Atom } from '../fieldmanager/index.js';
 import { secretStrategy } from './secret-strategy.js';
 import { serviceAccountStrategy } from './service-account-strategy.js';
@@ -218,19 +219,12 @@ export interface ConnectRequest {
   get(gr: GroupResource, namespace: string | undefined, name: string): Promise<KubeObject>;
 }
 
-/** genericrest.LocationStreamer's fields: the upstream URL and how to pass its body on. */
-export interface StreamLocation {
-  url: URL;
-  contentType: string;
-  /** Write each chunk as it arrives (follow). */
-  flush: boolean;
-  /** How upstream errors name the resource (`pods/log`). */
-  resource: string;
-}
+/** Kinds whose storage has the generic steps only (their kube strategies add nothing here yet). */
+const GENERIC: ResourceStrategy = {};
 
 /**
  * The strategies by qualified resource (`<resource>.<group>/<version>` for a version served as a
- * view of the storage version's objects); a resource without one gets the generic steps only.
+ * view of the storage version's objects). Every served resource has an entry.
  */
 const strategies: Readonly<Record<string, ResourceStrategy>> = {
   configmaps: configMapStrategy,
@@ -264,6 +258,8 @@ const strategies: Readonly<Record<string, ResourceStrategy>> = {
   'horizontalpodautoscalers.autoscaling': horizontalPodAutoscalerStrategy,
   'horizontalpodautoscalers.autoscaling/v1': horizontalPodAutoscalerV1Strategy,
   'events.events.k8s.io': eventsV1Strategy,
+  nodes: GENERIC,
+  'leases.coordination.k8s.io': GENERIC,
   ...reviewStrategies,
 };
 
@@ -281,17 +277,28 @@ export function setRuntimeStrategy(
   runtimeStrategies.set(definition, strategy);
 }
 
-export function strategyOf(
+/**
+ * The strategy registered for a definition, or undefined when there is none: a served resource
+ * must have one (its Store is made with it; ResourceRegistry refuses a definition without).
+ */
+export function registeredStrategyOf(
   definition: Pick<ResourceDefinition, 'group' | 'plural'> & { version?: string },
-): ResourceStrategy {
+): ResourceStrategy | undefined {
   const runtime = runtimeStrategies.get(definition as ResourceDefinition);
   if (runtime) return runtime;
   const qualified = definition.group
     ? `${definition.plural}.${definition.group}`
     : definition.plural;
   const versioned = `${qualified}/${definition.version ?? ''}`;
-  if (Object.hasOwn(strategies, versioned)) return strategies[versioned] ?? {};
-  return Object.hasOwn(strategies, qualified) ? (strategies[qualified] ?? {}) : {};
+  if (Object.hasOwn(strategies, versioned)) return strategies[versioned];
+  return Object.hasOwn(strategies, qualified) ? strategies[qualified] : undefined;
+}
+
+/** The strategy of a definition; one not served (a subresource's kind) has the generic steps. */
+export function strategyOf(
+  definition: Pick<ResourceDefinition, 'group' | 'plural'> & { version?: string },
+): ResourceStrategy {
+  return registeredStrategyOf(definition) ?? {};
 }
 
 /** The strategy of a subresource the definition lists and a POST creates, if any. */

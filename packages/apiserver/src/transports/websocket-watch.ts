@@ -141,7 +141,7 @@ export function webSocketWatch(
         const info = parseRequestInfo(url.pathname);
         const entry = info && server.registry.lookup(info.group, info.version, info.resource);
         if (!info || !entry) throw ApiError.pathNotFound();
-        checkRoute(entry.definition, info, attributes.verb as Verb);
+        checkRoute(entry.store, info, attributes.verb as Verb);
         resource = entry.definition.plural;
         if (server.shuttingDown)
           throw ApiError.tooManyRequests(
@@ -150,7 +150,7 @@ export function webSocketWatch(
           );
         const query = url.searchParams;
         release = server.watchLimiter.acquire(user.name);
-        watch = await openWatch(server, info, entry, query, req.headers.accept);
+        watch = await openWatch(server, info, entry, query, req.headers.accept, attributes);
       } catch (err) {
         release?.();
         const error = toApiError(err);
