@@ -174,6 +174,10 @@ async function main(): Promise<void> {
           ...(manifest.version === '0.0.0' ? ['version 0.0.0'] : []),
         ],
       );
+      check(
+        `${name}: package.json carries no monorepo scripts and no devDependencies (.pnpmfile.cjs beforePacking)`,
+        ['scripts', 'devDependencies'].filter((f) => manifest[f] !== undefined).map((f) => `has ${f}`),
+      );
       const deps = {
         ...(manifest.dependencies as Record<string, string> | undefined),
         ...(manifest.peerDependencies as Record<string, string> | undefined),
