@@ -198,7 +198,7 @@ describe('embedded', () => {
     process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
       written.push(String(chunk));
       return write(chunk, ...rest);
-    }) as typeof process.stderr.write;
+    });
     try {
       const server = await startApiServer({ port: 0, storageBackend: 'memory' });
       expect((await fetch(`${server.url}/api/v1/namespaces`)).status).toBe(200);

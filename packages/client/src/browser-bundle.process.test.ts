@@ -24,6 +24,13 @@ factory.start();
 window.synced = () => informer.hasSynced();
 `;
 
+/** What the page's program leaves on its window (globalThis there). */
+interface PageState {
+  synced?: () => boolean;
+  seen: string[];
+  errors: string[];
+}
+
 async function bundle(platform: 'browser' | 'node', contents = PAGE_SCRIPT) {
   return build({
     stdin: { contents, resolveDir: packageDir, loader: 'js' },
@@ -80,9 +87,7 @@ describe('the client bundled for the browser', () => {
     const failures: string[] = [];
     page.on('pageerror', (err) => failures.push(err.message));
     await page.goto(`${proxy.url}/?transport=${transport}`);
-    await page.waitForFunction(
-      () => (window as unknown as { synced?: () => boolean }).synced?.() === true,
-    );
+    await page.waitForFunction(() => (globalThis as unknown as PageState).synced?.() === true);
     expect(failures).toEqual([]);
     return page;
   }
@@ -97,12 +102,10 @@ describe('the client bundled for the browser', () => {
           .namespace('default')
           .create({ metadata: { name } });
         await page.waitForFunction(
-          (n) => (window as unknown as { seen: string[] }).seen.includes(n),
+          (n) => (globalThis as unknown as PageState).seen.includes(n),
           name,
         );
-        expect(
-          await page.evaluate(() => (window as unknown as { errors: string[] }).errors),
-        ).toEqual([]);
+        expect(await page.evaluate(() => (globalThis as unknown as PageState).errors)).toEqual([]);
       } finally {
         await page.close();
       }

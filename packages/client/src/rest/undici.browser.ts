@@ -66,9 +66,10 @@ function bodyOf(response: Response): ResponseBody {
       const reader = response.body.getReader();
       try {
         for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          yield Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+          const chunk = (await reader.read()) as { done: boolean; value?: Uint8Array };
+          const bytes = chunk.value;
+          if (chunk.done || !bytes) return;
+          yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         }
       } finally {
         reader.releaseLock();
