@@ -195,10 +195,10 @@ describe('embedded', () => {
   it('is quiet by default: starting, serving and stopping write nothing to stderr (warnings would)', async () => {
     const written: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    process.stderr.write = (chunk: string | Uint8Array, ...rest: never[]) => {
       written.push(String(chunk));
       return write(chunk, ...rest);
-    });
+    };
     try {
       const server = await startApiServer({ port: 0, storageBackend: 'memory' });
       expect((await fetch(`${server.url}/api/v1/namespaces`)).status).toBe(200);
