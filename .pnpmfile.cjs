@@ -9,6 +9,13 @@ const hasHeaders = fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h')
 
 module.exports = {
   hooks: {
+    // The published package.json is a user's: no monorepo scripts, no devDependencies on
+    // private workspace packages (scripts/pack-check.ts checks it).
+    beforePacking(pkg) {
+      delete pkg.scripts;
+      delete pkg.devDependencies;
+      return pkg;
+    },
     updateConfig(config) {
       if (!hasHeaders) return config;
       config.extraEnv = { ...config.extraEnv, npm_config_nodedir: nodeDir };

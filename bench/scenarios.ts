@@ -14,6 +14,7 @@ export const SCENARIOS: readonly { name: string; module: string }[] = [
   { name: 'idle-watchers', module: 'packages/apiserver/bench/idle-watchers.ts' },
   { name: 'storage-shield', module: 'packages/apiserver/bench/storage-shield.ts' },
   { name: 'cold-start', module: 'packages/apiserver/bench/cold-start.ts' },
+  { name: 'envtest', module: 'packages/apiserver/bench/envtest.ts' },
   { name: 'density', module: 'apps/demo-cluster/bench/density.ts' },
   { name: 'list-stall', module: 'packages/apiserver/bench/list-stall.ts' },
   // The package benchmarks that came before the suite, with their measurements.

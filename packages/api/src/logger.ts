@@ -101,7 +101,7 @@ export interface JsonLineLoggerOptions {
  */
 export function jsonLineLogger(options: JsonLineLoggerOptions = {}): Logger {
   const min = LEVELS.indexOf(options.level ?? 'warn');
-  const write = options.write ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const write = options.write ?? writeLine;
   const log =
     (level: LogLevel) =>
     (message: string, fields: Record<string, unknown> = {}): void => {
@@ -122,4 +122,10 @@ export function jsonLineLogger(options: JsonLineLoggerOptions = {}): Logger {
 /** An error as a log field: its message only, never a stack with request options in it. */
 export function errorField(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A line to stderr; in a browser (no process), to the console. */
+function writeLine(line: string): void {
+  if (typeof process !== 'undefined' && process.stderr) process.stderr.write(`${line}\n`);
+  else console.error(line);
 }

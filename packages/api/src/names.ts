@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { fieldErrors, type FieldError } from './field-error.js';
 import type { ObjectMeta } from './object-meta.js';
 
@@ -366,6 +365,8 @@ export function generateName(prefix: string): string {
       ? prefix.slice(0, MAX_GENERATED_NAME_PREFIX_LENGTH)
       : prefix;
   let suffix = '';
-  for (let i = 0; i < RANDOM_LENGTH; i++) suffix += NAME_ALPHABET[randomInt(NAME_ALPHABET.length)];
+  // Web Crypto (Node and browsers alike); a 32-bit draw's modulo bias over 27 letters is ~1e-8.
+  const draws = crypto.getRandomValues(new Uint32Array(RANDOM_LENGTH));
+  for (const draw of draws) suffix += NAME_ALPHABET[draw % NAME_ALPHABET.length];
   return base + suffix;
 }

@@ -6,7 +6,7 @@ import { Agent, get as httpGet } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs } from './cli.js';
-import type { RunningApiServer } from './server.js';
+import { startApiServer, type RunningApiServer } from './server.js';
 import { client, cm, openWatch, testServer } from './testing/test-server.js';
 
 /** Memory storage whose create of a `held` object waits until released: a write in progress. */
@@ -188,6 +188,25 @@ describe('the watch cache disabled (--default-watch-cache-size 0)', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('embedded', () => {
+  it('is quiet by default: starting, serving and stopping write nothing to stderr (warnings would)', async () => {
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = (chunk: string | Uint8Array, ...rest: never[]) => {
+      written.push(String(chunk));
+      return write(chunk, ...rest);
+    };
+    try {
+      const server = await startApiServer({ port: 0, storageBackend: 'memory' });
+      expect((await fetch(`${server.url}/api/v1/namespaces`)).status).toBe(200);
+      await server.close();
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(written).toEqual([]);
   });
 });
 

@@ -181,6 +181,7 @@ export interface ApiServerOptions {
    */
   authorizationMode?: AuthorizationMode[];
   definitions?: readonly ResourceDefinition[];
+  /** Default: JSON lines on stderr at warn (the bin: info, `--log-level`). */
   logger?: Logger;
   /** Bookmark frequency of the watch caches (kube: 1 min; tests shorten it). */
   bookmarkIntervalMs?: number;
@@ -378,7 +379,8 @@ async function startAuthorizer(
 
 /** Starts a Kubernetes-compatible apiserver; resolves once every watch cache is ready. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<RunningApiServer> {
-  const logger = options.logger ?? jsonLogger('info');
+  // Embedded, a server is quiet unless something is wrong; the bin logs at info.
+  const logger = options.logger ?? jsonLogger('warn');
   refuseAnonymousAdminOffLoopback(options, logger);
   const definitions = options.definitions ?? servedResources;
   const storagePrefix = options.etcdPrefix ?? DEFAULT_PREFIX;

@@ -40,6 +40,15 @@ contexts: [{name: local, context: {cluster: local, user: me, namespace: default}
   return kubeconfig;
 }
 
+describe("the README's envtest example", () => {
+  it('quotes src/testing/envtest-example/ verbatim, which its own test file runs', () => {
+    const dir = join(packageDir, 'src', 'testing', 'envtest-example');
+    const blocks = readmeExamples();
+    expect(blocks).toContain(readFileSync(join(dir, 'web-controller.ts'), 'utf8'));
+    expect(blocks).toContain(readFileSync(join(dir, 'web-controller.test.ts'), 'utf8'));
+  });
+});
+
 describe("the README's opening example", () => {
   const code = readmeExample();
 

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { ApiError, errorField, silentLogger, type Logger } from '@listwatch/api';
 import { realClock, type Clock } from '../util/clock.js';
+import { readTextFile } from '../util/platform.js';
 
 /** What authenticates one request: a header and/or a TLS client certificate (PEM). */
 export interface Credentials {
@@ -97,7 +97,7 @@ export class TokenFileProvider implements CredentialProvider {
 
   private async read(): Promise<string> {
     try {
-      const token = (await readFile(this.path, 'utf8')).trim();
+      const token = (await readTextFile(this.path)).trim();
       if (token === '') throw new Error('the file is empty');
       this.token = token;
       this.readAt = this.clock.now();

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 
 /**
@@ -22,14 +21,13 @@ export const generationChangedPredicate: Predicate = {
 
 /** An update passes when the labels changed (predicate.LabelChangedPredicate). */
 export const labelChangedPredicate: Predicate = {
-  update: (oldObj, newObj) =>
-    !isDeepStrictEqual(oldObj.metadata?.labels ?? {}, newObj.metadata?.labels ?? {}),
+  update: (oldObj, newObj) => !sameEntries(oldObj.metadata?.labels, newObj.metadata?.labels),
 };
 
 /** An update passes when the annotations changed (predicate.AnnotationChangedPredicate). */
 export const annotationChangedPredicate: Predicate = {
   update: (oldObj, newObj) =>
-    !isDeepStrictEqual(oldObj.metadata?.annotations ?? {}, newObj.metadata?.annotations ?? {}),
+    !sameEntries(oldObj.metadata?.annotations, newObj.metadata?.annotations),
 };
 
 /**
@@ -56,4 +54,14 @@ export function or<T extends KubernetesObject>(...predicates: Predicate<T>[]): P
     update: (o, n) => predicates.some((p) => p.update?.(o, n) ?? true),
     delete: (obj) => predicates.some((p) => p.delete?.(obj) ?? true),
   };
+}
+
+/** Whether two string maps (labels, annotations) hold the same entries; unset is empty. */
+function sameEntries(
+  a: Record<string, string> | undefined,
+  b: Record<string, string> | undefined,
+): boolean {
+  const aKeys = Object.keys(a ?? {});
+  if (aKeys.length !== Object.keys(b ?? {}).length) return false;
+  return aKeys.every((k) => b !== undefined && Object.hasOwn(b, k) && b[k] === a![k]);
 }

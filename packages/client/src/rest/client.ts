@@ -9,6 +9,7 @@ import {
   type Credentials,
 } from '../clientcmd/credentials.js';
 import { realClock, type Clock } from '../util/clock.js';
+import { defaultUserAgent } from '../util/platform.js';
 import type { RestClientOptions, RestConfig } from './config.js';
 import { listParamsToQuery, type ListParams } from './list-params.js';
 import { execute, type RequestContext, type RequestOptions } from './request.js';
@@ -63,7 +64,7 @@ export class RestClient implements WatchConnector {
     this.namespace = options.namespace ?? 'default';
     this.encoding = options.encoding ?? 'json';
     this.watchTransport = options.watchTransport ?? 'http';
-    this.userAgent = options.userAgent ?? `listwatch-client (node ${process.version})`;
+    this.userAgent = options.userAgent ?? defaultUserAgent();
     this.logger = options.logger ?? silentLogger;
     const clock: Clock = options.clock ?? realClock;
     this.transport = new Transport({

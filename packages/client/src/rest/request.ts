@@ -7,9 +7,11 @@ import {
   responseEncodingOf,
   type Encoding,
 } from '@listwatch/codec';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from './undici.js';
 import type { Credentials } from '../clientcmd/credentials.js';
 import type { Clock } from '../util/clock.js';
+import { refreshTimer } from '../util/refresh-timer.js';
 import { abortedError, sleep } from '../util/sleep.js';
 import {
   errorFromResponse,
@@ -149,8 +151,8 @@ async function send(
   const timeoutMs = options.timeoutMs ?? ctx.timeoutMs;
   const abort = new AbortController();
   let timedOut = false;
-  const timer =
-    timeoutMs > 0 ? setTimeout(() => ((timedOut = true), abort.abort()), timeoutMs) : undefined;
+  const onTimeout = (): void => ((timedOut = true), abort.abort());
+  let timer = timeoutMs > 0 ? setTimeout(onTimeout, timeoutMs) : undefined;
   const onAbort = (): void => abort.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const headers = {
@@ -179,7 +181,9 @@ async function send(
     if (ok && options.streamList && isJson(res.headers['content-type'])) {
       // A large LIST may take long in full: from its first byte on, only a stall as long as
       // the timeout fails it (client-go sets no timeout on a LIST at all).
-      const decoded = await decodeStreamingList(res.body, () => timer?.refresh());
+      const decoded = await decodeStreamingList(res.body, () => {
+        if (timer) timer = refreshTimer(timer, timeoutMs, onTimeout);
+      });
       return { statusCode: res.statusCode, headers: res.headers, body: EMPTY, decoded };
     }
     const bytes = Buffer.from(await res.body.arrayBuffer());

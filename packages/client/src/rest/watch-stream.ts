@@ -19,7 +19,9 @@ import {
   type Encoding,
   type StreamDecoder,
 } from '@listwatch/codec';
-import { request, WebSocket, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request, WebSocket } from './undici.js';
+import { refreshTimer } from '../util/refresh-timer.js';
 import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import { ConnectionError, errorFromResponse, toConnectionError, WatchIdleError } from './errors.js';
 import type { Credentials } from '../clientcmd/credentials.js';
@@ -115,7 +117,7 @@ export function defaultIdleTimeoutMs(
 
 /** Re-arms on every byte; fires once. */
 class IdleTimer {
-  private handle: NodeJS.Timeout | undefined;
+  private handle: ReturnType<typeof setTimeout> | undefined;
   fired = false;
 
   constructor(
@@ -125,14 +127,14 @@ class IdleTimer {
 
   touch(): void {
     if (this.ms <= 0 || this.fired) return;
-    if (this.handle) this.handle.refresh();
-    else {
-      this.handle = setTimeout(() => {
-        this.fired = true;
-        this.onIdle();
-      }, this.ms);
-    }
+    if (this.handle) this.handle = refreshTimer(this.handle, this.ms, this.fire);
+    else this.handle = setTimeout(this.fire, this.ms);
   }
+
+  private readonly fire = (): void => {
+    this.fired = true;
+    this.onIdle();
+  };
 
   stop(): void {
     if (this.handle) clearTimeout(this.handle);

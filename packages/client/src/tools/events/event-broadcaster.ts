@@ -1,5 +1,3 @@
-import { hostname } from 'node:os';
-import { format } from 'node:util';
 import { ApiError, errorField, type Logger } from '@listwatch/api';
 import type { Event as CoreV1Event, ObjectReference } from 'kubernetes-types/core/v1.js';
 import type { RestClient } from '../../rest/client.js';
@@ -10,6 +8,7 @@ import { defaultClientLogger } from '../../util/default-logger.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import { sleep } from '../../util/sleep.js';
 import { EventCorrelator, type EventCorrelatorOptions } from '../record/events-cache.js';
+import { format, hostname } from '../../util/platform.js';
 
 export type EventType = 'Normal' | 'Warning';
 
