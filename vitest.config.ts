@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import {
@@ -59,6 +60,13 @@ function project(dir: string, tier: Tier): TestProjectInlineConfiguration {
       include,
       exclude: [...configDefaults.exclude, ...exclude],
       env: { [TIER_ENV]: tier.name },
+      // Unit files share their worker's module graph instead of importing the packages afresh
+      // each (half the CPU of the unit tier is imports); they start nothing that outlives them.
+      // The other tiers start processes and etcd, and keep a fresh module graph per file.
+      ...(tier.name === 'unit' ? { isolate: false } : {}),
+      // Process-tier files start whole programs (node under tsx, a browser) against deadlines of
+      // their own: one at a time, after the other tiers, as on a developer's machine of two cores.
+      ...(tier.name === 'process' ? { maxWorkers: 1 } : {}),
       ...(tier.needs.length > 0
         ? { globalSetup: [testing('global-setup.ts')], setupFiles: [testing('tier-setup.ts')] }
         : {}),
@@ -72,6 +80,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Every core, at least two: test files wait on servers, etcd, kubectl and child processes
+    // as much as they compute, and vitest's default (one less than the cores) runs them one at
+    // a time on CI's two cores. VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       ...workspaces.flatMap((dir) => tiers.map((tier) => project(dir, tier))),
       // The benchmark runner's own unit tests (bench/README.md).
