@@ -32,6 +32,9 @@ const within = (dir: string, paths: readonly string[]): string[] =>
 const unsuffixedIn = (tier: Tier) =>
   Object.keys(unsuffixed).filter((path) => unsuffixed[path] === tier.name);
 
+const startsPrograms = (dir: string, tier: Tier) =>
+  tier.name === 'process' || (tier.name === 'etcd' && dir === 'apps/demo-cluster');
+
 // One project per package and test tier (packages/testing/src/tiers.ts): `@listwatch/storage`
 // holds its unit tests, `etcd:@listwatch/storage` those against a real etcd, and so on. A
 // tier's global setup makes sure of its prerequisites; vitest runs it only when one of the
@@ -64,9 +67,9 @@ function project(dir: string, tier: Tier): TestProjectInlineConfiguration {
       // each (half the CPU of the unit tier is imports); they start nothing that outlives them.
       // The other tiers start processes and etcd, and keep a fresh module graph per file.
       ...(tier.name === 'unit' ? { isolate: false } : {}),
-      // Process-tier files start whole programs (node under tsx, a browser) against deadlines of
-      // their own: one at a time, after the other tiers, as on a developer's machine of two cores.
-      ...(tier.name === 'process' ? { maxWorkers: 1 } : {}),
+      // Files that start whole programs (node under tsx, a browser; the demo's etcd tests start
+      // `pnpm demo`) against deadlines of their own: one at a time, after the others.
+      ...(startsPrograms(dir, tier) ? { maxWorkers: 1 } : {}),
       ...(tier.needs.length > 0
         ? { globalSetup: [testing('global-setup.ts')], setupFiles: [testing('tier-setup.ts')] }
         : {}),
