@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import {
@@ -31,6 +32,9 @@ const within = (dir: string, paths: readonly string[]): string[] =>
 const unsuffixedIn = (tier: Tier) =>
   Object.keys(unsuffixed).filter((path) => unsuffixed[path] === tier.name);
 
+const startsPrograms = (dir: string, tier: Tier) =>
+  tier.name === 'process' || (tier.name === 'etcd' && dir === 'apps/demo-cluster');
+
 // One project per package and test tier (packages/testing/src/tiers.ts): `@listwatch/storage`
 // holds its unit tests, `etcd:@listwatch/storage` those against a real etcd, and so on. A
 // tier's global setup makes sure of its prerequisites; vitest runs it only when one of the
@@ -59,6 +63,13 @@ function project(dir: string, tier: Tier): TestProjectInlineConfiguration {
       include,
       exclude: [...configDefaults.exclude, ...exclude],
       env: { [TIER_ENV]: tier.name },
+      // Unit files share their worker's module graph instead of importing the packages afresh
+      // each (half the CPU of the unit tier is imports); they start nothing that outlives them.
+      // The other tiers start processes and etcd, and keep a fresh module graph per file.
+      ...(tier.name === 'unit' ? { isolate: false } : {}),
+      // Files that start whole programs (node under tsx, a browser; the demo's etcd tests start
+      // `pnpm demo`) against deadlines of their own: one at a time, after the others.
+      ...(startsPrograms(dir, tier) ? { maxWorkers: 1 } : {}),
       ...(tier.needs.length > 0
         ? { globalSetup: [testing('global-setup.ts')], setupFiles: [testing('tier-setup.ts')] }
         : {}),
@@ -72,6 +83,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Every core, at least two: test files wait on servers, etcd, kubectl and child processes
+    // as much as they compute, and vitest's default (one less than the cores) runs them one at
+    // a time on CI's two cores. VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       ...workspaces.flatMap((dir) => tiers.map((tier) => project(dir, tier))),
       // The benchmark runner's own unit tests (bench/README.md).

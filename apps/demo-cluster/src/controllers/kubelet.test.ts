@@ -152,8 +152,19 @@ it('a pod deleted from its node is Terminating until the kubelet stops it and co
       interval: 100,
     })
     .toEqual(['orphan']);
-  // No kubelet runs the other node: its pod stays Terminating, as on a cluster.
+  // No kubelet runs the other node: its pod stays Terminating, as on a cluster. A pod of
+  // kubelet-c deleted after it and gone is the kubelet having handled every delete before it.
   await pods.delete('orphan');
-  await new Promise((r) => setTimeout(r, 300));
+  await pods.create(pod('after', 'kubelet-c'));
+  await expect
+    .poll(async () => (await pods.get('after')).status?.phase, { timeout: 20_000, interval: 100 })
+    .toBe('Running');
+  await pods.delete('after');
+  await expect
+    .poll(async () => (await pods.list()).items.map((p) => p.metadata.name), {
+      timeout: 20_000,
+      interval: 100,
+    })
+    .toEqual(['orphan']);
   expect((await pods.get('orphan')).metadata.deletionTimestamp).toBeTruthy();
 });

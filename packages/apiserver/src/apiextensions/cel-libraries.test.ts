@@ -90,10 +90,11 @@ describe('the regex library (regex.go)', () => {
     );
   });
 
-  it('a pattern that backtracking engines take exponential time on is answered at once (RE2)', () => {
-    const started = Date.now();
+  it('patterns are RE2, as Go’s regexp: what backtracking engines take exponential time on is answered, what only they can run does not parse', () => {
+    // 2^40 steps for a backtracking engine: this returns only on a linear-time one.
     holds("self.v.find('(a+)+$') == ''", `${'a'.repeat(40)}!`);
-    expect(Date.now() - started).toBeLessThan(2000);
+    for (const pattern of ['(?=a)', '(a)\\\\1'])
+      expect(check(`self.v.find('${pattern}') == ''`, 'aa')[0]).toMatch(/^error parsing regexp: /);
   });
 });
 
@@ -240,9 +241,8 @@ describe('hostile library calls', () => {
             'x-kubernetes-validations': [{ rule }],
           };
           const { rules } = compileRules(schema, '');
-          const started = Date.now();
+          // Returning is the event: a throw fails the property, a hang the test.
           const errors = rules.validate({ v: value });
-          expect(Date.now() - started).toBeLessThan(2000);
           for (const e of errors) expect(typeof e.detail).toBe('string');
         },
       ),

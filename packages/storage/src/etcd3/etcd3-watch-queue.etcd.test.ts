@@ -31,6 +31,16 @@ async function take(watch: AsyncIterable<StorageEvent>, count: number): Promise<
   return events;
 }
 
+/**
+ * Resolves once the watch holds the bound: etcd3-watch.ts drops its etcd stream in the same
+ * response that reaches it (`pause`), so from then on the queue cannot grow until it drains.
+ */
+async function paused(watch: AsyncIterable<StorageEvent>): Promise<void> {
+  await expect
+    .poll(() => (watch as WatchChannel).queued, { timeout: 20_000, interval: 10 })
+    .toBeGreaterThanOrEqual(BOUND);
+}
+
 let cluster: EtcdCluster;
 let stores = 0;
 beforeAll(async () => {
@@ -57,7 +67,7 @@ describe('etcd3: a storage watch whose consumer falls behind', () => {
       await storage.create(`${prefix}/c${i}`, cm(`c${i}`));
       peak = Math.max(peak, (watch as WatchChannel).queued);
     }
-    await new Promise((r) => setTimeout(r, 300));
+    await paused(watch);
     peak = Math.max(peak, (watch as WatchChannel).queued);
     expect(peak).toBeGreaterThanOrEqual(BOUND);
     // The bound, plus what etcd had sent before it took the cancel (more on a busy machine): far
@@ -84,7 +94,7 @@ describe('etcd3: a storage watch whose consumer falls behind', () => {
     const watch = storage.watch(`${storage.prefix}/configmaps/`);
     const prefix = `${storage.prefix}/configmaps/ns`;
     for (let i = 0; i < WRITES; i++) await storage.create(`${prefix}/c${i}`, cm(`c${i}`));
-    await new Promise((r) => setTimeout(r, 300));
+    await paused(watch);
     await storage.compact(await storage.currentRevision());
     const seen: StorageEvent[] = [];
     const error = await (async () => {
