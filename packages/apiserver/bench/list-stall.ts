@@ -89,9 +89,7 @@ export const scenario: Scenario = {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       let first: { name: string; namespace: string } | undefined;
       for (;;) {
-        const page = JSON.parse(
-          (await getText(agent, `${url}/api/v1/pods?limit=1`)) ?? '{}',
-        ) as {
+        const page = JSON.parse((await getText(agent, `${url}/api/v1/pods?limit=1`)) ?? '{}') as {
           metadata?: { remainingItemCount?: number };
           items?: { metadata: { name: string; namespace: string } }[];
         };
