@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import { isRecord, type KubeObject } from '@listwatch/api';
 
 // apiextensions.k8s.io/v1 as the apiserver reads it (k8s.io/apiextensions-apiserver
 // pkg/apis/apiextensions/v1/types.go, types_jsonschema.go). Written by hand: the schema source is
@@ -70,10 +70,6 @@ export interface CustomResourceDefinition extends KubeObject {
     acceptedNames?: CustomResourceDefinitionNames;
     storedVersions?: string[];
   };
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The condition of a type, if the CRD has it. */

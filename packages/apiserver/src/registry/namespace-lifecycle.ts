@@ -1,4 +1,4 @@
-import { ApiError, type DeleteOptions, type KubeObject } from '@listwatch/api';
+import { ApiError, metaV1Now, type DeleteOptions, type KubeObject } from '@listwatch/api';
 import { isStorageError, type Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from './resource-registry.js';
 
@@ -30,7 +30,7 @@ export async function ensureSystemNamespaces(storage: Storage): Promise<void> {
       metadata: {
         name,
         uid: crypto.randomUUID(),
-        creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        creationTimestamp: metaV1Now(),
         labels: { 'kubernetes.io/metadata.name': name },
       },
       spec: { finalizers: ['kubernetes'] },
@@ -140,8 +140,7 @@ export async function beginNamespaceDeletion(
       ...current,
       metadata: {
         ...meta,
-        deletionTimestamp:
-          current.metadata.deletionTimestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        deletionTimestamp: current.metadata.deletionTimestamp ?? metaV1Now(),
         ...(finalizers.size > 0 ? { finalizers: [...finalizers] } : {}),
       },
       status: { ...(current['status'] as object | undefined), phase: 'Terminating' },
