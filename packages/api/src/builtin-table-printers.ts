@@ -48,7 +48,8 @@ export const NAME_COLUMN: TableColumn = {
   cell: (o) => o.metadata.name ?? '',
 };
 
-const AGE: TableColumn = {
+/** The Age column (kube's printers: translateTimestampSince of creationTimestamp). */
+export const AGE_COLUMN: TableColumn = {
   name: 'Age',
   type: 'string',
   description:
@@ -186,7 +187,7 @@ function replicaCountColumns(type: string): TableColumn[] {
     intField('Desired', type, 'spec.replicas'),
     intField('Current', type, 'status.replicas'),
     intField('Ready', type, 'status.readyReplicas'),
-    AGE,
+    AGE_COLUMN,
   ];
 }
 
@@ -221,7 +222,7 @@ const CREATED_AT: TableColumn = {
 const bindingColumns = (): TableColumn[] => [
   NAME_COLUMN,
   column('Role', 'RoleRef is the reference to the role the binding grants.', roleRef),
-  AGE,
+  AGE_COLUMN,
   wide('Users', 'Users in the binding', (o) => subjects(o, 'User')),
   wide('Groups', 'Groups in the binding', (o) => subjects(o, 'Group')),
   wide('ServiceAccounts', 'ServiceAccounts in the binding', (o) => subjects(o, 'ServiceAccount')),
@@ -466,7 +467,7 @@ function hpaColumns(targets: (o: KubeObject) => string): TableColumn[] {
       fieldDoc('autoscaling.v2.HorizontalPodAutoscalerStatus', 'currentReplicas'),
       (o) => String(int(o, 'status.currentReplicas')),
     ),
-    AGE,
+    AGE_COLUMN,
   ];
 }
 
@@ -553,7 +554,7 @@ export const builtinTableColumns = {
           ),
         ),
     ),
-    AGE,
+    AGE_COLUMN,
     wide('IP', 'The IP address assigned to the pod', (o) => text(o, 'status.podIP')),
     wide('Node', 'The name of the node the pod is assigned to', (o) => text(o, 'spec.nodeName')),
     wide('Nominated Node', 'The name of the node the pod is nominated to', (o) =>
@@ -567,18 +568,18 @@ export const builtinTableColumns = {
   namespaces: [
     NAME_COLUMN,
     column('Status', 'The status of the namespace', (o) => text(o, 'status.phase', 'Active')),
-    AGE,
+    AGE_COLUMN,
   ],
   configmaps: [
     NAME_COLUMN,
     column('Data', 'Number of data in configmap', dataCount, { type: 'integer' }),
-    AGE,
+    AGE_COLUMN,
   ],
   secrets: [
     NAME_COLUMN,
     column('Type', 'The type of the secret', (o) => text(o, 'type', 'Opaque')),
     column('Data', 'The number of data in the secret', dataCount, { type: 'integer' }),
-    AGE,
+    AGE_COLUMN,
   ],
   serviceaccounts: [
     NAME_COLUMN,
@@ -588,7 +589,7 @@ export const builtinTableColumns = {
       fieldDoc('core.v1.ServiceAccount', 'secrets'),
       (o) => array(o, 'secrets').length,
     ),
-    AGE,
+    AGE_COLUMN,
   ],
   nodes: [
     NAME_COLUMN,
@@ -606,7 +607,7 @@ export const builtinTableColumns = {
         .map((k) => k.slice('node-role.kubernetes.io/'.length));
       return roles.length ? roles.sort().join(',') : '<none>';
     }),
-    AGE,
+    AGE_COLUMN,
     fieldText('Version', 'core.v1.Node', 'status.nodeInfo.kubeletVersion', ''),
     wide('Internal-IP', 'List of internal IPs for the node.', (o) => address(o, 'InternalIP')),
     wide('External-IP', 'List of external IPs for the node.', (o) => address(o, 'ExternalIP')),
@@ -633,7 +634,7 @@ export const builtinTableColumns = {
         .map((p) => `${p.port ?? 0}${p.nodePort ? `:${p.nodePort}` : ''}/${p.protocol ?? 'TCP'}`)
         .join(',');
     }),
-    AGE,
+    AGE_COLUMN,
     wide('Selector', 'The selector of the service', (o) => labelsText(at(o, 'spec.selector'))),
   ],
   events: [
@@ -671,18 +672,18 @@ export const builtinTableColumns = {
       'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
       'status.availableReplicas',
     ),
-    AGE,
+    AGE_COLUMN,
     ...workloadColumns(),
   ],
   leases: [
     NAME_COLUMN,
     column('Holder', 'The holder of the lease', (o) => text(o, 'spec.holderIdentity', '')),
-    AGE,
+    AGE_COLUMN,
   ],
   statefulsets: [
     NAME_COLUMN,
     column('Ready', 'Number of the pod with ready state', readyOf),
-    AGE,
+    AGE_COLUMN,
     ...containerCells(TEMPLATE_CONTAINERS),
   ],
   daemonsets: [
@@ -695,7 +696,7 @@ export const builtinTableColumns = {
     column('Node Selector', fieldDoc('core.v1.PodSpec', 'nodeSelector'), (o) =>
       labelsText(at(o, 'spec.template.spec.nodeSelector')),
     ),
-    AGE,
+    AGE_COLUMN,
     ...containerCells(TEMPLATE_CONTAINERS),
     selector(fieldDoc('apps.v1.DaemonSetSpec', 'selector'), (o) =>
       selectorText(at(o, 'spec.selector')),
@@ -716,14 +717,14 @@ export const builtinTableColumns = {
     column('Revision', fieldDoc('apps.v1.ControllerRevision', 'revision'), (o) =>
       String(int(o, 'revision')),
     ),
-    AGE,
+    AGE_COLUMN,
   ],
   jobs: [
     NAME_COLUMN,
     column('Status', 'Status of the job.', jobStatus),
     column('Completions', fieldDoc('batch.v1.JobStatus', 'succeeded'), jobCompletions),
     column('Duration', 'Time required to complete the job.', jobDuration),
-    AGE,
+    AGE_COLUMN,
     ...containerCells(TEMPLATE_CONTAINERS),
     selector(fieldDoc('batch.v1.JobSpec', 'selector'), (o) => selectorText(at(o, 'spec.selector'))),
   ],
@@ -752,7 +753,7 @@ export const builtinTableColumns = {
       const last = text(o, 'status.lastScheduleTime', '');
       return last ? ageSince(last, now) : '<none>';
     }),
-    AGE,
+    AGE_COLUMN,
     ...containerCells('spec.jobTemplate.spec.template.spec.containers'),
     selector(fieldDoc('batch.v1.JobSpec', 'selector'), (o) =>
       selectorText(at(o, 'spec.jobTemplate.spec.selector')),
@@ -761,7 +762,7 @@ export const builtinTableColumns = {
   endpoints: [
     NAME_COLUMN,
     column('Endpoints', fieldDoc('core.v1.Endpoints', 'subsets'), endpointsText),
-    AGE,
+    AGE_COLUMN,
   ],
   endpointslices: [
     NAME_COLUMN,
@@ -778,7 +779,7 @@ export const builtinTableColumns = {
         (array(o, 'endpoints') as { addresses?: string[] }[]).flatMap((e) => e.addresses ?? []),
       ),
     ),
-    AGE,
+    AGE_COLUMN,
   ],
   persistentvolumeclaims: [
     NAME_COLUMN,
@@ -794,7 +795,7 @@ export const builtinTableColumns = {
     column('VolumeAttributesClass', 'VolumeAttributesClass of the pvc', (o) =>
       text(o, 'spec.volumeAttributesClassName', '<unset>'),
     ),
-    AGE,
+    AGE_COLUMN,
     fieldText('VolumeMode', 'core.v1.PersistentVolumeClaim', 'spec.volumeMode', '<unset>', {
       priority: 1,
     }),
@@ -822,14 +823,14 @@ export const builtinTableColumns = {
       text(o, 'spec.volumeAttributesClassName', '<unset>'),
     ),
     fieldText('Reason', 'core.v1.PersistentVolume', 'status.reason', ''),
-    AGE,
+    AGE_COLUMN,
     fieldText('VolumeMode', 'core.v1.PersistentVolume', 'spec.volumeMode', '<unset>', {
       priority: 1,
     }),
   ],
   resourcequotas: [
     NAME_COLUMN,
-    AGE,
+    AGE_COLUMN,
     column(
       'Request',
       'Request represents a minimum amount of cpu/memory that a container may consume.',
@@ -876,7 +877,7 @@ export const builtinTableColumns = {
     column('Ports', 'Ports of TLS configurations that open', (o) =>
       array(o, 'spec.tls').length > 0 ? '80, 443' : '80',
     ),
-    AGE,
+    AGE_COLUMN,
   ],
   networkpolicies: [
     NAME_COLUMN,
@@ -885,7 +886,7 @@ export const builtinTableColumns = {
       'Selects the pods to which this NetworkPolicy object applies. The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.',
       (o) => selectorText(at(o, 'spec.podSelector') ?? {}),
     ),
-    AGE,
+    AGE_COLUMN,
   ],
   poddisruptionbudgets: [
     NAME_COLUMN,
@@ -900,7 +901,7 @@ export const builtinTableColumns = {
       'Calculated number of pods that may be disrupted at this time.',
       'status.disruptionsAllowed',
     ),
-    AGE,
+    AGE_COLUMN,
   ],
   eventsV1: [
     column('Last Seen', 'Time when last this event was observed', (o, now) => {
@@ -921,7 +922,7 @@ export const builtinTableColumns = {
   ],
   horizontalpodautoscalers: hpaColumns(hpaTargets),
   horizontalpodautoscalersV2: hpaColumns(hpaMetrics),
-  review: [NAME_COLUMN, AGE],
+  review: [NAME_COLUMN, AGE_COLUMN],
   roles: [NAME_COLUMN, CREATED_AT],
   rolebindings: bindingColumns(),
 } satisfies Record<string, TableColumn[]>;

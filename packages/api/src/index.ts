@@ -16,7 +16,7 @@ export * from './duration.js';
 export * from './logger.js';
 export * from './builtin-resources.js';
 export * from './builtin-field-labels.js';
-export { NAME_COLUMN } from './builtin-table-printers.js';
+export { AGE_COLUMN, NAME_COLUMN } from './builtin-table-printers.js';
 export * from './names.js';
 export * from './label-selector.js';
 export * from './field-selector.js';

@@ -1,4 +1,4 @@
-import { isRecord, type KubeObject } from '@listwatch/api';
+import type { KubeObject } from '@listwatch/api';
 
 // apiextensions.k8s.io/v1 as the apiserver reads it (k8s.io/apiextensions-apiserver
 // pkg/apis/apiextensions/v1/types.go, types_jsonschema.go). Written by hand: the schema source is
