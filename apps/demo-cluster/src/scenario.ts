@@ -1,4 +1,4 @@
-import { isApiError, type KubeObject } from '@listwatch/api';
+import { isApiError, metaV1Time, type KubeObject } from '@listwatch/api';
 import {
   ConnectionError,
   SharedInformerFactory,
@@ -356,7 +356,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioSum
           },
         });
         const minute = Math.floor(Date.now() / 60_000) * 60_000;
-        const lastScheduleTime = new Date(minute - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        const lastScheduleTime = metaV1Time(minute - 60_000);
         await cronJobs.patch('tick', { status: { lastScheduleTime } }, 'merge', {
           subresource: 'status',
         });

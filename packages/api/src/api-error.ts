@@ -1,20 +1,11 @@
 import { aggregateMessage, fieldErrorBody, type FieldError } from './field-error.js';
+import { groupResourceString as qualified, type GroupResource } from './group-resource.js';
 import { statusOf, type Status, type StatusDetails, type StatusReason } from './status.js';
-
-/** A resource as errors name it: `pods`, or `deployments.apps` for a group (GroupResource). */
-export interface GroupResource {
-  group?: string;
-  resource: string;
-}
 
 /** apimachinery errors.NewGenericServerResponse's words for a bare 404 and 405. */
 export const PATH_NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
 export const METHOD_NOT_ALLOWED_MESSAGE =
   'the server does not allow this method on the requested resource';
-
-function qualified(gr: GroupResource): string {
-  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
-}
 
 function kindDetails(gr: GroupResource, name: string): StatusDetails {
   return { name, ...(gr.group ? { group: gr.group } : {}), kind: gr.resource };

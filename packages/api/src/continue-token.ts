@@ -1,4 +1,5 @@
 import { ApiError } from './api-error.js';
+import { goJsonMarshal } from './go-json.js';
 
 // Continue tokens exactly as k8s.io/apiserver/pkg/storage/continue.go writes and reads them:
 // base64url (no padding) of {"v":"meta.k8s.io/v1","rv":<int64>,"start":"<key after prefix>"}.
@@ -21,14 +22,6 @@ function invalid(detail?: string): ApiError {
   return ApiError.badRequest(detail === undefined ? INVALID : `${INVALID}: ${detail}`);
 }
 
-/** Go's json.Marshal string form: JSON.stringify plus its HTML-safe escapes. */
-function goJsonString(value: string): string {
-  return JSON.stringify(value).replace(
-    /[<>&\u2028\u2029]/g,
-    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
 /** The token for `token` (storage.EncodeContinue's JSON, field order v, rv, start). */
 export function encodeContinueToken(token: ContinueToken): string {
   if (!Number.isSafeInteger(token.resourceVersion)) {
@@ -36,7 +29,7 @@ export function encodeContinueToken(token: ContinueToken): string {
       `continue token resourceVersion ${token.resourceVersion} is not an integer`,
     );
   }
-  const json = `{"v":${goJsonString(CONTINUE_TOKEN_VERSION)},"rv":${token.resourceVersion},"start":${goJsonString(token.start)}}`;
+  const json = `{"v":${goJsonMarshal(CONTINUE_TOKEN_VERSION)},"rv":${token.resourceVersion},"start":${goJsonMarshal(token.start)}}`;
   return Buffer.from(json, 'utf8').toString('base64url');
 }
 

@@ -1,4 +1,5 @@
 import type { CauseType } from './status.js';
+import { isRecord } from './unstructured.js';
 
 /**
  * One validation failure on one field (k8s.io/apimachinery/pkg/util/validation/field.Error).
@@ -63,10 +64,6 @@ export const goSyntax = {
     );
   },
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function goStringMap(value: unknown): string {
   if (!isRecord(value)) return 'map[string]string(nil)';

@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  canonicalQuantity,
-  compareQuantities,
-  decodeTypedObject,
-  exceedsJsonDepth,
-} from './object-decoding.js';
+import { decodeTypedObject, exceedsJsonDepth } from './object-decoding.js';
+import { canonicalQuantity, compareQuantities } from './quantity.js';
 
 /** `levels` nested objects, built without recursion. */
 function nested(levels: number): Record<string, unknown> {

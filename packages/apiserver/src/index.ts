@@ -1,10 +1,6 @@
 export { discoveryMiddleware } from './discovery/discovery-router.js';
-export {
-  refuseAnonymousAdminOffLoopback,
-  startApiServer,
-  type ApiServerOptions,
-  type RunningApiServer,
-} from './server.js';
+export { startApiServer, type ApiServerOptions, type RunningApiServer } from './server.js';
+export { refuseAnonymousAdminOffLoopback } from './server-config.js';
 export { createApp } from './app.js';
 export { commandArgs, parseArgs, usage, FLAGS } from './cli.js';
 export { jsonLogger, type LogLevel } from './logger.js';

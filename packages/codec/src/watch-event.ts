@@ -1,20 +1,16 @@
-import type { KubeObject, Status, WatchEvent } from '@listwatch/api';
+import { isRecord, type KubeObject, type Status, type WatchEvent } from '@listwatch/api';
 import { CodecError } from './codec-error.js';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Checks a decoded value is a watch event (metav1.WatchEvent): a known type and an object. Returns
  * a fresh `{type, object}`; anything else is a CodecError at the event's offset.
  */
 export function toWatchEvent(value: unknown, offset: number): WatchEvent {
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     throw new CodecError(`watch event is ${describe(value)}, not an object`, offset);
   }
   const { type, object } = value;
-  if (!isPlainObject(object)) {
+  if (!isRecord(object)) {
     throw new CodecError(`watch event object is ${describe(object)}, not an object`, offset);
   }
   switch (type) {

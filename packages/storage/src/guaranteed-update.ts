@@ -2,6 +2,7 @@ import type { KubeObject } from '@listwatch/api';
 import type { Revision, Storage, TryUpdate } from './storage.js';
 import { StorageError, isStorageError } from './storage-error.js';
 import { decodeObject, encodeObject, isStale } from './stored-object.js';
+import { objectResourceVersion, updateObject } from './api-object-versioner.js';
 
 /** A state of a key as this storage wrote it: its stored JSON (encodeObject's) and revision. */
 export interface WrittenState {
@@ -51,17 +52,14 @@ export async function guaranteedUpdate(
   let before: string;
   // Whether `current` was read from storage (origStateIsCurrent).
   let isCurrent = cachedExisting === undefined && written === undefined;
-  if (
-    written &&
-    (!cachedExisting || written.revision >= Number(cachedExisting.metadata.resourceVersion))
-  ) {
+  if (written && (!cachedExisting || written.revision >= objectResourceVersion(cachedExisting))) {
     // Decoded afresh: a private copy, as below.
     before = written.json;
     current = decodeObject(key, before, written.revision);
   } else if (cachedExisting) {
     // A private copy: tryUpdate may change what it is given, and the cache's object is shared.
     before = encodeObject(key, cachedExisting);
-    current = decodeObject(key, before, Number(cachedExisting.metadata.resourceVersion));
+    current = decodeObject(key, before, objectResourceVersion(cachedExisting));
   } else {
     current = await storage.get(key);
     before = current ? encodeObject(key, current) : '';
@@ -73,7 +71,7 @@ export async function guaranteedUpdate(
   };
   for (;;) {
     if (!current) throw StorageError.keyNotFound(key);
-    const revision = Number(current.metadata.resourceVersion);
+    const revision = objectResourceVersion(current);
     let next: KubeObject;
     let after: string;
     try {
@@ -83,7 +81,7 @@ export async function guaranteedUpdate(
       if (isCurrent) throw err;
       // Perhaps the cached state was stale: the error stands only if it was not.
       await refresh();
-      if (current !== undefined && Number(current.metadata.resourceVersion) === revision) throw err;
+      if (current !== undefined && objectResourceVersion(current) === revision) throw err;
       continue;
     }
     if (after === before && !isStale(current)) {
@@ -92,7 +90,7 @@ export async function guaranteedUpdate(
         await refresh();
         continue;
       }
-      return { ...next, metadata: { ...next.metadata, resourceVersion: String(revision) } };
+      return updateObject(next, revision);
     }
     if (storage.updateEncoded) {
       const result = await storage.updateEncoded(key, after, revision);

@@ -72,3 +72,8 @@ export {
   validateListPrefix,
 } from './keys.js';
 export { MAX_REQUEST_BYTES, maxObjectBytes } from './stored-object.js';
+export {
+  listResourceVersion,
+  objectResourceVersion,
+  updateObject,
+} from './api-object-versioner.js';

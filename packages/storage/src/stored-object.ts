@@ -1,7 +1,8 @@
-import type { KubeObject } from '@listwatch/api';
+import { isRecord, type KubeObject } from '@listwatch/api';
 import type { Revision } from './storage.js';
 import { StorageError, isStorageError } from './storage-error.js';
 import type { TransformerForKey } from './value/transformer.js';
+import { setResourceVersion } from './api-object-versioner.js';
 
 /** What a backend stores for an object: its JSON, or the bytes its transformers make of it. */
 export type StoredValue = string | Uint8Array;
@@ -23,18 +24,14 @@ export function maxObjectBytes(key: string): number {
   return MAX_REQUEST_BYTES - REQUEST_OVERHEAD - 3 * Buffer.byteLength(key);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The bytes stored for an object: its JSON without `metadata.resourceVersion`, which the storage
  * owns (kube-apiserver's etcd3 store clears it before writing too). Refuses non-objects, values
  * JSON cannot represent, and anything over the size limit, before any backend is touched.
  */
 export function encodeObject(key: string, object: KubeObject): string {
-  if (!isPlainObject(object)) throw StorageError.invalidObject(key, 'not a JSON object');
-  if (!isPlainObject(object.metadata))
+  if (!isRecord(object)) throw StorageError.invalidObject(key, 'not a JSON object');
+  if (!isRecord(object.metadata))
     throw StorageError.invalidObject(key, 'metadata is not an object');
   const { resourceVersion: _ignored, ...metadata } = object.metadata;
   let data: string;
@@ -70,12 +67,11 @@ export function decodeObject(key: string, data: StoredValue, revision: Revision)
       `stored value is not JSON: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
-  if (!isPlainObject(parsed))
-    throw StorageError.corruptObject(key, 'stored value is not a JSON object');
+  if (!isRecord(parsed)) throw StorageError.corruptObject(key, 'stored value is not a JSON object');
   const metadata = parsed['metadata'];
-  if (!isPlainObject(metadata))
+  if (!isRecord(metadata))
     throw StorageError.corruptObject(key, 'stored value has no metadata object');
-  metadata['resourceVersion'] = String(revision);
+  setResourceVersion(metadata, revision);
   return parsed as KubeObject;
 }
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import { metaV1Time, type KubeObject } from '@listwatch/api';
 
 // Realistic Pods for benchmarks and tests: what `kubectl get pod -o json` shows for a Deployment's
 // pod — two containers with env, ports, probes and mounts, projected service-account volume,
@@ -38,7 +38,7 @@ function uid(i: number, salt: number): string {
 }
 
 function timestamp(base: number, offsetSeconds: number): string {
-  return new Date(base + offsetSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return metaV1Time(base + offsetSeconds * 1000);
 }
 
 /** Pod number `i`: namespace `ns-<i % 16>`, name `<app>-<hash>-<suffix>`, resourceVersion `1000 + i`. */

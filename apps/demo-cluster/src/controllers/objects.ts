@@ -145,10 +145,8 @@ export interface Node extends KubeObject {
   };
 }
 
-/** metav1.Time on the wire: RFC 3339 in whole seconds. */
-export function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+/** metav1.Now() as JSON, under the name the controllers use. */
+export { metaV1Now as now } from '@listwatch/api';
 
 /** The owner reference with controller=true, if any (metav1.GetControllerOf). */
 export function controllerOf(obj: KubeObject): OwnerReference | undefined {

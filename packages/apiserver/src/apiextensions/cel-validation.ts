@@ -1,6 +1,6 @@
 import { CelScalar, celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { fieldErrors, type FieldError } from '@listwatch/api';
+import { fieldErrors, isRecord, type FieldError } from '@listwatch/api';
 import {
   COST_LIMIT_EXCEEDED,
   PER_CALL_LIMIT,
@@ -14,7 +14,7 @@ import { quantityLibrary } from './cel-quantity.js';
 import { celTypesRegistry } from './cel-types.js';
 import { urlLibrary } from './cel-url.js';
 import { parseSimplePath } from './jsonpath.js';
-import { isRecord, type JSONSchemaProps } from './types.js';
+import { type JSONSchemaProps } from './types.js';
 
 // x-kubernetes-validations: CEL rules on a CRD schema (apiextensions-apiserver
 // pkg/apiserver/schema/cel/compilation.go, validation.go, and the rule checks and cost limits of

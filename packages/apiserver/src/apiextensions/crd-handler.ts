@@ -1,5 +1,5 @@
 import { isStorageError, type Storage } from '@listwatch/storage';
-import type { KubeObject, Logger, ResourceDefinition } from '@listwatch/api';
+import { metaV1Now, type KubeObject, type Logger, type ResourceDefinition } from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { StorageFollower } from '../registry/storage-follower.js';
 import { setRuntimeStrategy } from '../registry/strategy.js';
@@ -19,10 +19,6 @@ import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 // (pkg/controller/finalizer/crd_finalizer.go: a deleted CRD's objects go, then its finalizer).
 // It follows CRDs in storage, so a CRD written through another apiserver on the same etcd is
 // served here too, and registers each established CRD's served versions in the registry.
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** One served CRD: what it was registered from and the definitions it gave. */
 interface Served {
@@ -123,7 +119,7 @@ export class CustomResourceDefinitionHandler {
       await this.finalize(crd);
       return;
     }
-    const desired = namesAndConditions(crd, this.crds.values(), now());
+    const desired = namesAndConditions(crd, this.crds.values(), metaV1Now());
     const conditions = crd.status?.conditions ?? [];
     const next = [
       ...conditions.filter((c) => c.type !== 'NamesAccepted' && c.type !== 'Established'),

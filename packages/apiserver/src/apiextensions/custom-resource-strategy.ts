@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import { isRecord, type KubeObject } from '@listwatch/api';
 import {
   atomForCustomResource,
   replicasPath,
@@ -12,7 +12,6 @@ import { compileRules, hasRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { applyDefaults, pruneObject } from './structural-pruning.js';
 import {
-  isRecord,
   type CustomResourceDefinition,
   type CustomResourceDefinitionVersion,
   type JSONSchemaProps,

@@ -1,7 +1,8 @@
 import {
-  ALL_VERBS,
-  NAME_COLUMN,
   ageSince,
+  ALL_VERBS,
+  isRecord,
+  NAME_COLUMN,
   type FieldGetter,
   type ResourceDefinition,
   type TableColumn,
@@ -9,7 +10,6 @@ import {
 import { compareVersionPriority, sortByVersionPriority } from '../discovery/version-priority.js';
 import { parseSimplePath, valueAt } from './jsonpath.js';
 import {
-  isRecord,
   type CustomResourceColumnDefinition,
   type CustomResourceDefinition,
   type CustomResourceDefinitionVersion,

@@ -1,4 +1,4 @@
-import { isRecord } from './types.js';
+import { isRecord } from '@listwatch/api';
 
 // apiextensions.k8s.io/v1 defaulting of a CRD as every decoded body gets it (v1/defaults.go and
 // its zz_generated.defaults.go): hand-written CRDs mostly omit singular and listKind, and kube

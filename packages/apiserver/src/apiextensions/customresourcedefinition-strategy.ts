@@ -1,11 +1,11 @@
-import { type KubeObject } from '@listwatch/api';
+import { isRecord, metaV1Now, type KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from '../registry/strategy.js';
 import { setCustomResourceDefinitionDefaults } from './customresourcedefinition-defaults.js';
 import {
   validateCustomResourceDefinition,
   validateCustomResourceDefinitionUpdate,
 } from './customresourcedefinition-validation.js';
-import { isRecord, type CustomResourceDefinition } from './types.js';
+import { type CustomResourceDefinition } from './types.js';
 
 // The CRD registry strategy (apiextensions-apiserver pkg/registry/customresourcedefinition
 // strategy.go) and its REST.Delete (etcd.go): status is the controllers', generation follows
@@ -14,10 +14,6 @@ import { isRecord, type CustomResourceDefinition } from './types.js';
 // finalizing controller has removed its objects.
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function storageVersionOf(crd: CustomResourceDefinition): string | undefined {
   const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
@@ -83,7 +79,7 @@ function markTerminating(crd: CustomResourceDefinition): CustomResourceDefinitio
     ...crd,
     metadata: {
       ...crd.metadata,
-      deletionTimestamp: now(),
+      deletionTimestamp: metaV1Now(),
       finalizers: [...new Set([...(crd.metadata.finalizers ?? []), CLEANUP_FINALIZER])],
     },
     status: {
@@ -93,7 +89,7 @@ function markTerminating(crd: CustomResourceDefinition): CustomResourceDefinitio
         {
           type: 'Terminating',
           status: 'True',
-          lastTransitionTime: now(),
+          lastTransitionTime: metaV1Now(),
           reason: 'InstanceDeletionPending',
           message:
             'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',

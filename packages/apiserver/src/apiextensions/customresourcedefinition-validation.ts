@@ -1,12 +1,14 @@
-import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@listwatch/api';
+import {
+  fieldErrors,
+  isDNS1035Label,
+  isDNS1123Subdomain,
+  isRecord,
+  type FieldError,
+} from '@listwatch/api';
 import { compileRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { validateOpenAPISchema } from './structural-schema.js';
-import {
-  isRecord,
-  type CustomResourceDefinition,
-  type CustomResourceDefinitionNames,
-} from './types.js';
+import { type CustomResourceDefinition, type CustomResourceDefinitionNames } from './types.js';
 
 // ValidateCustomResourceDefinition and ValidateCustomResourceDefinitionUpdate
 // (apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go), for the v1 shape.

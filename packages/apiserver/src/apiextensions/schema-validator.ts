@@ -1,7 +1,7 @@
-import { fieldErrors, type FieldError } from '@listwatch/api';
+import { fieldErrors, isRecord, type FieldError } from '@listwatch/api';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
-import { isRecord, type JSONSchemaProps } from './types.js';
+import { type JSONSchemaProps } from './types.js';
 
 // Validation of custom objects against a version's openAPIV3Schema
 // (apiextensions-apiserver pkg/apiserver/validation/validation.go, kube-openapi validate):

@@ -1,4 +1,5 @@
-import { isRecord, type JSONSchemaProps } from './types.js';
+import { type JSONSchemaProps } from './types.js';
+import { isRecord } from '@listwatch/api';
 
 // Pruning and defaulting of custom objects by their structural schema
 // (apiextensions-apiserver pkg/apiserver/schema/pruning/algorithm.go and

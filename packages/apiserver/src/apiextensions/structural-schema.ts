@@ -1,6 +1,6 @@
-import { fieldErrors, type FieldError } from '@listwatch/api';
+import { fieldErrors, isRecord, type FieldError } from '@listwatch/api';
 import { RE2JS } from 're2js';
-import { isRecord, type JSONSchemaProps } from './types.js';
+import { type JSONSchemaProps } from './types.js';
 
 // What an openAPIV3Schema must be for a CRD to be accepted: kube's CRD schema validation
 // (apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go

@@ -72,10 +72,6 @@ export interface CustomResourceDefinition extends KubeObject {
   };
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The condition of a type, if the CRD has it. */
 export function conditionOf(
   crd: CustomResourceDefinition,

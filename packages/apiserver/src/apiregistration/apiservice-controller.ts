@@ -1,4 +1,4 @@
-import type { KubeObject, Logger } from '@listwatch/api';
+import { metaV1Now, type KubeObject, type Logger } from '@listwatch/api';
 import { isStorageError, type Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { StorageFollower } from '../registry/storage-follower.js';
@@ -50,10 +50,6 @@ const PRIORITIES: Readonly<Record<string, Priority>> = {
 
 /** crdregistration_controller.go: CRD group versions sort after the built-ins. */
 const CRD_PRIORITY: Priority = { group: 1000, version: 100 };
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 type Availability = Omit<APIServiceCondition, 'type' | 'lastTransitionTime'>;
 
@@ -221,7 +217,7 @@ export class APIServiceController {
       const object = prepareForCreate(apiServices, structuredClone(want), undefined);
       // Written available at once: one write per APIService at start, not two.
       object['status'] = {
-        conditions: [{ type: 'Available', ...LOCAL, lastTransitionTime: now() }],
+        conditions: [{ type: 'Available', ...LOCAL, lastTransitionTime: metaV1Now() }],
       };
       await this.storage.create(key, object).catch((err: unknown) => {
         if (!isStorageError(err, 'KeyExists')) throw err;
@@ -324,7 +320,7 @@ export class APIServiceController {
           lastTransitionTime:
             old?.status === available.status && old.lastTransitionTime
               ? old.lastTransitionTime
-              : now(),
+              : metaV1Now(),
         };
         return {
           ...stored,

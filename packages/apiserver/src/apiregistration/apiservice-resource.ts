@@ -1,4 +1,4 @@
-import { ageSince, NAME_COLUMN, type ResourceDefinition } from '@listwatch/api';
+import { AGE_COLUMN, NAME_COLUMN, type ResourceDefinition } from '@listwatch/api';
 import { availableCondition, GROUP, type APIService } from './types.js';
 
 // The APIService resource, served as kube-aggregator serves it (pkg/registry/apiservice/etcd
@@ -51,14 +51,7 @@ export const apiServices: ResourceDefinition = {
       priority: 0,
       cell: (o) => availableCell(o),
     },
-    {
-      name: 'Age',
-      type: 'string',
-      description:
-        'CreationTimestamp is a timestamp representing the server time when this object was created.',
-      priority: 0,
-      cell: (o, now) => ageSince(o.metadata.creationTimestamp, now),
-    },
+    AGE_COLUMN,
   ],
   storageResource: `${GROUP}/apiservices`,
 };

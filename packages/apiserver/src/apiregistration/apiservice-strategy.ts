@@ -1,6 +1,11 @@
-import { fieldErrors, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@listwatch/api';
+import {
+  fieldErrors,
+  isDNS1035Label,
+  isDNS1123Subdomain,
+  isRecord,
+  type FieldError,
+} from '@listwatch/api';
 import type { ResourceStrategy } from '../registry/strategy.js';
-import { isRecord } from '../apiextensions/types.js';
 import { apiServiceName, type APIService } from './types.js';
 
 // The APIService registry strategy (kube-aggregator pkg/registry/apiservice/strategy.go), its

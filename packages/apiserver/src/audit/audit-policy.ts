@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { Attributes } from '../authorization/attributes.js';
 import type { AuditStage } from './audit-event.js';
+import { isRecord } from '@listwatch/api';
 
 // `--audit-policy-file`: an audit.k8s.io/v1 Policy, checked as k8s.io/apiserver
 // pkg/audit/policy/checker.go does (the first rule matching a request gives its level and the
@@ -68,9 +69,6 @@ export class AuditPolicyError extends Error {
     this.name = 'AuditPolicyError';
   }
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function strings(value: unknown, path: string, problems: string[]): string[] {
   if (value === undefined || value === null) return [];

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import { isRecord, type KubeObject } from '@listwatch/api';
 import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { TOKEN_ALGORITHMS, type SigningKey, type VerificationKey } from './service-account-keys.js';
@@ -111,10 +111,6 @@ export interface ServiceAccountTokenOptions {
   /** `--api-audiences`: a token must name one of them. */
   audiences: readonly string[];
   getter: ObjectGetter;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function claimRef(value: unknown): ClaimRef | undefined {

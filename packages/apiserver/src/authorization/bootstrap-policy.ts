@@ -1,4 +1,4 @@
-import type { KubeObject } from '@listwatch/api';
+import { metaV1Now, type KubeObject } from '@listwatch/api';
 import { isStorageError, type Storage } from '@listwatch/storage';
 import type { PolicyRule } from './policy-rule.js';
 
@@ -227,7 +227,7 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly KubeObject[] = [
 /** Creates the default roles and bindings that are missing (the rbac/bootstrap-roles hook). */
 export async function ensureBootstrapPolicy(storage: Storage): Promise<void> {
   const create = async (resource: string, object: KubeObject) => {
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = metaV1Now();
     const stored = {
       ...object,
       metadata: { ...object.metadata, uid: crypto.randomUUID(), creationTimestamp: now },

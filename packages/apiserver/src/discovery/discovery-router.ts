@@ -27,7 +27,8 @@ import {
   apiVersions,
   type ServerAddressByClientCIDR,
 } from './legacy.js';
-import { openApiV2Document, openApiV3Document, openApiV3Index, openApiV3Key } from './openapi.js';
+import { openApiV2Document } from './openapi-v2.js';
+import { openApiV3Document, openApiV3Index, openApiV3Key } from './openapi-v3.js';
 import { versionInfo } from './version.js';
 
 const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;

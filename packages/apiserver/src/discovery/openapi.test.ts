@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiGroupIndex } from './api-groups.js';
 import { resourceDefinitions } from './definitions.test-helper.js';
-import { openApiV2Document, openApiV3Document } from './openapi.js';
+import { openApiV2Document } from './openapi-v2.js';
+import { openApiV3Document } from './openapi-v3.js';
 import { schemaNameOf, type Schema } from './openapi-schemas.js';
 
 interface Gvk {

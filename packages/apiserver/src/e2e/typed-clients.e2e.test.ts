@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import type { KubeObject } from '@listwatch/api';
+import { isRecord, type KubeObject } from '@listwatch/api';
 import { PYTHON } from '@listwatch/testing';
 import fc from 'fast-check';
 import { execFile } from 'node:child_process';
@@ -165,10 +165,6 @@ const SEEDS: readonly { path: string; object: KubeObject }[] = [
     },
   },
 ];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Every path to a value inside `value` (object keys and list indices). */
 function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {

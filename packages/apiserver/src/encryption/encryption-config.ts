@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from '@listwatch/api';
+import { isRecord, type ResourceDefinition } from '@listwatch/api';
 import {
   cbcTransformer,
   gcmTransformer,
@@ -39,9 +39,6 @@ interface ResourceRule {
   resources: string[];
   transformer: Transformer;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function providerTransformers(
   providers: unknown,

@@ -1,7 +1,6 @@
-import { ApiError, type KubeObject, type SchemaGvk } from '@listwatch/api';
+import { ApiError, goJsonMarshal, type KubeObject, type SchemaGvk } from '@listwatch/api';
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from '../patch/json-value.js';
 import { compareStrings, FieldSet, pathString, type Path } from './fieldpath.js';
-import { goJson } from './fields-v1.js';
 import {
   decodeManagedFields,
   emptyManaged,
@@ -274,9 +273,9 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 function goMapJson(value: JsonValue): string {
   const write = (v: JsonValue): string => {
     if (Array.isArray(v)) return `[${v.map(write).join(',')}]`;
-    if (!isJsonObject(v)) return goJson(v);
+    if (!isJsonObject(v)) return goJsonMarshal(v);
     const keys = Object.keys(v).sort(compareStrings);
-    return `{${keys.map((k) => `${goJson(k)}:${write(v[k] as JsonValue)}`).join(',')}}`;
+    return `{${keys.map((k) => `${goJsonMarshal(k)}:${write(v[k] as JsonValue)}`).join(',')}}`;
   };
   return `${write(value)}\n`;
 }

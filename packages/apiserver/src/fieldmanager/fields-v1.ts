@@ -6,26 +6,19 @@ import {
   type KeyField,
   type PathElement,
 } from './fieldpath.js';
+import { goJsonMarshal } from '@listwatch/api';
 
 // The FieldsV1 encoding of a FieldSet (structured-merge-diff fieldpath/serialize.go and
 // serialize-pe.go): an object whose keys are serialized path elements — `f:<name>`,
 // `k:<json object of the keys>`, `v:<json value>`, `i:<index>` — and `.` for "this element
 // itself is in the set". Written in sorted order, so equal sets are equal bytes.
 
-/** json-iterator's standard-library config escapes HTML characters as encoding/json does. */
-export function goJson(value: JsonValue): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => {
-    const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
-    return `\\u${hex}`;
-  });
-}
-
 /** SerializePathElement. */
 export function serializePathElement(pe: PathElement): string {
   if ('field' in pe) return `f:${pe.field}`;
   if ('key' in pe)
-    return `k:{${pe.key.map((k) => `${goJson(k.name)}:${goJson(k.value)}`).join(',')}}`;
-  if ('value' in pe) return `v:${goJson(pe.value)}`;
+    return `k:{${pe.key.map((k) => `${goJsonMarshal(k.name)}:${goJsonMarshal(k.value)}`).join(',')}}`;
+  if ('value' in pe) return `v:${goJsonMarshal(pe.value)}`;
   return `i:${pe.index}`;
 }
 

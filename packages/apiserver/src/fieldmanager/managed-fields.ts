@@ -1,6 +1,7 @@
 import { compareStrings } from './fieldpath.js';
 import { fieldsV1ToSet, setToFieldsV1 } from './fields-v1.js';
 import type { ManagedFields } from './merge.js';
+import { metaV1Time } from '@listwatch/api';
 
 // metadata.managedFields and the manager identifiers behind them, as
 // k8s.io/apimachinery/pkg/util/managedfields/internal/managedfields.go encodes and decodes them.
@@ -146,7 +147,7 @@ let lastTime = '';
 export function nowTime(): string {
   const second = Math.floor(Date.now() / 1000);
   if (second !== lastSecond) {
-    lastTime = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastTime = metaV1Time(second * 1000);
     lastSecond = second;
   }
   return lastTime;

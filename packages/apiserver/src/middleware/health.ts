@@ -1,3 +1,4 @@
+import { qualifiedResource } from '@listwatch/api';
 import type Koa from 'koa';
 import type { ServerContext } from '../server-context.js';
 
@@ -46,9 +47,7 @@ function checks(server: ServerContext): Record<'healthz' | 'livez' | 'readyz', H
     check: () => {
       const notReady = server.registry.all
         .filter((e) => !e.source.isReady)
-        .map((e) =>
-          e.definition.group ? `${e.definition.plural}.${e.definition.group}` : e.definition.plural,
-        );
+        .map((e) => qualifiedResource(e.definition));
       return notReady.length
         ? `${notReady.length} watch caches not ready yet: [${notReady.join(' ')}]`
         : undefined;

@@ -1,11 +1,12 @@
 import {
   fieldErrors,
   goSyntax,
+  isRecord,
   semanticEqual,
   type FieldError,
   type KubeObject,
 } from '@listwatch/api';
-import { isRecord, validateWorkloadSpec } from './pod-validation.js';
+import { validateWorkloadSpec } from './pod-validation.js';
 import { replicasScale } from './scale.js';
 import type { ResourceStrategy } from './strategy.js';
 

@@ -1,4 +1,4 @@
-import { ApiError, type KubeObject } from '@listwatch/api';
+import { ApiError, metaV1Now, type KubeObject } from '@listwatch/api';
 import type { SubresourceStrategy } from './strategy.js';
 
 // pods/binding: k8s.io/kubernetes pkg/registry/core/pod/storage/storage.go (BindingREST.Create,
@@ -93,9 +93,7 @@ function scheduled(conditions: readonly PodCondition[]): PodCondition[] {
     status: 'True',
     lastProbeTime: null,
     lastTransitionTime:
-      old?.status === 'True' && old.lastTransitionTime
-        ? old.lastTransitionTime
-        : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      old?.status === 'True' && old.lastTransitionTime ? old.lastTransitionTime : metaV1Now(),
   };
   return old ? conditions.map((c) => (c === old ? condition : c)) : [...conditions, condition];
 }

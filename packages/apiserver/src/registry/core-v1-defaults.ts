@@ -1,4 +1,5 @@
 import type { Defaulter } from './defaulting.js';
+import { isRecord } from '@listwatch/api';
 
 // SetDefaults_* of core/v1 types that several kinds hold (k8s.io/kubernetes
 // pkg/apis/core/v1/defaults.go), by the type they default in the schema source. Kind-level ones
@@ -6,10 +7,6 @@ import type { Defaulter } from './defaulting.js';
 // Feature-gated defaults follow kube 1.32's default gates.
 
 const CORE = 'io.k8s.api.core.v1';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** v1.SecretVolumeSourceDefaultMode and the other volume sources': 0644. */
 const DEFAULT_MODE = 0o644;

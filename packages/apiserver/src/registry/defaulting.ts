@@ -1,4 +1,11 @@
-import { jsonFields, jsonShape, schemaFor, type JsonShape, type SchemaGvk } from '@listwatch/api';
+import {
+  isRecord,
+  jsonFields,
+  jsonShape,
+  schemaFor,
+  type JsonShape,
+  type SchemaGvk,
+} from '@listwatch/api';
 import { coreV1Defaults } from './core-v1-defaults.js';
 
 // Defaulting as kube's scheme does it after decoding (k8s.io/kubernetes pkg/apis/*/v1
@@ -13,10 +20,6 @@ export type Defaulter = (object: Record<string, unknown>) => void;
 
 /** SetDefaults_* of the types several kinds share, by schema source type name. */
 const defaulters: ReadonlyMap<string, Defaulter> = new Map(Object.entries(coreV1Defaults));
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * A `+default` literal applies to a missing field. One equal to Go's zero value changes what is

@@ -1,6 +1,7 @@
 import {
   ApiError,
   fieldErrors,
+  isRecord,
   jsonFields,
   jsonShape,
   schemaFor,
@@ -41,10 +42,6 @@ export function fieldValidationOf(
     ]);
   }
   return value === '' ? 'Warn' : (value as FieldValidation);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const OBJECT_META = jsonShape('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');

@@ -1,10 +1,9 @@
-import type { DeleteOptions, KubeObject } from '@listwatch/api';
+import { metaV1Time, type DeleteOptions, type KubeObject } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   beforeDelete,
   deletionFinalizersForGarbageCollection,
-  formatTime,
   markAsDeleting,
   type GarbageCollectionPolicy,
 } from './graceful-deletion.js';
@@ -45,7 +44,7 @@ describe('BeforeDelete with the pod strategy', () => {
             gracePeriodSeconds: grace,
           });
           expect(result.object.metadata.deletionGracePeriodSeconds).toBe(grace);
-          expect(result.object.metadata.deletionTimestamp).toBe(formatTime(NOW + grace * 1000));
+          expect(result.object.metadata.deletionTimestamp).toBe(metaV1Time(NOW + grace * 1000));
         },
       ),
     );
@@ -64,7 +63,7 @@ describe('BeforeDelete with the pod strategy', () => {
         fc.integer({ min: 1, max: 3600 }),
         fc.option(seconds, { nil: undefined }),
         (period, asked) => {
-          const deadline = formatTime(NOW + period * 1000);
+          const deadline = metaV1Time(NOW + period * 1000);
           const marked: KubeObject = {
             ...pod({ nodeName: 'n' }),
             metadata: {
@@ -98,7 +97,7 @@ describe('BeforeDelete with the pod strategy', () => {
     );
     const zero: KubeObject = {
       ...pod({ nodeName: 'n' }),
-      metadata: { name: 'p', deletionTimestamp: formatTime(NOW), deletionGracePeriodSeconds: 0 },
+      metadata: { name: 'p', deletionTimestamp: metaV1Time(NOW), deletionGracePeriodSeconds: 0 },
     };
     expect(beforeDelete(podStrategy, zero, {}, NOW)).toMatchObject({
       graceful: false,
@@ -114,7 +113,7 @@ describe('BeforeDelete with the pod strategy', () => {
           {
             metadata: {
               name: 'c',
-              deletionTimestamp: formatTime(NOW),
+              deletionTimestamp: metaV1Time(NOW),
               deletionGracePeriodSeconds: 5,
             },
           },

@@ -1,4 +1,4 @@
-import type { DeleteOptions, KubeObject } from '@listwatch/api';
+import { metaV1Time, type DeleteOptions, type KubeObject } from '@listwatch/api';
 
 // The deletion steps of k8s.io/apiserver pkg/registry/rest/delete.go (BeforeDelete) and
 // pkg/registry/generic/registry/store.go (markAsDeleting), on plain objects.
@@ -31,11 +31,6 @@ export interface BeforeDelete {
   object: KubeObject;
   /** The grace period of a graceful delete. */
   gracePeriodSeconds: number;
-}
-
-/** metav1.Time on the wire: RFC 3339 in whole seconds. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function withMeta(object: KubeObject, meta: Partial<KubeObject['metadata']>): KubeObject {
@@ -79,7 +74,7 @@ export function beforeDelete(
       graceful: true,
       pending: false,
       object: withMeta(object, {
-        deletionTimestamp: formatTime(deadline),
+        deletionTimestamp: metaV1Time(deadline),
         deletionGracePeriodSeconds: requested,
       }),
       gracePeriodSeconds: requested,
@@ -95,7 +90,7 @@ export function beforeDelete(
     graceful: true,
     pending: false,
     object: withMeta(object, {
-      deletionTimestamp: formatTime(now + grace * 1000),
+      deletionTimestamp: metaV1Time(now + grace * 1000),
       deletionGracePeriodSeconds: grace,
       // Controllers see a bumped generation when deletion starts.
       ...(generation !== undefined && generation > 0 ? { generation: generation + 1 } : {}),
@@ -110,7 +105,7 @@ export function beforeDelete(
  */
 export function markAsDeleting(object: KubeObject, finalizers: string[], now: number): KubeObject {
   const { deletionTimestamp, generation } = object.metadata;
-  const nowText = formatTime(now);
+  const nowText = metaV1Time(now);
   const keepEarlier = deletionTimestamp !== undefined && Date.parse(deletionTimestamp) <= now;
   return withMeta(object, {
     finalizers,

@@ -1,7 +1,9 @@
 import {
   decodeTypedValue,
   fieldErrors,
+  goJsonMarshal,
   isDNS1123Label,
+  isRecord,
   isValidPathSegmentName,
   quantitySign,
   type FieldError,
@@ -11,7 +13,6 @@ import type { StorageConversion } from './converting-storage.js';
 import {
   child,
   defaultTo,
-  isRecord,
   kindStrategy,
   listAt,
   nonNegative,
@@ -196,7 +197,7 @@ function behaviorToAnnotation(behavior: Json): string {
       Tolerance: value['tolerance'] ?? null,
     };
   };
-  return JSON.stringify({
+  return goJsonMarshal({
     ScaleUp: rules(behavior['scaleUp']),
     ScaleDown: rules(behavior['scaleDown']),
   });
@@ -264,7 +265,7 @@ export function hpaToV1(hpa: KubeObject): KubeObject {
       'MetricStatus',
     );
   if (isRecord(spec['behavior'])) annotations[BEHAVIOR] = behaviorToAnnotation(spec['behavior']);
-  if (conditions.length) annotations[CONDITIONS] = JSON.stringify(conditions);
+  if (conditions.length) annotations[CONDITIONS] = goJsonMarshal(conditions);
   const { annotations: _dropped, ...metadata } = hpa.metadata;
   return {
     ...hpa,
@@ -293,7 +294,7 @@ export function hpaToV1(hpa: KubeObject): KubeObject {
 /** JSON of a list of autoscaling/v1 structs as encoding/json writes them (zero fields kept). */
 function goJson(items: Json[], type: string): string {
   for (const item of items) decodeTypedValue(item, `io.k8s.api.autoscaling.v1.${type}`);
-  return JSON.stringify(items);
+  return goJsonMarshal(items);
 }
 
 /** An autoscaling/v1 HPA as it is stored (autoscaling/v2). */

@@ -160,6 +160,34 @@ describe('autoscaling/v1 is a view of the stored autoscaling/v2 object', () => {
     expect(res.body.metadata.annotations).toEqual({ keep: 'me' });
   });
 
+  it('the round-trip annotations are json.Marshal text: <, > and & in a metric name or a condition message are written \\u003c, \\u003e and \\u0026 (pkg/apis/autoscaling/v1/conversion.go), and read back as they were', () => {
+    const name = 'queue<a&b>';
+    const message = 'desired <= max && current > 0';
+    const hpa: KubeObject = {
+      ...v2('web', {
+        metrics: [
+          {
+            type: 'Pods',
+            pods: { metric: { name }, target: { type: 'AverageValue', averageValue: '1' } },
+          },
+        ],
+      }),
+      status: {
+        desiredReplicas: 1,
+        conditions: [{ type: 'AbleToScale', status: 'True', message }],
+      },
+    };
+    const annotations = hpaToV1(hpa).metadata.annotations ?? {};
+    const metrics = annotations['autoscaling.alpha.kubernetes.io/metrics'] ?? '';
+    const conditions = annotations['autoscaling.alpha.kubernetes.io/conditions'] ?? '';
+    expect(metrics).toContain('"queue\\u003ca\\u0026b\\u003e"');
+    expect(conditions).toContain('"desired \\u003c= max \\u0026\\u0026 current \\u003e 0"');
+    expect(metrics + conditions).not.toMatch(/[<>&]/);
+    const back = hpaFromV1(hpaToV1(hpa)) as KubeObject & { spec: Body; status: Body };
+    expect(back.spec['metrics']).toEqual((hpa as KubeObject & { spec: Body }).spec['metrics']);
+    expect(back.status['conditions']).toEqual([{ type: 'AbleToScale', status: 'True', message }]);
+  });
+
   it('any v2 HPA converted to v1 and back keeps its spec and status (the conversion round-trips)', () => {
     const quantity = fc.constantFrom('1', '100Mi', '250m', '2k');
     const target = fc.oneof(

@@ -1,9 +1,8 @@
-import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import { fieldErrors, isRecord, type FieldError, type KubeObject } from '@listwatch/api';
 import {
   child,
   defaultTo,
   immutable,
-  isRecord,
   kindStrategy,
   nonNegative,
   oneOf,

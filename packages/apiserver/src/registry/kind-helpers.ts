@@ -1,6 +1,7 @@
 import {
   ApiError,
   fieldErrors,
+  isRecord,
   labelSelectorFromMetaV1,
   type FieldError,
   type KubeObject,
@@ -13,10 +14,6 @@ import type { ResourceStrategy } from './strategy.js';
 // pkg/apis/core/validation (ValidateNonnegativeField, ValidatePositiveIntOrPercent…).
 
 export type Json = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The record at `key` of `parent`, created when missing (for defaulting). */
 export function child(parent: Json, key: string): Json {

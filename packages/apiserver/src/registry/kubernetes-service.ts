@@ -1,4 +1,4 @@
-import type { KubeObject, Logger } from '@listwatch/api';
+import { metaV1Now, type KubeObject, type Logger } from '@listwatch/api';
 import { isStorageError, type Storage } from '@listwatch/storage';
 import { isDeepStrictEqual } from 'node:util';
 import { SERVICE_CIDR } from './service-strategy.js';
@@ -17,7 +17,7 @@ const NAME = 'kubernetes';
 function stamp(): { uid: string; creationTimestamp: string } {
   return {
     uid: crypto.randomUUID(),
-    creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    creationTimestamp: metaV1Now(),
   };
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, type DeleteOptions, type KubeObject } from '@listwatch/api';
+import { ApiError, metaV1Now, type DeleteOptions, type KubeObject } from '@listwatch/api';
 import type { Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from './resource-registry.js';
 import { loopbackContext } from './rest/loopback-context.js';
@@ -143,8 +143,7 @@ export async function beginNamespaceDeletion(
       ...current,
       metadata: {
         ...meta,
-        deletionTimestamp:
-          current.metadata.deletionTimestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        deletionTimestamp: current.metadata.deletionTimestamp ?? metaV1Now(),
         ...(finalizers.size > 0 ? { finalizers: [...finalizers] } : {}),
       },
       status: { ...(current['status'] as object | undefined), phase: 'Terminating' },

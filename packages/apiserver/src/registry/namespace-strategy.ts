@@ -3,7 +3,7 @@ import {
   beginNamespaceDeletion,
   forceLiveLookup,
 } from './namespace-lifecycle.js';
-import { fieldErrors, type KubeObject } from '@listwatch/api';
+import { fieldErrors, isRecord, type KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from './strategy.js';
 
 // The Namespace's registry: k8s.io/kubernetes pkg/registry/core/namespace/strategy.go
@@ -16,10 +16,6 @@ import type { ResourceStrategy } from './strategy.js';
  * (namespace strategy Canonicalize, on create and update).
  */
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export const namespaceStrategy: ResourceStrategy = {
   prepareForCreate(namespace) {

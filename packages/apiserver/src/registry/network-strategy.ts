@@ -1,10 +1,15 @@
-import { fieldErrors, isDNS1123Subdomain, type FieldError, type KubeObject } from '@listwatch/api';
+import {
+  fieldErrors,
+  isDNS1123Subdomain,
+  isRecord,
+  type FieldError,
+  type KubeObject,
+} from '@listwatch/api';
 import { isIP } from 'node:net';
 import {
   child,
   defaultTo,
   immutable,
-  isRecord,
   kindStrategy,
   listAt,
   oneOf,

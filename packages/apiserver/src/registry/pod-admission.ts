@@ -1,6 +1,6 @@
-import { ApiError, generateName, type KubeObject } from '@listwatch/api';
+import { ApiError, generateName, isRecord, type KubeObject } from '@listwatch/api';
 import type { AdmissionRequest } from './admission.js';
-import { isRecord, records } from './pod-validation.js';
+import { records } from './pod-validation.js';
 
 // The admission plugins kube-apiserver runs on every pod by default:
 // plugin/pkg/admission/serviceaccount/admission.go (ServiceAccount) and

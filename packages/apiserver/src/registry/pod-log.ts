@@ -1,5 +1,12 @@
-import { ApiError, fieldErrors, queryBool, type FieldError, type KubeObject } from '@listwatch/api';
-import { isRecord, listAt, recordAt } from './kind-helpers.js';
+import {
+  ApiError,
+  fieldErrors,
+  isRecord,
+  queryBool,
+  type FieldError,
+  type KubeObject,
+} from '@listwatch/api';
+import { listAt, recordAt } from './kind-helpers.js';
 import type { StreamLocation } from './rest/rest.js';
 import type { ConnectRequest, ConnectStrategy } from './strategy.js';
 

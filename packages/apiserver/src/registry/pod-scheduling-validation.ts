@@ -4,10 +4,11 @@ import {
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,
+  isRecord,
   quantitySign,
   type FieldError,
 } from '@listwatch/api';
-import { isRecord, records, text, validateLabelSelector } from './pod-validation.js';
+import { records, text, validateLabelSelector } from './pod-validation.js';
 
 // What a pod asks of its node: k8s.io/kubernetes pkg/apis/core/validation/validation.go
 // ValidateContainerResourceRequirements (requests ≤ limits) and validateAffinity

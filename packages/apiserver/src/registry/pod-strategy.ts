@@ -1,4 +1,4 @@
-import type { DeleteOptions, KubeObject } from '@listwatch/api';
+import { isRecord, type DeleteOptions, type KubeObject } from '@listwatch/api';
 import { podBinding } from './binding.js';
 import { setObjectDefaults } from './defaulting.js';
 import { admitPod } from './pod-admission.js';
@@ -12,10 +12,6 @@ import type { ResourceStrategy } from './strategy.js';
 
 /** v1 defaulting's spec.terminationGracePeriodSeconds (pkg/apis/core/v1/defaults.go). */
 const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * CheckGracefulDelete: the grace period asked for, else the pod's own, else the default; a pod

@@ -1,5 +1,5 @@
-import { fieldErrors, isDNS1123Label, type FieldError } from '@listwatch/api';
-import { child, defaultTo, isRecord, listAt, oneOf, recordAt, type Json } from './kind-helpers.js';
+import { fieldErrors, isDNS1123Label, isRecord, type FieldError } from '@listwatch/api';
+import { child, defaultTo, listAt, oneOf, recordAt, type Json } from './kind-helpers.js';
 
 // The pod template of the workload kinds (StatefulSet, DaemonSet, Job, CronJob, ReplicationController,
 // PodTemplate): a small part of pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec, _Container,

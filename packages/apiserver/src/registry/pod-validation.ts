@@ -3,6 +3,7 @@ import {
   goSyntax,
   isDNS1123Label,
   isQualifiedName,
+  isRecord,
   isValidLabelValue,
   labelSelectorFromMetaV1,
   validateLabels,
@@ -19,10 +20,6 @@ import { validateAffinity, validateResourceRequirements } from './pod-scheduling
 // with their field paths and messages. Values are already of their Go types (decoding checked).
 
 type Json = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function records(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];

@@ -1,5 +1,11 @@
-import { ApiError, fieldErrors, labelSelectorFromMetaV1, type FieldError } from '@listwatch/api';
-import { intOrPercent, isRecord, kindStrategy, oneOf, recordAt } from './kind-helpers.js';
+import {
+  ApiError,
+  fieldErrors,
+  isRecord,
+  labelSelectorFromMetaV1,
+  type FieldError,
+} from '@listwatch/api';
+import { intOrPercent, kindStrategy, oneOf, recordAt } from './kind-helpers.js';
 
 // PodDisruptionBudgets: pkg/registry/policy/poddisruptionbudget/strategy.go (status cleared,
 // generation) and ValidatePodDisruptionBudget (HorizontalPodAutoscalers: hpa-strategy.ts).

@@ -1,5 +1,5 @@
-import { fieldErrors, type FieldError } from '@listwatch/api';
-import { child, isRecord, kindStrategy, listAt, oneOf, recordAt } from './kind-helpers.js';
+import { fieldErrors, isRecord, type FieldError } from '@listwatch/api';
+import { child, kindStrategy, listAt, oneOf, recordAt } from './kind-helpers.js';
 
 // ResourceQuotas and LimitRanges: pkg/registry/core/resourcequota/strategy.go (status cleared on
 // create), SetDefaults_LimitRangeItem (pkg/apis/core/v1/defaults.go) and

@@ -1,5 +1,5 @@
-import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
-import { child, defaultTo, isRecord, kindStrategy, nonNegative, recordAt } from './kind-helpers.js';
+import { fieldErrors, isRecord, type FieldError, type KubeObject } from '@listwatch/api';
+import { child, defaultTo, kindStrategy, nonNegative, recordAt } from './kind-helpers.js';
 import { defaultPodTemplate, validatePodTemplate } from './pod-template.js';
 import type { ScaleStrategy } from './scale.js';
 import { replicasScale } from './scale.js';

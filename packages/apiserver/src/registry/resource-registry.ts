@@ -1,4 +1,4 @@
-import type { Logger, ResourceDefinition } from '@listwatch/api';
+import { qualifiedResource, type Logger, type ResourceDefinition } from '@listwatch/api';
 import {
   Cacher,
   UncachedSource,
@@ -29,12 +29,6 @@ export interface ResourceEntry {
    * version's.
    */
   storage: Storage;
-}
-
-export function qualifiedResource(
-  definition: Pick<ResourceDefinition, 'plural' | 'group'>,
-): string {
-  return definition.group ? `${definition.plural}.${definition.group}` : definition.plural;
 }
 
 /**

@@ -1,4 +1,11 @@
-import { ApiError, fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import {
+  ApiError,
+  fieldErrors,
+  isRecord,
+  metaV1Now,
+  type FieldError,
+  type KubeObject,
+} from '@listwatch/api';
 import type { UserInfo } from '../authentication/user.js';
 import type { Attributes } from '../authorization/attributes.js';
 import { operatorValuesErrors, validateLabelSelectorRequirement } from './pod-validation.js';
@@ -12,10 +19,6 @@ import type { ResourceStrategy, UnstoredCreateRequest } from './strategy.js';
 // selfsubjectrulesreview/rest.go; validation from pkg/apis/authorization/validation.
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(text) : []);
@@ -233,7 +236,7 @@ export const selfSubjectReviewStrategy: ResourceStrategy = {
     return {
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'SelfSubjectReview',
-      metadata: { creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      metadata: { creationTimestamp: metaV1Now() },
       status: { userInfo: userInfo(request.user) },
     };
   },

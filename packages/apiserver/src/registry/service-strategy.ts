@@ -3,12 +3,13 @@ import {
   fieldErrors,
   goSyntax,
   isDNS1123Label,
+  isRecord,
   type FieldError,
   type KubeObject,
 } from '@listwatch/api';
 import type { Storage } from '@listwatch/storage';
 import { randomInt } from 'node:crypto';
-import { isRecord, isValidPortName, isValidPortNum, records, text } from './pod-validation.js';
+import { isValidPortName, isValidPortNum, records, text } from './pod-validation.js';
 import type { ResourceStrategy } from './strategy.js';
 
 // The Service's registry: defaults from k8s.io/kubernetes pkg/apis/core/v1/defaults.go

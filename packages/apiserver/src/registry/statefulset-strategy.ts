@@ -1,9 +1,8 @@
-import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import { fieldErrors, isRecord, type FieldError, type KubeObject } from '@listwatch/api';
 import { semanticEqual } from '@listwatch/api';
 import {
   child,
   defaultTo,
-  isRecord,
   kindStrategy,
   listAt,
   nonNegative,

@@ -1,4 +1,10 @@
-import { ApiError, fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import {
+  ApiError,
+  fieldErrors,
+  metaV1Time,
+  type FieldError,
+  type KubeObject,
+} from '@listwatch/api';
 
 // The authentication/v1 TokenRequest the serviceaccounts/token subresource takes and returns:
 // k8s.io/api authentication/v1 types.go and defaults (SetDefaults_TokenRequestSpec),
@@ -122,7 +128,7 @@ export function tokenRequestResponse(
   now: Date,
 ): KubeObject {
   const expiration = new Date(now.getTime() + spec.expirationSeconds * 1000);
-  const rfc3339 = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const rfc3339 = (date: Date) => metaV1Time(date.getTime());
   return {
     kind: TOKEN_REQUEST_GVK.kind,
     apiVersion: `${TOKEN_REQUEST_GVK.group}/${TOKEN_REQUEST_GVK.version}`,

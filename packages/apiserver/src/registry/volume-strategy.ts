@@ -1,4 +1,4 @@
-import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import { fieldErrors, metaV1Now, type FieldError, type KubeObject } from '@listwatch/api';
 import { semanticEqual } from '@listwatch/api';
 import { child, defaultTo, kindStrategy, listAt, oneOf, recordAt } from './kind-helpers.js';
 
@@ -47,10 +47,6 @@ function validateAccessModes(modes: unknown[], path: string): FieldError[] {
   return errors;
 }
 
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 export const persistentVolumeClaimStrategy = kindStrategy({
   status: () => ({ phase: 'Pending' }),
   decode(claim) {
@@ -93,7 +89,7 @@ export const persistentVolumeClaimStrategy = kindStrategy({
 });
 
 export const persistentVolumeStrategy = kindStrategy({
-  status: () => ({ phase: 'Pending', lastPhaseTransitionTime: now() }),
+  status: () => ({ phase: 'Pending', lastPhaseTransitionTime: metaV1Now() }),
   decode(volume) {
     const spec = child(volume, 'spec');
     defaultTo(spec, 'persistentVolumeReclaimPolicy', 'Retain');
@@ -129,6 +125,6 @@ export const persistentVolumeStrategy = kindStrategy({
     // A new phase gets a new transition time (the strategy's PrepareForUpdateStatus).
     const phase = recordAt(next, 'status')['phase'];
     if (phase !== recordAt(current, 'status')['phase'] && typeof phase === 'string')
-      next['status'] = { ...recordAt(next, 'status'), lastPhaseTransitionTime: now() };
+      next['status'] = { ...recordAt(next, 'status'), lastPhaseTransitionTime: metaV1Now() };
   },
 });

@@ -1,5 +1,6 @@
 import {
   errorField,
+  groupResourceString,
   toApiError,
   type ApiError,
   type GroupResource,
@@ -136,9 +137,7 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
   }
 
   get name(): string {
-    return this.resource.group
-      ? `${this.resource.resource}.${this.resource.group}`
-      : this.resource.resource;
+    return groupResourceString(this.resource);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { ApiError, type Logger } from '@listwatch/api';
+import { ApiError, isRecord, type Logger } from '@listwatch/api';
 import { parse as parseYaml } from 'yaml';
 import type { RestConfig, TlsConfig } from '../rest/config.js';
 import type { Clock } from '../util/clock.js';
@@ -83,10 +83,6 @@ export interface RestConfigOptions {
 }
 
 type Raw = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Raw {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(raw: Raw, key: string, where: string): string | undefined {
   const value = raw[key];

@@ -1,4 +1,4 @@
-import { ApiError, type KubeObject } from '@listwatch/api';
+import { ApiError, metaV1MicroTime, type KubeObject } from '@listwatch/api';
 import type { ResourceClient } from '../rest/resource-client.js';
 
 /** What the lock stores (client-go resourcelock.LeaderElectionRecord); times in epoch ms. */
@@ -33,11 +33,6 @@ export interface ResourceLock {
   /** Must fail (409) if the lock changed since it was last read or written. */
   update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void>;
   describe(): string;
-}
-
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-export function formatMicroTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function parseTime(value: string | undefined): number {
@@ -113,8 +108,11 @@ function leaseSpec(record: LeaderElectionRecord): NonNullable<Lease['spec']> {
   return {
     holderIdentity: record.holderIdentity,
     leaseDurationSeconds: record.leaseDurationSeconds,
-    acquireTime: formatMicroTime(record.acquireTime),
-    renewTime: formatMicroTime(record.renewTime),
+    acquireTime: metaV1MicroTime(record.acquireTime),
+    renewTime: metaV1MicroTime(record.renewTime),
     leaseTransitions: record.leaderTransitions,
   };
 }
+
+/** metav1.MicroTime as JSON; kept under its old name (it is @listwatch/api's metaV1MicroTime). */
+export { metaV1MicroTime as formatMicroTime } from '@listwatch/api';

@@ -1,4 +1,5 @@
 import type { Condition } from 'kubernetes-types/meta/v1.js';
+import { metaV1Time } from '@listwatch/api';
 
 /** A condition to set: lastTransitionTime may be left out (then: now, when the status changes). */
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & {
@@ -7,9 +8,7 @@ export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & {
 
 /** metav1.Time: RFC 3339 to the second. */
 function nowTime(now: () => Date): string {
-  return now()
-    .toISOString()
-    .replace(/\.\d+Z$/, 'Z');
+  return metaV1Time(now().getTime());
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   formatDurationNanos,
+  isRecord,
   parseDurationNanos,
   schemaFor,
   schemaType,
@@ -112,10 +113,6 @@ function encodeFailure(path: string, what: string): EncodeError {
   return new EncodeError(`cannot encode ${path} in protobuf: ${what}`);
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function writeScalar(
   w: WireWriter,
   number: number,
@@ -192,7 +189,7 @@ function writeField(w: WireWriter, plan: FieldPlan, value: unknown, path: string
   }
   if (plan.map) {
     if (value === undefined || value === null) return;
-    if (!isObject(value)) throw encodeFailure(path, 'not an object');
+    if (!isRecord(value)) throw encodeFailure(path, 'not an object');
     // Go sorts the keys (sortkeys.Strings: byte order, which UTF-8 Buffers compare in).
     const keys = Object.keys(value)
       .map((k) => [k, Buffer.from(k, 'utf8')] as const)
@@ -232,7 +229,7 @@ function encodeInto(w: WireWriter, typeName: string, value: unknown, path: strin
     encodeSpecial(w, plan, value, path);
     return;
   }
-  if (value !== undefined && !isObject(value)) throw encodeFailure(path, 'not an object');
+  if (value !== undefined && !isRecord(value)) throw encodeFailure(path, 'not an object');
   const object = value ?? {};
   for (const field of plan.byNumber) {
     const name = field.field.name;
@@ -335,11 +332,11 @@ function encodeSchemaOr(w: WireWriter, plan: Plan, value: unknown, path: string)
   const schema = field('schema');
   if (plan.type.json === 'schema-or-bool') {
     const allows = field('allows');
-    if (allows) writeField(w, allows, isObject(value) ? true : value === true, path);
-    if (schema && isObject(value)) writeField(w, schema, value, path);
+    if (allows) writeField(w, allows, isRecord(value) ? true : value === true, path);
+    if (schema && isRecord(value)) writeField(w, schema, value, path);
     return;
   }
-  if (isObject(value)) {
+  if (isRecord(value)) {
     if (schema) writeField(w, schema, value, path);
     return;
   }
@@ -380,12 +377,12 @@ export function protobufTypeOf(apiVersion: unknown, kind: unknown): string | und
 
 /** Whether an object's kind can be written in protobuf. */
 export function canEncodeProtobuf(object: unknown): boolean {
-  return isObject(object) && protobufTypeOf(object['apiVersion'], object['kind']) !== undefined;
+  return isRecord(object) && protobufTypeOf(object['apiVersion'], object['kind']) !== undefined;
 }
 
 /** An object as kube-apiserver returns it in protobuf: the magic and a runtime.Unknown. */
 export function encodeProtobuf(object: unknown): Uint8Array {
-  if (!isObject(object)) throw new CodecError('cannot encode a non-object in protobuf', 0);
+  if (!isRecord(object)) throw new CodecError('cannot encode a non-object in protobuf', 0);
   const { apiVersion, kind } = object;
   const type = protobufTypeOf(apiVersion, kind);
   if (!type) {
@@ -541,7 +538,7 @@ function decodeAt(typeName: string, bytes: Uint8Array, path: string, at: number)
     const { name, pointer, keepEmpty } = field.field;
     let value = values.get(field);
     if (field.field.inline) {
-      if (isObject(value)) Object.assign(out, value);
+      if (isRecord(value)) Object.assign(out, value);
       continue;
     }
     if (value === undefined) {
@@ -657,7 +654,7 @@ function hasMagic(bytes: Uint8Array): boolean {
 /** A message of a type of the schema source, as its JSON would read (no envelope). */
 export function decodeProtobufMessage(typeName: string, bytes: Uint8Array, offset = 0): Json {
   const value = decodeAt(typeName, bytes, typeName.slice(typeName.lastIndexOf('.') + 1), offset);
-  return isObject(value) ? value : {};
+  return isRecord(value) ? value : {};
 }
 
 /** The typeMeta and raw object of a `k8s\0` + runtime.Unknown payload. */

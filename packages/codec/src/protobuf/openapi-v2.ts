@@ -1,4 +1,4 @@
-import { openApiV2Messages, type ProtoMessageField } from '@listwatch/api';
+import { isRecord, openApiV2Messages, type ProtoMessageField } from '@listwatch/api';
 import { WireWriter } from './wire.js';
 
 // An OpenAPI v2 document in gnostic's protobuf form (openapi_v2.Document, the messages of
@@ -12,10 +12,6 @@ type Json = Record<string, unknown>;
 type Proto = Record<string, unknown>;
 
 const utf8 = new TextEncoder();
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function fieldsOf(type: string): readonly ProtoMessageField[] {
   const fields = openApiV2Messages[type];
@@ -80,7 +76,7 @@ function convert(type: string, json: unknown): unknown {
     case 'StringArray':
       return { value: json };
   }
-  if (!isObject(json)) return undefined;
+  if (!isRecord(json)) return undefined;
   const wrapped = mapWrapper(type);
   if (wrapped) return { additional_properties: named(json, wrapped) };
   const ref = typeof json['$ref'] === 'string' ? json['$ref'] : undefined;
@@ -161,7 +157,7 @@ function writeValue(w: WireWriter, field: ProtoMessageField, value: unknown): vo
       if (typeof value === 'number' && value !== 0) w.fixed64(number, value);
       return;
   }
-  if (!openApiV2Messages[type] || !isObject(value)) return;
+  if (!openApiV2Messages[type] || !isRecord(value)) return;
   const inner = new WireWriter();
   encodeInto(inner, type, value);
   w.bytes(number, inner.finish());

@@ -5,6 +5,7 @@ import {
   type ResourceDefinition,
   type WatchEvent,
 } from '@listwatch/api';
+import { listResourceVersion } from '../api-object-versioner.js';
 
 /**
  * A BOOKMARK: an empty object of the watched kind carrying only the resourceVersion (and, at the
@@ -19,7 +20,7 @@ export function bookmarkEvent(
     kind: definition.kind,
     apiVersion: apiVersionOf(definition),
     metadata: {
-      resourceVersion: String(revision),
+      resourceVersion: listResourceVersion(revision),
       ...(initialEventsEnd ? { annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } : {}),
     },
   };

@@ -5,6 +5,7 @@ import type { WatchCacheEvent } from './event-window.js';
 import type { CacheWatchRequest } from './list-watch-source.js';
 import { SelectionPredicate } from './predicate.js';
 import type { ResourceKeys } from './resource-keys.js';
+import { objectResourceVersion, updateObject } from '../api-object-versioner.js';
 
 /**
  * A watch event as it leaves the cache. The EncodedEvent of one storage change is the same
@@ -33,7 +34,8 @@ export function initialEvents(
 ): CacheWatchEvent[] {
   const events: CacheWatchEvent[] = [];
   for (const object of objects) {
-    const objectRevision = Number(object.metadata.resourceVersion ?? revision);
+    const objectRevision =
+      object.metadata.resourceVersion === undefined ? revision : objectResourceVersion(object);
     events.push(ownEvent({ type: 'ADDED', object }, objectRevision));
   }
   if (endBookmark) events.push(ownEvent(bookmarkEvent(definition, revision, true), revision));
@@ -104,10 +106,6 @@ interface SharedVariants {
 // One memo per WatchCacheEvent and event type, shared across watchers (cachingObject's role).
 const variants = new WeakMap<WatchCacheEvent, SharedVariants>();
 
-function withResourceVersion(object: KubeObject, revision: number): KubeObject {
-  return { ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } };
-}
-
 function variant(event: WatchCacheEvent, type: 'ADDED' | 'MODIFIED' | 'DELETED'): CacheWatchEvent {
   let memo = variants.get(event);
   if (!memo) variants.set(event, (memo = {}));
@@ -116,7 +114,7 @@ function variant(event: WatchCacheEvent, type: 'ADDED' | 'MODIFIED' | 'DELETED')
   let object = event.object;
   // A watcher that stops matching sees the old state deleted at the event's revision.
   if (type === 'DELETED' && event.type !== 'DELETED' && event.prevObject) {
-    object = withResourceVersion(event.prevObject, event.revision);
+    object = updateObject(event.prevObject, event.revision);
   }
   const created: CacheWatchEvent = {
     encoded: new EncodedEvent({ type, object }),

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  qualifiedResource,
   classifyGet,
   classifyList,
   classifyWatch,
@@ -36,6 +37,7 @@ import type {
 import { SelectionPredicate } from './predicate.js';
 import { listFromStorage, pageResult } from './storage-lister.js';
 import { WatchCache } from './watch-cache.js';
+import { listResourceVersion } from '../api-object-versioner.js';
 
 export interface CacherOptions {
   storage: Storage;
@@ -161,9 +163,7 @@ export class Cacher implements ListWatchSource {
   }
 
   get resource(): string {
-    return this.definition.group
-      ? `${this.definition.plural}.${this.definition.group}`
-      : this.definition.plural;
+    return qualifiedResource(this.definition);
   }
 
   get isReady(): boolean {
@@ -536,7 +536,11 @@ export class Cacher implements ListWatchSource {
       items.push(element.object);
       lastKey = element.key;
     }
-    const result: CacheListResult = { items, resourceVersion: String(revision), shared: true };
+    const result: CacheListResult = {
+      items,
+      resourceVersion: listResourceVersion(revision),
+      shared: true,
+    };
     if (more && lastKey !== undefined) {
       result.continue = encodeContinue(revision, lastKey, scopePrefix);
       if (predicate.empty) result.remainingItemCount = source.count(scopePrefix, keyAfter(lastKey));

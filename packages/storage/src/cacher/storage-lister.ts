@@ -14,6 +14,7 @@ import { objectFields, objectLabels } from './cache-store.js';
 import type { CacheListResult } from './list-watch-source.js';
 import type { SelectionPredicate } from './predicate.js';
 import { tooLargeResourceVersion } from './watch-cache.js';
+import { listResourceVersion } from '../api-object-versioner.js';
 
 export interface PageRequest {
   /** Keys under this prefix (the resource, or one namespace of it); continue tokens are relative to it. */
@@ -128,7 +129,7 @@ export async function listFromStorage(
 export function pageResult(page: Page): CacheListResult {
   return {
     items: page.items,
-    resourceVersion: String(page.revision),
+    resourceVersion: listResourceVersion(page.revision),
     ...(page.continueToken !== undefined ? { continue: page.continueToken } : {}),
     ...(page.remainingItemCount !== undefined
       ? { remainingItemCount: page.remainingItemCount }

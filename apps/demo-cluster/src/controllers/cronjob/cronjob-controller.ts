@@ -1,4 +1,4 @@
-import { isApiError, objectKey, toApiError, type KubeObject } from '@listwatch/api';
+import { isApiError, metaV1Time, objectKey, toApiError, type KubeObject } from '@listwatch/api';
 import {
   deletedObject,
   enqueueKeys,
@@ -56,11 +56,6 @@ export interface CronJob extends KubeObject {
     lastScheduleTime?: string;
     lastSuccessfulTime?: string;
   };
-}
-
-/** metav1.Time: RFC 3339 in whole seconds, UTC. */
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** The schedule of a CronJob, in its time zone (UTC unless `spec.timeZone`). */
@@ -229,7 +224,7 @@ export class CronJobController {
     }
     const job = await this.createJob(cronJob, scheduled);
     active.set(job.metadata.uid ?? '', jobReference(job));
-    status.lastScheduleTime = rfc3339(scheduled);
+    status.lastScheduleTime = metaV1Time(scheduled);
     return times.next;
   }
 
@@ -248,7 +243,7 @@ export class CronJobController {
           labels: { ...template.metadata?.labels },
           annotations: {
             ...template.metadata?.annotations,
-            [SCHEDULED_TIMESTAMP_ANNOTATION]: rfc3339(scheduled),
+            [SCHEDULED_TIMESTAMP_ANNOTATION]: metaV1Time(scheduled),
           },
           ownerReferences: [newControllerRef(cronJob, 'batch/v1', 'CronJob')],
         },

@@ -1,4 +1,4 @@
-import { semanticEqual, type KubeObject } from '@listwatch/api';
+import { metaV1Now, semanticEqual, type KubeObject } from '@listwatch/api';
 import type { Deployment, DeploymentCondition, PodTemplate, ReplicaSet } from '../objects.js';
 
 // kubernetes pkg/controller/deployment/util/deployment_util.go and the parts of
@@ -419,9 +419,7 @@ export function setNewReplicaSetAnnotations(
 
 // --- status and conditions ---
 
-export function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { metaV1Now as now } from '@listwatch/api';
 
 export function newCondition(
   type: string,
@@ -429,7 +427,7 @@ export function newCondition(
   reason: string,
   message: string,
 ): DeploymentCondition {
-  const time = now();
+  const time = metaV1Now();
   return { type, status, lastUpdateTime: time, lastTransitionTime: time, reason, message };
 }
 

@@ -1,4 +1,9 @@
-import { isApiError, type KubeObject, type OwnerReference } from '@listwatch/api';
+import {
+  isApiError,
+  qualifiedResource,
+  type KubeObject,
+  type OwnerReference,
+} from '@listwatch/api';
 import {
   Controller,
   deletedObject,
@@ -177,7 +182,7 @@ export class GarbageCollector {
     this.mapper = new RestMapper(all);
     const wanted = new Map<string, ApiResource>();
     for (const resource of withVerbs(all, ['list', 'watch', 'delete'])) {
-      const qualified = resource.group ? `${resource.plural}.${resource.group}` : resource.plural;
+      const qualified = qualifiedResource(resource);
       if (!IGNORED_RESOURCES.has(qualified)) wanted.set(monitorKey(resource), resource);
     }
     for (const [key, monitor] of this.monitors) {

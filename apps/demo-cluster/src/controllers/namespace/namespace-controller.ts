@@ -1,4 +1,10 @@
-import { isApiError, objectKey, type KubeObject } from '@listwatch/api';
+import {
+  isApiError,
+  metaV1Now,
+  objectKey,
+  qualifiedResource,
+  type KubeObject,
+} from '@listwatch/api';
 import type { Controller } from '@listwatch/client';
 import {
   deletedObject,
@@ -52,14 +58,6 @@ interface Remaining {
   /** Remaining instances by finalizer. */
   byFinalizer: Map<string, number>;
   errors: string[];
-}
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function groupResource(r: ApiResource): string {
-  return r.group ? `${r.plural}.${r.group}` : r.plural;
 }
 
 function isGone(err: unknown): boolean {
@@ -187,7 +185,7 @@ export class NamespaceController {
         );
       } catch (err) {
         remaining.errors.push(
-          `${groupResource(resource)}: ${err instanceof Error ? err.message : String(err)}`,
+          `${qualifiedResource(resource)}: ${err instanceof Error ? err.message : String(err)}`,
         );
       }
     }
@@ -229,7 +227,7 @@ export class NamespaceController {
     }
     // Nothing left: done with this resource, whatever was estimated.
     if (items.length === 0) return;
-    remaining.byResource.set(groupResource(resource), items.length);
+    remaining.byResource.set(qualifiedResource(resource), items.length);
     let finalizers = 0;
     for (const item of items)
       for (const f of item.metadata.finalizers ?? []) {
@@ -241,7 +239,7 @@ export class NamespaceController {
     if (estimate === 0 && finalizers > 0) estimate = FINALIZER_ESTIMATE_SECONDS;
     if (estimate === 0)
       throw new Error(
-        `unexpected items still remain in namespace: ${namespace} for gvr: ${groupResource(resource)}`,
+        `unexpected items still remain in namespace: ${namespace} for gvr: ${qualifiedResource(resource)}`,
       );
     remaining.estimate = Math.max(remaining.estimate, estimate);
   }
@@ -339,7 +337,7 @@ export class NamespaceController {
       return {
         ...want,
         lastTransitionTime:
-          had && had.status === want.status ? (had.lastTransitionTime ?? now()) : now(),
+          had && had.status === want.status ? (had.lastTransitionTime ?? metaV1Now()) : metaV1Now(),
       };
     });
     if (!changed) return namespace;

@@ -1,4 +1,4 @@
-import { ApiError, errorField, type Logger } from '@listwatch/api';
+import { ApiError, errorField, metaV1MicroTime, metaV1Time, type Logger } from '@listwatch/api';
 import type { Event as CoreV1Event, ObjectReference } from 'kubernetes-types/core/v1.js';
 import type { RestClient } from '../../rest/client.js';
 import { ConnectionError } from '../../rest/errors.js';
@@ -253,7 +253,7 @@ export class EventBroadcaster {
       return;
     }
     const events = this.options.client.resource(eventsV1.events).namespace(ns);
-    const lastObservedTime = microTime(this.clock.now());
+    const lastObservedTime = metaV1MicroTime(this.clock.now());
     if (write.update) {
       try {
         await events.patch(
@@ -272,7 +272,7 @@ export class EventBroadcaster {
         apiVersion: 'events.k8s.io/v1',
         kind: 'Event',
         metadata: { name, namespace: ns },
-        eventTime: e.eventTime ?? microTime(this.clock.now()),
+        eventTime: e.eventTime ?? metaV1MicroTime(this.clock.now()),
         ...(write.update ? { series: { count: e.count ?? 2, lastObservedTime } } : {}),
         reportingController: e.reportingComponent ?? '',
         reportingInstance: e.reportingInstance ?? '',
@@ -286,16 +286,6 @@ export class EventBroadcaster {
       opts,
     );
   }
-}
-
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
-}
-
-/** metav1.Time: RFC 3339 to the second. */
-function time(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /** The reference an event names its object by (client-go reference.GetReference). */
@@ -379,9 +369,9 @@ export class EventRecorder {
       message: message.length > 1024 ? `${message.slice(0, 1021)}...` : message,
       type,
       source: { component: this.reporting.reportingController },
-      firstTimestamp: time(now),
-      lastTimestamp: time(now),
-      eventTime: microTime(now),
+      firstTimestamp: metaV1Time(now),
+      lastTimestamp: metaV1Time(now),
+      eventTime: metaV1MicroTime(now),
       count: 1,
       reportingComponent: this.reporting.reportingController,
       reportingInstance: this.reporting.reportingInstance,

@@ -1,5 +1,6 @@
 import type { Event as CoreV1Event } from 'kubernetes-types/core/v1.js';
 import type { Clock } from '../../util/clock.js';
+import { metaV1Time } from '@listwatch/api';
 
 // client-go tools/record/events_cache.go: the constants are upstream's.
 const MAX_LRU_CACHE_ENTRIES = 4096;
@@ -166,7 +167,7 @@ export class EventCorrelator {
     // Do not grow the set any larger than max (PopAny).
     const first = record.localKeys.values().next().value;
     if (first !== undefined) record.localKeys.delete(first);
-    const time = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
+    const time = metaV1Time(now);
     return {
       event: {
         ...e,

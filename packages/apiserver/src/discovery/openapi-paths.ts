@@ -1,17 +1,11 @@
 import { PATCH_CONTENT_TYPES, type ResourceDefinition } from '@listwatch/api';
 import type { ApiGroupVersion } from './api-groups.js';
-import {
-  kindSchema,
-  listSchema,
-  META,
-  SCHEMA_REF_PREFIX,
-  schemaNameOf,
-  withReferencedSchemas,
-  type Schema,
-} from './openapi-schemas.js';
+import { kindSchema, listSchema, META, schemaNameOf, type Schema } from './openapi-schemas.js';
 import { subresourcesOf, type GroupVersionKind, type SubresourceInfo } from './subresources.js';
-import { KUBERNETES_VERSION } from './version.js';
 
+// The paths and operations of a group version's OpenAPI documents (kube-openapi's builder, as
+// endpoints/installer.go registers each route), shared by openapi-v3.ts and openapi-v2.ts.
+//
 // The OpenAPI documents kubectl reads: /openapi/v3 (an index of one document per group/version)
 // and /openapi/v2 (one swagger 2.0 document). kubectl 1.32 uses v3 to decide where validation
 // happens (cli-runtime resource/query_param_verifier_v3.go: a PATCH operation carrying the
@@ -19,10 +13,10 @@ import { KUBERNETES_VERSION } from './version.js';
 // validates, so kubectl sends fieldValidation=Strict and skips client-side schema checks), for
 // strategic merge patch metadata in `kubectl apply` (apply/patcher.go) and for `kubectl explain`.
 
-type Action = 'get' | 'list' | 'post' | 'put' | 'patch' | 'delete' | 'deletecollection';
-type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+export type Action = 'get' | 'list' | 'post' | 'put' | 'patch' | 'delete' | 'deletecollection';
+export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
-interface Parameter {
+export interface Parameter {
   name: string;
   in: 'query' | 'path';
   description: string;
@@ -30,7 +24,7 @@ interface Parameter {
   required?: boolean;
 }
 
-interface Operation {
+export interface Operation {
   method: Method;
   operationId: string;
   description: string;
@@ -45,7 +39,7 @@ interface Operation {
   responses: { code: string; description: string; schema: string }[];
 }
 
-interface PathItem {
+export interface PathItem {
   path: string;
   params: Parameter[];
   operations: Operation[];
@@ -162,8 +156,8 @@ const WRITE_PARAMS: Parameter[] = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION];
 const PATCH_PARAMS: Parameter[] = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE];
 
 /** The media types kube-apiserver accepts for PATCH, in name order as its OpenAPI lists them. */
-const PATCH_CONSUMES: readonly string[] = Object.values(PATCH_CONTENT_TYPES).sort();
-const RESPONSE_TYPES = ['application/json', 'application/yaml'] as const;
+export const PATCH_CONSUMES: readonly string[] = Object.values(PATCH_CONTENT_TYPES).sort();
+export const RESPONSE_TYPES = ['application/json', 'application/yaml'] as const;
 
 const STATUS = `${META}.Status`;
 const DELETE_OPTIONS = `${META}.DeleteOptions`;
@@ -427,12 +421,12 @@ function resourceListPath(gv: ApiGroupVersion): PathItem {
   };
 }
 
-function groupVersionPaths(gv: ApiGroupVersion): PathItem[] {
+export function groupVersionPaths(gv: ApiGroupVersion): PathItem[] {
   return [resourceListPath(gv), ...gv.resources.flatMap(resourcePaths)];
 }
 
 /** The kinds a group/version's operations read and write, as component schemas. */
-function groupVersionSchemas(gv: ApiGroupVersion): Record<string, Schema> {
+export function groupVersionSchemas(gv: ApiGroupVersion): Record<string, Schema> {
   const schemas: Record<string, Schema> = {};
   for (const def of gv.resources) {
     schemas[schemaNameOf(def)] = def.openAPISchema ? { ...def.openAPISchema } : kindSchema(def);
@@ -446,209 +440,14 @@ function groupVersionSchemas(gv: ApiGroupVersion): Record<string, Schema> {
   return schemas;
 }
 
-function gvkObject(gvk: GroupVersionKind): { group: string; kind: string; version: string } {
+export function gvkObject(gvk: GroupVersionKind): { group: string; kind: string; version: string } {
   return { group: gvk.group, kind: gvk.kind, version: gvk.version };
 }
 
-// --- OpenAPI v3 ----------------------------------------------------------------------------
-
-function v3Parameter(p: Parameter): Schema {
-  return {
-    name: p.name,
-    in: p.in,
-    description: p.description,
-    ...(p.required ? { required: true } : {}),
-    schema: { type: p.type, uniqueItems: true },
-  };
-}
-
-function v3Content(types: readonly string[], schema: string): Schema {
-  return Object.fromEntries(
-    types.map((t) => [t, { schema: { $ref: `${SCHEMA_REF_PREFIX}${schema}` } }]),
-  );
-}
-
-function v3Operation(op: Operation): Schema {
-  const responses: Record<string, Schema> = {};
-  for (const r of op.responses) {
-    responses[r.code] = {
-      description: r.description,
-      content: v3Content(RESPONSE_TYPES, r.schema),
-    };
-  }
-  responses['401'] = { description: 'Unauthorized' };
-  return {
-    tags: [op.tag],
-    description: op.description,
-    operationId: op.operationId,
-    ...(op.params.length ? { parameters: op.params.map(v3Parameter) } : {}),
-    ...(op.body
-      ? {
-          requestBody: {
-            content: v3Content(op.patch ? PATCH_CONSUMES : ['*/*'], op.body),
-            required: true,
-          },
-        }
-      : {}),
-    responses,
-    'x-kubernetes-action': op.action,
-    'x-kubernetes-group-version-kind': gvkObject(op.gvk),
-  };
-}
-
-function v3Paths(items: PathItem[]): Record<string, Schema> {
-  const paths: Record<string, Schema> = {};
-  for (const item of items) {
-    const entry: Schema = {};
-    for (const op of item.operations) entry[op.method] = v3Operation(op);
-    if (item.params.length) entry['parameters'] = item.params.map(v3Parameter);
-    paths[item.path] = entry;
-  }
-  return paths;
-}
-
-const BEARER_TOKEN = {
+/** The security scheme both documents declare (kube's `BearerToken`). */
+export const BEARER_TOKEN = {
   type: 'apiKey',
   description: 'Bearer Token authentication',
   name: 'authorization',
   in: 'header',
 } as const;
-
-/** The OpenAPI 3.0 document of one group/version (`/openapi/v3/apis/apps/v1`). */
-export function openApiV3Document(gv: ApiGroupVersion): Schema {
-  const paths = v3Paths(groupVersionPaths(gv));
-  return {
-    openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion },
-    paths,
-    components: {
-      schemas: withReferencedSchemas(groupVersionSchemas(gv), paths),
-      securitySchemes: { BearerToken: BEARER_TOKEN },
-    },
-  };
-}
-
-/** The key of a group/version in the v3 index: `api/v1`, `apis/apps/v1`. */
-export function openApiV3Key(gv: { group: string; version: string }): string {
-  return pathPrefixOf(gv).slice(1);
-}
-
-/** `GET /openapi/v3`: where each group/version's document lives, its hash in the URL. */
-export function openApiV3Index(documents: readonly { key: string; etag: string }[]): {
-  paths: Record<string, { serverRelativeURL: string }>;
-} {
-  const sorted = [...documents].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return {
-    paths: Object.fromEntries(
-      sorted.map((d) => [d.key, { serverRelativeURL: `/openapi/v3/${d.key}?hash=${d.etag}` }]),
-    ),
-  };
-}
-
-// --- OpenAPI v2 (swagger 2.0) -----------------------------------------------------------------
-
-const DEFINITIONS_PREFIX = '#/definitions/';
-
-/** Rewrites a v3 schema for swagger 2.0: refs into #/definitions, no oneOf. */
-function toV2Schema(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toV2Schema);
-  if (!value || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  const allOf = (value as { allOf?: unknown }).allOf;
-  // A described reference is `$ref` beside the description in kube's v2 documents (Swagger 2.0
-  // has no rule against siblings); `allOf: [$ref]` is its v3 form. kubectl's v2 `explain`
-  // follows only `$ref`.
-  const single =
-    Array.isArray(allOf) && allOf.length === 1 && Object.keys(allOf[0] as object).join() === '$ref'
-      ? (allOf[0] as { $ref: unknown }).$ref
-      : undefined;
-  for (const [key, inner] of Object.entries(value)) {
-    if (key === 'allOf' && typeof single === 'string') {
-      out['$ref'] = single.replace(SCHEMA_REF_PREFIX, DEFINITIONS_PREFIX);
-    } else if (key === '$ref' && typeof inner === 'string') {
-      out[key] = inner.replace(SCHEMA_REF_PREFIX, DEFINITIONS_PREFIX);
-    } else if (key === 'oneOf') {
-      // Swagger 2.0 has no oneOf; Quantity is published there as a string, as kube does.
-      out['type'] = 'string';
-    } else if (key === 'anyOf' || key === 'not' || key === 'nullable') {
-      // Nor these, which CRD schemas use: kube's v2 conversion drops them
-      // (apiextensions-apiserver pkg/controller/openapi/v2 ToStructuralOpenAPIV2).
-      continue;
-    } else {
-      out[key] = toV2Schema(inner);
-    }
-  }
-  return out;
-}
-
-function v2Parameter(p: Parameter): Schema {
-  return {
-    name: p.name,
-    in: p.in,
-    description: p.description,
-    ...(p.required ? { required: true } : {}),
-    type: p.type,
-    uniqueItems: true,
-  };
-}
-
-function v2Operation(op: Operation): Schema {
-  const responses: Record<string, Schema> = {};
-  for (const r of op.responses) {
-    responses[r.code] = {
-      description: r.description,
-      schema: { $ref: `${DEFINITIONS_PREFIX}${r.schema}` },
-    };
-  }
-  responses['401'] = { description: 'Unauthorized' };
-  const body = op.body
-    ? [
-        {
-          name: 'body',
-          in: 'body',
-          required: true,
-          schema: { $ref: `${DEFINITIONS_PREFIX}${op.body}` },
-        },
-      ]
-    : [];
-  const params = [...body, ...op.params.map(v2Parameter)];
-  return {
-    description: op.description,
-    consumes: op.patch ? [...PATCH_CONSUMES] : ['*/*'],
-    produces: [...RESPONSE_TYPES],
-    schemes: ['https'],
-    tags: [op.tag],
-    operationId: op.operationId,
-    ...(params.length ? { parameters: params } : {}),
-    responses,
-    'x-kubernetes-action': op.action,
-    'x-kubernetes-group-version-kind': gvkObject(op.gvk),
-  };
-}
-
-/** `GET /openapi/v2`: every group/version in one swagger 2.0 document. */
-export function openApiV2Document(groupVersions: readonly ApiGroupVersion[]): Schema {
-  const items = groupVersions.flatMap(groupVersionPaths);
-  const paths: Record<string, Schema> = {};
-  for (const item of items) {
-    const entry: Schema = {};
-    for (const op of item.operations) entry[op.method] = v2Operation(op);
-    if (item.params.length) entry['parameters'] = item.params.map(v2Parameter);
-    paths[item.path] = entry;
-  }
-  const schemas = withReferencedSchemas(
-    Object.assign({}, ...groupVersions.map(groupVersionSchemas)) as Record<string, Schema>,
-    items
-      .flatMap((i) => i.operations.flatMap((o) => [o.body, ...o.responses.map((r) => r.schema)]))
-      .filter((name): name is string => name !== undefined)
-      .map((name) => ({ $ref: `${SCHEMA_REF_PREFIX}${name}` })),
-  );
-  return {
-    swagger: '2.0',
-    info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion },
-    paths,
-    definitions: toV2Schema(schemas),
-    securityDefinitions: { BearerToken: BEARER_TOKEN },
-    security: [{ BearerToken: [] }],
-  };
-}
