@@ -104,6 +104,18 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
 
     const watches = page.locator('#watches');
     await expect.poll(() => watches.getAttribute('data-live'), { timeout: 30_000 }).toBe('6');
+    // The page asks for its module's import and its config at once with the module (preloads),
+    // not one round trip after another: each waits on the busy demo process.
+    const timings = await page.evaluate(() =>
+      Object.fromEntries(
+        performance
+          .getEntriesByType('resource')
+          .map((e) => e.toJSON() as { name: string; startTime: number; responseEnd: number })
+          .map((e) => [new URL(e.name).pathname, { start: e.startTime, end: e.responseEnd }]),
+      ),
+    );
+    expect(timings['/watch.js']!.start).toBeLessThan(timings['/dashboard.js']!.end);
+    expect(timings['/config.json']!.start).toBeLessThan(timings['/dashboard.js']!.end);
     await expect
       .poll(() => page.locator('.node[data-node^="node-"]').count(), { timeout: 30_000 })
       .toBe(3);
