@@ -2,7 +2,7 @@ import type { KubeObject } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { invalidCauses, serverForFile } from '../../../testing/test-server.js';
-import { hpaFromV1, hpaToV1 } from './strategy.js';
+import { hpaFromV1, hpaToV1 } from './conversion.js';
 
 // HorizontalPodAutoscalers: autoscaling/v2 stored, autoscaling/v1 a view
 // (pkg/apis/autoscaling/v1/conversion.go), SetDefaults_HorizontalPodAutoscaler

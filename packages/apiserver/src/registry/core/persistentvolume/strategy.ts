@@ -1,14 +1,13 @@
-import { fieldErrors, metaV1Now, type FieldError, type KubeObject } from '@listwatch/api';
-import { semanticEqual } from '@listwatch/api';
+import { fieldErrors, metaV1Now, type FieldError } from '@listwatch/api';
 import { child, defaultTo, kindStrategy, listAt, oneOf, recordAt } from '../../kind-helpers.js';
 
-// PersistentVolumeClaims and PersistentVolumes: pkg/registry/core/persistentvolumeclaim/strategy.go
-// and persistentvolume/strategy.go (status cleared on create; a PV starts Pending with its phase
-// transition time), SetDefaults_PersistentVolume(Claim) in pkg/apis/core/v1/defaults.go, and
-// ValidatePersistentVolume(Claim)(Update) in pkg/apis/core/validation.
+// PersistentVolumes: pkg/registry/core/persistentvolume/strategy.go (status cleared on create; a
+// PV starts Pending with its phase transition time), SetDefaults_PersistentVolume in
+// pkg/apis/core/v1/defaults.go, and ValidatePersistentVolume(Update) in pkg/apis/core/validation;
+// the access and volume modes a claim shares with it.
 
 const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
-const VOLUME_MODES = ['Block', 'Filesystem'];
+export const VOLUME_MODES = ['Block', 'Filesystem'];
 const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
 
 /** The volume sources of a PersistentVolumeSpec (exactly one must be set). */
@@ -37,7 +36,7 @@ const PV_SOURCES = [
   'csi',
 ];
 
-function validateAccessModes(modes: unknown[], path: string): FieldError[] {
+export function validateAccessModes(modes: unknown[], path: string): FieldError[] {
   if (modes.length === 0) return [fieldErrors.required(path, '')];
   const errors = modes.flatMap((mode) => oneOf(mode, path, ACCESS_MODES));
   if (modes.includes('ReadWriteOncePod') && modes.length > 1)
@@ -46,47 +45,6 @@ function validateAccessModes(modes: unknown[], path: string): FieldError[] {
     );
   return errors;
 }
-
-export const persistentVolumeClaimStrategy = kindStrategy({
-  status: () => ({ phase: 'Pending' }),
-  decode(claim) {
-    defaultTo(child(claim, 'spec'), 'volumeMode', 'Filesystem');
-  },
-  validate(claim) {
-    const spec = recordAt(claim, 'spec');
-    const requests = recordAt(recordAt(spec, 'resources'), 'requests');
-    return [
-      ...validateAccessModes(listAt(spec, 'accessModes'), 'spec.accessModes'),
-      ...(requests['storage'] === undefined &&
-      spec['dataSource'] == null &&
-      spec['dataSourceRef'] == null
-        ? [fieldErrors.required('spec.resources[storage]', '')]
-        : []),
-      ...oneOf(spec['volumeMode'], 'spec.volumeMode', VOLUME_MODES),
-    ];
-  },
-  validateUpdate(next, current) {
-    // A claim's spec is frozen but for its requests and attributes class (and the volume name
-    // the binder sets once).
-    const frozen = (o: KubeObject) => {
-      const spec = { ...recordAt(o, 'spec') };
-      delete spec['volumeAttributesClassName'];
-      const resources = { ...recordAt(spec, 'resources') };
-      delete resources['requests'];
-      spec['resources'] = resources;
-      if (!recordAt(current, 'spec')['volumeName']) delete spec['volumeName'];
-      return spec;
-    };
-    return semanticEqual(frozen(next), frozen(current))
-      ? []
-      : [
-          fieldErrors.forbidden(
-            'spec',
-            'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
-          ),
-        ];
-  },
-});
 
 export const persistentVolumeStrategy = kindStrategy({
   status: () => ({ phase: 'Pending', lastPhaseTransitionTime: metaV1Now() }),

@@ -4,9 +4,9 @@ import { defaultPodTemplate, validatePodTemplate } from '../pod/template.js';
 import type { ScaleStrategy } from '../../autoscaling/scale.js';
 import { replicasScale } from '../../autoscaling/scale.js';
 
-// ReplicationControllers and PodTemplates: pkg/registry/core/replicationcontroller/strategy.go,
-// pkg/registry/core/podtemplate/strategy.go, SetDefaults_ReplicationController
-// (pkg/apis/core/v1/defaults.go) and ValidateReplicationController / ValidatePodTemplate.
+// ReplicationControllers: pkg/registry/core/replicationcontroller/strategy.go,
+// SetDefaults_ReplicationController (pkg/apis/core/v1/defaults.go) and
+// ValidateReplicationController.
 
 function templateLabels(spec: unknown): Record<string, string> | undefined {
   const labels = recordAt(recordAt(spec, 'template'), 'metadata')['labels'];
@@ -79,14 +79,4 @@ export const replicationControllerStrategy = kindStrategy({
   decode: decodeController,
   validate: validateController,
   extra: { scale: controllerScale },
-});
-
-export const podTemplateStrategy = kindStrategy({
-  generation: true,
-  specOf: (o) => o['template'],
-  decode(template) {
-    defaultPodTemplate(child(template, 'template'));
-  },
-  validate: (template) =>
-    validatePodTemplate(template['template'], 'template', ['Always', 'OnFailure', 'Never']),
 });

@@ -1,24 +1,12 @@
-import {
-  fieldErrors,
-  goSyntax,
-  isRecord,
-  semanticEqual,
-  type FieldError,
-  type KubeObject,
-} from '@listwatch/api';
-import { validateWorkloadSpec } from '../core/pod/validation.js';
-import { replicasScale } from '../autoscaling/scale.js';
-import type { ResourceStrategy } from '../strategy.js';
+import { fieldErrors, goSyntax, isRecord, type FieldError, type KubeObject } from '@listwatch/api';
+import { validateWorkloadSpec } from '../../core/pod/validation.js';
+import type { ResourceStrategy } from '../../strategy.js';
+import { specOf, nonNegative, workloadStrategy } from '../workload.js';
 
-// The apps/v1 workload strategies: k8s.io/kubernetes pkg/registry/apps/deployment/strategy.go and
-// replicaset/strategy.go (PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate) and their
-// ScaleREST; defaults from pkg/apis/apps/v1/defaults.go, validation from
-// pkg/apis/apps/validation/validation.go.
-
-function specOf(object: KubeObject): Record<string, unknown> {
-  if (!isRecord(object['spec'])) object['spec'] = {};
-  return object['spec'] as Record<string, unknown>;
-}
+// Deployments: pkg/registry/apps/deployment/strategy.go (PrepareForCreate, PrepareForUpdate,
+// Validate, ValidateUpdate; the status strategy keeps the revision annotation),
+// SetDefaults_Deployment (pkg/apis/apps/v1/defaults.go) and ValidateDeployment
+// (pkg/apis/apps/validation).
 
 /** SetDefaults_Deployment. */
 export function setDeploymentDefaults(deployment: KubeObject): void {
@@ -35,18 +23,6 @@ export function setDeploymentDefaults(deployment: KubeObject): void {
   }
   if (spec['revisionHistoryLimit'] === undefined) spec['revisionHistoryLimit'] = 10;
   if (spec['progressDeadlineSeconds'] === undefined) spec['progressDeadlineSeconds'] = 600;
-}
-
-/** SetDefaults_ReplicaSet. */
-export function setReplicaSetDefaults(replicaSet: KubeObject): void {
-  const spec = specOf(replicaSet);
-  if (spec['replicas'] === undefined) spec['replicas'] = 1;
-}
-
-function nonNegative(value: unknown, field: string): FieldError[] {
-  return typeof value === 'number' && value < 0
-    ? [fieldErrors.invalid(field, value, 'must be greater than or equal to 0')]
-    : [];
 }
 
 /** An IntOrString as field.Error prints it (%#v of the value). */
@@ -139,48 +115,6 @@ function validateDeployment(deployment: KubeObject): FieldError[] {
   return errs;
 }
 
-/** ValidateDeploymentUpdate / ValidateReplicaSetUpdate: the selector is immutable in apps/v1. */
-function validateSelectorUpdate(next: KubeObject, current: KubeObject): FieldError[] {
-  const selector = isRecord(next['spec']) ? next['spec']['selector'] : undefined;
-  const old = isRecord(current['spec']) ? current['spec']['selector'] : undefined;
-  return semanticEqual(selector, old)
-    ? []
-    : [
-        fieldErrors.invalid(
-          'spec.selector',
-          goSyntax.labelSelector(selector),
-          'field is immutable',
-        ),
-      ];
-}
-
-/**
- * Generation 1 on create, one more for each update that changes the spec (deployments: or the
- * annotations, which their ReplicaSets copy). A Scale writes spec.replicas through the same path.
- */
-function workloadStrategy(
-  annotationsBumpGeneration: boolean,
-  own: Pick<ResourceStrategy, 'decode' | 'validate'> & { emptyStatus: () => unknown },
-): ResourceStrategy {
-  const changed = (next: KubeObject, current: KubeObject) =>
-    !semanticEqual(next['spec'], current['spec']) ||
-    (annotationsBumpGeneration &&
-      !semanticEqual(next.metadata.annotations, current.metadata.annotations));
-  return {
-    ...own,
-    validateUpdate: validateSelectorUpdate,
-    // A new workload has no status of its own (PrepareForCreate); Go writes the empty one.
-    prepareForCreate(object) {
-      object.metadata.generation = 1;
-      object['status'] = own.emptyStatus();
-    },
-    prepareForUpdate(next, current) {
-      if (changed(next, current)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
-    },
-    scale: replicasScale,
-  };
-}
-
 export const deploymentStrategy: ResourceStrategy = {
   ...workloadStrategy(true, {
     decode: setDeploymentDefaults,
@@ -196,15 +130,3 @@ export const deploymentStrategy: ResourceStrategy = {
     else delete result.metadata.annotations;
   },
 };
-export const replicaSetStrategy = workloadStrategy(false, {
-  decode: setReplicaSetDefaults,
-  validate: (replicaSet) => {
-    const spec = isRecord(replicaSet['spec']) ? replicaSet['spec'] : {};
-    return [
-      ...validateWorkloadSpec(spec, 'replicaset'),
-      ...nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds'),
-    ];
-  },
-  // ReplicaSetStatus.replicas has no omitempty.
-  emptyStatus: () => ({ replicas: 0 }),
-});
