@@ -8,7 +8,7 @@ import {
 import { intOrPercent, kindStrategy, oneOf, recordAt } from '../../kind-helpers.js';
 
 // PodDisruptionBudgets: pkg/registry/policy/poddisruptionbudget/strategy.go (status cleared,
-// generation) and ValidatePodDisruptionBudget (HorizontalPodAutoscalers: autoscaling/horizontalpodautoscaler/strategy.ts).
+// generation) and ValidatePodDisruptionBudget (HorizontalPodAutoscalers: autoscaling/horizontalpodautoscaler/validation.ts).
 
 export const podDisruptionBudgetStrategy = kindStrategy({
   generation: true,
