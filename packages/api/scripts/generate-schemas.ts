@@ -191,7 +191,7 @@ const EXTRA_MESSAGES = [
   `${META}.Patch`,
   `${META}.WatchEvent`,
   'k8s.io.apimachinery.pkg.runtime.Unknown',
-  // autoscaling/v1's round-trip annotations hold these (apiserver registry/hpa-strategy.ts).
+  // autoscaling/v1's round-trip annotations hold these (apiserver registry/autoscaling/horizontalpodautoscaler/conversion.ts).
   'k8s.io.api.autoscaling.v1.MetricSpec',
   'k8s.io.api.autoscaling.v1.MetricStatus',
 ];

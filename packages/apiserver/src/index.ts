@@ -10,8 +10,8 @@ export {
   type ResourceEntry,
   type WatchCacheSizes,
 } from './registry/resource-registry.js';
-export { parseRequestInfo, type RequestInfo } from './registry/request-info.js';
-export { SYSTEM_NAMESPACES } from './registry/namespace-lifecycle.js';
+export { parseRequestInfo, type RequestInfo } from './request/request-info.js';
+export { SYSTEM_NAMESPACES } from './admission/namespace-lifecycle.js';
 export type { ServerContext } from './server-context.js';
 export { applyPatch, supportedPatchTypes, patchMediaType } from './patch/apply-patch.js';
 // The patch media types are @listwatch/api's (types.PatchType); re-exported for compatibility.

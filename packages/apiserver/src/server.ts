@@ -9,10 +9,10 @@ import { apiServices } from './apiregistration/apiservice-resource.js';
 import { openIDMetadata } from './authentication/openid-metadata.js';
 import { jsonLogger } from './logger.js';
 import { ApiServerMetrics } from './metrics.js';
-import { startKubernetesService } from './registry/kubernetes-service.js';
-import { ensureSystemNamespaces } from './registry/namespace-lifecycle.js';
+import { startKubernetesService } from './controllers/kubernetes-service.js';
+import { ensureSystemNamespaces } from './admission/namespace-lifecycle.js';
 import { ResourceRegistry } from './registry/resource-registry.js';
-import { ServiceAccountsController } from './registry/service-accounts-controller.js';
+import { ServiceAccountsController } from './controllers/service-accounts.js';
 import {
   authenticatorOf,
   refuseAnonymousAdminOffLoopback,

@@ -1,14 +1,14 @@
 import { isStorageError, type Storage } from '@listwatch/storage';
 import { metaV1Now, type KubeObject, type Logger, type ResourceDefinition } from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { StorageFollower } from '../registry/storage-follower.js';
+import { StorageFollower } from '../controllers/storage-follower.js';
 import { setRuntimeStrategy } from '../registry/strategy.js';
 import { customResourceOf } from './custom-resource.js';
 import { customResourceStrategy } from './custom-resource-strategy.js';
 import { CLEANUP_FINALIZER } from './customresourcedefinition-strategy.js';
 import { customResourceDefinitions } from './customresourcedefinition-resource.js';
 import { namesAndConditions } from './naming-controller.js';
-import { ConvertingStorage } from '../registry/converting-storage.js';
+import { ConvertingStorage } from '../registry/generic/converting-storage.js';
 import { nopConversion } from './nop-converter.js';
 import { hasDefaults } from './structural-pruning.js';
 import { isConditionTrue, type CustomResourceDefinition } from './types.js';

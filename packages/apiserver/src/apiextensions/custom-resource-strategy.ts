@@ -5,7 +5,7 @@ import {
   type ReplicasPathMappings,
 } from '../fieldmanager/index.js';
 import { pruneObjectMeta } from '../registry/field-validation.js';
-import { scaleOf, type ScaleStrategy } from '../registry/scale.js';
+import { scaleOf, type ScaleStrategy } from '../registry/autoscaling/scale.js';
 import type { ResourceStrategy } from '../registry/strategy.js';
 import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
 import { compileRules, hasRules } from './cel-validation.js';

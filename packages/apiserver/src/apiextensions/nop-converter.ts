@@ -1,5 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
-import type { StorageConversion } from '../registry/converting-storage.js';
+import type { StorageConversion } from '../registry/generic/converting-storage.js';
 
 // Conversion strategy None between the versions of one CRD (apiextensions-apiserver
 // pkg/apiserver/conversion/nop_converter.go): only apiVersion changes. Objects are stored in the

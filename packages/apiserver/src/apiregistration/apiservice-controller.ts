@@ -1,7 +1,7 @@
 import { metaV1Now, type KubeObject, type Logger } from '@listwatch/api';
 import { isStorageError, type Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { StorageFollower } from '../registry/storage-follower.js';
+import { StorageFollower } from '../controllers/storage-follower.js';
 import { prepareForCreate } from '../registry/strategy.js';
 import { apiServices } from './apiservice-resource.js';
 import {

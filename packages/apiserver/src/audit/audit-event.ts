@@ -2,7 +2,7 @@ import type { Status } from '@listwatch/api';
 import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { UserInfo } from '../authentication/user.js';
-import { parseRequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 
 // The audit.k8s.io/v1 Event of k8s.io/apiserver pkg/apis/audit/v1/types.go: who asked for what
 // and the answer's status; at level Request the request's object, at RequestResponse the

@@ -1,6 +1,6 @@
 import type { UserInfo } from '../authentication/user.js';
 import { requestedName, verbOf } from '../handlers/verb.js';
-import { parseRequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 
 /** What a request asks to do, as an authorizer sees it (k8s.io/apiserver authorizer.Attributes). */
 export interface Attributes {

@@ -1,6 +1,6 @@
 import type { KubeObject, Logger } from '@listwatch/api';
 import type { Storage } from '@listwatch/storage';
-import { StorageFollower } from '../registry/storage-follower.js';
+import { StorageFollower } from '../controllers/storage-follower.js';
 import type { RbacPolicy } from './rbac-authorizer.js';
 
 /** The four RBAC resources, as their storage prefixes name them. */

@@ -6,7 +6,7 @@ import { e2eForFile, tableRow } from './e2e.test-helper.js';
 
 // HorizontalPodAutoscalers through kubectl 1.32: `kubectl autoscale` creates an autoscaling/v2
 // HPA, `kubectl get hpa` prints printHorizontalPodAutoscaler's columns, and the same object
-// reads through autoscaling/v1 (registry/hpa-strategy.ts).
+// reads through autoscaling/v1 (registry/autoscaling/horizontalpodautoscaler/conversion.ts).
 
 const e2e = e2eForFile();
 

@@ -3,7 +3,7 @@ import type { JsonObject } from '../patch/json-value.js';
 import { pruneUnknownFields } from '../registry/field-validation.js';
 import type { Updater } from '../registry/rest/rest.js';
 import { decodeObject } from '../registry/strategy.js';
-import { applyOptions, fieldManagerOf, parseApplyPatch } from './field-manager.js';
+import { applyOptions, fieldManagerOf, parseApplyPatch } from './field-manager-params.js';
 import { isDryRun, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { patchMediaType } from '../patch/apply-patch.js';

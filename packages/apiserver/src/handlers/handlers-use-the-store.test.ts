@@ -29,7 +29,13 @@ describe('handlers call the Store, never storage (endpoints/handlers)', () => {
 
   it('the scan reads every handler, the write path among them', () => {
     expect(handlers).toEqual(
-      expect.arrayContaining(['write.ts', 'apply.ts', 'delete.ts', 'read.ts', 'scale.ts']),
+      expect.arrayContaining([
+        'write.ts',
+        'apply.ts',
+        'delete.ts',
+        'read.ts',
+        'scale-subresource.ts',
+      ]),
     );
   });
 });

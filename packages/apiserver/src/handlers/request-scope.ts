@@ -8,7 +8,7 @@ import type Koa from 'koa';
 import { requestAttributes, type Attributes } from '../authorization/attributes.js';
 import type { UserInfo } from '../authentication/user.js';
 import type { Store } from '../registry/generic/store.js';
-import type { RequestInfo } from '../registry/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import type { ResourceEntry } from '../registry/resource-registry.js';
 import type { RequestContext } from '../registry/rest/rest.js';
 import type { ServerContext } from '../server-context.js';

@@ -1,6 +1,6 @@
 import { ApiError, type Verb } from '@listwatch/api';
 import type { Store } from '../registry/generic/store.js';
-import type { RequestInfo } from '../registry/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import { collectionVerbsOf, itemVerbsOf } from '../registry/rest/rest.js';
 
 // The routes a resource declares, as endpoints/installer.go registers them: a path exists

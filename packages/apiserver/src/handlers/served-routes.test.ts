@@ -8,7 +8,7 @@ import { apiServices } from '../apiregistration/apiservice-resource.js';
 import { customResourceDefinitions } from '../apiextensions/customresourcedefinition-resource.js';
 import { subresourceInfo } from '../discovery/subresources.js';
 import type { Store } from '../registry/generic/store.js';
-import { parseRequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import { isWebSocketUpgrade } from '../transports/ignored-upgrade.js';
 import { routeVerbs } from './routes.js';

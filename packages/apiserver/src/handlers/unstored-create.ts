@@ -1,5 +1,5 @@
 import type { UnstoredCreateREST } from '../registry/generic/unstored-create-rest.js';
-import { trackUpdate, updateManager } from './field-manager.js';
+import { trackUpdate, updateManager } from './field-manager-params.js';
 import { isDryRun, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { decodeWriteBody } from './write.js';

@@ -1,7 +1,7 @@
 import { escapeFieldValue } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 import { requestedName, verbOf } from './verb.js';
 
 // A request's verb and name as requestinfo.go gives them (requestinfo_test.go cases and

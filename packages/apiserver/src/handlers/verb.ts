@@ -1,5 +1,5 @@
 import { isValidPathSegmentName, parseFieldSelector, queryBool, type Verb } from '@listwatch/api';
-import type { RequestInfo } from '../registry/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 
 /**
  * The Kubernetes verb of a resource request (requestinfo.go). The legacy `/watch/` prefix is a

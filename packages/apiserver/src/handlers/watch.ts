@@ -8,7 +8,7 @@ import {
   type NegotiatedWatchCodec,
 } from '@listwatch/codec';
 import type { Attributes } from '../authorization/attributes.js';
-import type { RequestInfo } from '../registry/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import type { ResourceEntry } from '../registry/resource-registry.js';
 import type { WatchInterface } from '../registry/rest/rest.js';
 import type { ServerContext } from '../server-context.js';

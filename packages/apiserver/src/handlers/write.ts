@@ -26,7 +26,7 @@ import type { ManagedFieldsStep, RESTStorage, Updater } from '../registry/rest/r
 import { checkObjectName, decodeObject } from '../registry/strategy.js';
 import { applyObject } from './apply.js';
 import { decodeBody, readBody } from './body.js';
-import { refuseForce, trackUpdate, updateManager } from './field-manager.js';
+import { refuseForce, trackUpdate, updateManager } from './field-manager-params.js';
 import { isDryRun, requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { addWarnings } from './warnings.js';

@@ -2,7 +2,7 @@ import { ApiError } from '@listwatch/api';
 import type Koa from 'koa';
 import type { UserInfo } from '../authentication/user.js';
 import { verbOf } from '../handlers/verb.js';
-import { parseRequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 import type { ServerContext } from '../server-context.js';
 import { atEnd } from './request-end.js';
 

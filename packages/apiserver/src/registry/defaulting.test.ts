@@ -2,7 +2,7 @@ import { builtinResources, type KubeObject, type ResourceDefinition } from '@lis
 import { goldenDir } from '@listwatch/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { imageTag } from './core-v1-defaults.js';
+import { imageTag } from './core/v1-defaults.js';
 import { decodeObject } from './strategy.js';
 
 // Defaulting as kube's decode applies it (pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/

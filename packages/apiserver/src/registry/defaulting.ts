@@ -6,7 +6,7 @@ import {
   type JsonShape,
   type SchemaGvk,
 } from '@listwatch/api';
-import { coreV1Defaults } from './core-v1-defaults.js';
+import { coreV1Defaults } from './core/v1-defaults.js';
 
 // Defaulting as kube's scheme does it after decoding (k8s.io/kubernetes pkg/apis/*/v1
 // zz_generated.defaults.go, made by defaulter-gen): for every object of a type met while walking

@@ -7,7 +7,7 @@ import {
   type Storage,
 } from '@listwatch/storage';
 import type { ServiceAccountTokens } from '../authentication/service-account-options.js';
-import { ConvertingStorage } from './converting-storage.js';
+import { ConvertingStorage } from './generic/converting-storage.js';
 import { Store } from './generic/store.js';
 import { registeredStrategyOf, storesNothing } from './strategy.js';
 

@@ -20,48 +20,48 @@ import type { RequestAuthenticator } from '../authentication/request-authenticat
 import type { UserInfo } from '../authentication/user.js';
 import type { RequestAuthorizer } from '../authorization/request-authorizer.js';
 import { randomUUID } from 'node:crypto';
-import { deploymentStrategy, replicaSetStrategy } from './apps-strategy.js';
-import { configMapStrategy } from './configmap-strategy.js';
+import { deploymentStrategy } from './apps/deployment/strategy.js';
+import { replicaSetStrategy } from './apps/replicaset/strategy.js';
+import { configMapStrategy } from './core/configmap/strategy.js';
 import { setObjectDefaults } from './defaulting.js';
-import { controllerRevisionStrategy } from './controller-revision-strategy.js';
-import type { StorageConversion } from './converting-storage.js';
-import { daemonSetStrategy } from './daemonset-strategy.js';
-import { eventStrategy, eventsV1Strategy } from './event-strategy.js';
+import { controllerRevisionStrategy } from './apps/controllerrevision/strategy.js';
+import type { StorageConversion } from './generic/converting-storage.js';
+import { daemonSetStrategy } from './apps/daemonset/strategy.js';
+import { eventStrategy, eventsV1Strategy } from './core/event/strategy.js';
 import { cannotBeHandled } from './field-validation.js';
-import type { GracefulDeleteStrategy } from './graceful-deletion.js';
-import { cronJobStrategy, jobStrategy } from './job-strategy.js';
-import {
-  endpointSliceStrategy,
-  endpointsStrategy,
-  ingressStrategy,
-  networkPolicyStrategy,
-} from './network-strategy.js';
-import type { AdmissionRequest } from './admission.js';
-import { namespaceStrategy } from './namespace-strategy.js';
-import { podStrategy } from './pod-strategy.js';
+import type { GracefulDeleteStrategy } from './rest/delete.js';
+import { cronJobStrategy } from './batch/cronjob/strategy.js';
+import { jobStrategy } from './batch/job/strategy.js';
+import { endpointsStrategy } from './core/endpoint/strategy.js';
+import { endpointSliceStrategy } from './discovery/endpointslice/strategy.js';
+import { ingressStrategy } from './networking/ingress/strategy.js';
+import { networkPolicyStrategy } from './networking/networkpolicy/strategy.js';
+import type { AdmissionRequest } from '../admission/admission.js';
+import { namespaceStrategy } from './core/namespace/strategy.js';
+import { podStrategy } from './core/pod/strategy.js';
 import {
   horizontalPodAutoscalerStrategy,
   horizontalPodAutoscalerV1Strategy,
-} from './hpa-strategy.js';
-import { podDisruptionBudgetStrategy } from './policy-strategy.js';
-import { reviewStrategies } from './review-strategy.js';
-import { limitRangeStrategy, resourceQuotaStrategy } from './quota-strategy.js';
+} from './autoscaling/horizontalpodautoscaler/strategy.js';
+import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudget/strategy.js';
+import { reviewStrategies } from './authorization/review-strategy.js';
+import { limitRangeStrategy } from './core/limitrange/strategy.js';
+import { resourceQuotaStrategy } from './core/resourcequota/strategy.js';
 import type { ResourceRegistry } from './resource-registry.js';
-import { roleStrategies } from './rbac-strategy.js';
-import {
-  podTemplateStrategy,
-  replicationControllerStrategy,
-} from './replication-controller-strategy.js';
-import type { ScaleStrategy } from './scale.js';
+import { roleStrategies } from './rbac/strategy.js';
+import { podTemplateStrategy } from './core/podtemplate/strategy.js';
+import { replicationControllerStrategy } from './core/replicationcontroller/strategy.js';
+import type { ScaleStrategy } from './autoscaling/scale.js';
 import type { StreamLocation } from './rest/rest.js';
 import type { Atom } from '../fieldmanager/index.js';
-import { secretStrategy } from './secret-strategy.js';
-import { serviceAccountStrategy } from './service-account-strategy.js';
+import { secretStrategy } from './core/secret/strategy.js';
+import { serviceAccountStrategy } from './core/serviceaccount/strategy.js';
 import { apiServiceStrategy } from '../apiregistration/apiservice-strategy.js';
 import { customResourceDefinitionStrategy } from '../apiextensions/customresourcedefinition-strategy.js';
-import { serviceStrategy } from './service-strategy.js';
-import { statefulSetStrategy } from './statefulset-strategy.js';
-import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './volume-strategy.js';
+import { serviceStrategy } from './core/service/strategy.js';
+import { statefulSetStrategy } from './apps/statefulset/strategy.js';
+import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaim/strategy.js';
+import { persistentVolumeStrategy } from './core/persistentvolume/strategy.js';
 
 // What kube-apiserver's registry strategies do to every object (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate, update.go BeforeUpdate, and each type's strategy).

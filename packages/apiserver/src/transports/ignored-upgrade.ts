@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { verbOf } from '../handlers/verb.js';
-import { parseRequestInfo, type RequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo, type RequestInfo } from '../request/request-info.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -17,7 +17,7 @@ import {
 } from '../middleware/audit.js';
 import { checkRoute } from '../handlers/routes.js';
 import { openWatch, type OpenWatch } from '../handlers/watch.js';
-import { parseRequestInfo } from '../registry/request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 import type { ServerContext } from '../server-context.js';
 
 /** What ws accepts as a Sec-WebSocket-Key: a base64 16-byte nonce. */

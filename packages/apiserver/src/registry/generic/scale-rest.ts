@@ -11,7 +11,7 @@ import {
   type ReplicasPathMappings,
 } from '../../fieldmanager/index.js';
 import type { JsonValue } from '../../patch/json-value.js';
-import { SCALE_GVK, validateScale, type ScaleStrategy } from '../scale.js';
+import { SCALE_GVK, validateScale, type ScaleStrategy } from '../autoscaling/scale.js';
 import { checkTypeMeta } from '../strategy.js';
 import type {
   Getter,

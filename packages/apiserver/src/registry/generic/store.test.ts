@@ -14,7 +14,7 @@ import { customResourceDefinitions } from '../../apiextensions/customresourcedef
 import { alwaysAllow } from '../../authorization/authorizer.js';
 import { RequestAuthorizer } from '../../authorization/request-authorizer.js';
 import { KIND_CASES } from '../kinds.test-helper.js';
-import { ensureSystemNamespaces } from '../namespace-lifecycle.js';
+import { ensureSystemNamespaces } from '../../admission/namespace-lifecycle.js';
 import { ResourceRegistry } from '../resource-registry.js';
 import { loopbackContext } from '../rest/loopback-context.js';
 import type { RequestContext } from '../rest/rest.js';

@@ -19,13 +19,13 @@ import {
   type Storage,
   type TryUpdate,
 } from '@listwatch/storage';
-import { admit, type AdmissionOperation } from '../admission.js';
+import { admit, type AdmissionOperation } from '../../admission/admission.js';
 import {
   beforeDelete,
   deletionFinalizersForGarbageCollection,
   markAsDeleting,
-} from '../graceful-deletion.js';
-import { admitNamespace } from '../namespace-lifecycle.js';
+} from '../rest/delete.js';
+import { admitNamespace } from '../../admission/namespace-lifecycle.js';
 import type { ResourceRegistry } from '../resource-registry.js';
 import {
   prepareForCreate,
@@ -62,7 +62,7 @@ import { UnstoredCreateREST } from './unstored-create-rest.js';
 // steps. A write: the request's object (decoded by the handler) → admission → the strategy's
 // PrepareForCreate/PrepareForUpdate and validation → allocation (a Service's cluster IP) → the
 // field manager → the resource's storage, which converts to the storage version
-// (converting-storage.ts) → the watch cache, which serves reads and watches.
+// (generic/converting-storage.ts) → the watch cache, which serves reads and watches.
 
 /** Leaves a guaranteedUpdate whose result is to be deleted instead (ShouldDeleteDuringUpdate). */
 class FinalizersEmptied extends Error {

@@ -20,7 +20,7 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from '../rest/rest.js';
-import { TokenREST } from '../token-rest.js';
+import { TokenREST } from '../core/serviceaccount/token.js';
 import { ScaleREST } from './scale-rest.js';
 import type { Store } from './store.js';
 

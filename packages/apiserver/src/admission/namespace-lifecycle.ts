@@ -1,0 +1,180 @@
+import { ApiError, metaV1Now, type DeleteOptions, type KubeObject } from '@listwatch/api';
+import type { Storage } from '@listwatch/storage';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import { loopbackContext } from '../registry/rest/loopback-context.js';
+import type { RequestContext } from '../registry/rest/rest.js';
+
+/** What the server's own writes need of it. */
+export type LoopbackParts = Pick<RequestContext, 'authorizer' | 'authenticator' | 'logger'>;
+
+/** The namespaces a fresh Kubernetes cluster has. */
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+function namespaceKey(storage: Storage, name: string): string {
+  return `${storage.prefix}/namespaces/${name}`;
+}
+
+/**
+ * Namespaces that may never be deleted (plugin/pkg/admission/namespace/lifecycle: its
+ * immortalNamespaces).
+ */
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
+/** NamespaceLifecycle admission of a namespace delete: the immortal ones are 403 Forbidden. */
+export function admitNamespaceDeletion(name: string): void {
+  if (IMMORTAL_NAMESPACES.has(name))
+    throw ApiError.forbidden({ resource: 'namespaces' }, name, 'this namespace may not be deleted');
+}
+
+/**
+ * Creates the system namespaces that are missing (kube's bootstrap controller), through the
+ * namespaces' Store as the loopback client: the strategy sets what every namespace gets.
+ */
+export async function ensureSystemNamespaces(
+  registry: ResourceRegistry,
+  server: LoopbackParts,
+): Promise<void> {
+  const namespaces = registry.lookup('', 'v1', 'namespaces')?.store;
+  if (!namespaces) return;
+  const ctx = loopbackContext(server, { verb: 'create', apiGroup: '', resource: 'namespaces' });
+  for (const name of SYSTEM_NAMESPACES) {
+    const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+    await namespaces.create(ctx, undefined, namespace, { dryRun: false }).catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+    });
+  }
+}
+
+/** How long after a namespace delete admission reads that namespace from storage (forceLiveLookupTTL). */
+const FORCE_LIVE_LOOKUP_MS = 30_000;
+
+/** Per server: the namespaces it was asked to delete, until when their lookups go to storage. */
+const liveLookups = new WeakMap<ResourceRegistry, Map<string, number>>();
+
+/**
+ * Remembers a namespace delete: for a while, creating in it is admitted on storage's state, not
+ * on a watch cache that may not have seen the deletion yet (admission.go forceLiveLookupCache).
+ */
+export function forceLiveLookup(registry: ResourceRegistry, namespace: string): void {
+  let entries = liveLookups.get(registry);
+  if (!entries) liveLookups.set(registry, (entries = new Map<string, number>()));
+  const now = Date.now();
+  for (const [name, until] of entries) if (until <= now) entries.delete(name);
+  entries.set(namespace, now + FORCE_LIVE_LOOKUP_MS);
+}
+
+function liveLookupForced(registry: ResourceRegistry, namespace: string): boolean {
+  const until = liveLookups.get(registry)?.get(namespace);
+  return until !== undefined && until > Date.now();
+}
+
+/**
+ * The NamespaceLifecycle admission check: content may only be created in a namespace that exists
+ * and is not being deleted. As plugin/pkg/admission/namespace/lifecycle/admission.go, the
+ * namespace is looked up in the watch cache (its informer), and in storage only when the cache
+ * does not have it or it was deleted lately.
+ */
+export async function admitNamespace(registry: ResourceRegistry, namespace: string): Promise<void> {
+  const { storage } = registry;
+  const key = namespaceKey(storage, namespace);
+  const object =
+    (liveLookupForced(registry, namespace)
+      ? undefined
+      : registry.lookup('', 'v1', 'namespaces')?.source.cachedObject(key)) ??
+    (await storage.get(key));
+  if (!object) throw ApiError.notFound({ resource: 'namespaces' }, namespace);
+  if (object.metadata.deletionTimestamp) {
+    const err = ApiError.forbidden(
+      { resource: 'namespaces' },
+      namespace,
+      `unable to create new content in namespace ${namespace} because it is being terminated`,
+    );
+    err.status.details = {
+      ...err.status.details,
+      causes: [
+        {
+          reason: 'NamespaceTerminating',
+          message: `namespace ${namespace} is being terminated`,
+          field: 'metadata.namespace',
+        },
+      ],
+    };
+    throw err;
+  }
+}
+
+/**
+ * The first delete of a namespace (pkg/registry/core/namespace/storage REST.Delete): it is
+ * marked — deletionTimestamp, phase Terminating, the garbage collector finalizers the options ask
+ * for — and stays until the namespace controller has emptied it and removed its `kubernetes`
+ * finalizer. Returns the marked namespace (the dry-run answer when `dryRun`).
+ */
+export async function beginNamespaceDeletion(
+  registry: ResourceRegistry,
+  name: string,
+  options: DeleteOptions,
+  dryRun: boolean,
+): Promise<KubeObject> {
+  const { storage } = registry;
+  const key = namespaceKey(storage, name);
+  const mark = (current: KubeObject): KubeObject => {
+    const { uid, resourceVersion } = options.preconditions ?? {};
+    if (uid !== undefined && uid !== current.metadata.uid)
+      throw ApiError.conflict(
+        { resource: 'namespaces' },
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
+    if (resourceVersion !== undefined && resourceVersion !== current.metadata.resourceVersion)
+      throw ApiError.conflict(
+        { resource: 'namespaces' },
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      );
+    const finalizers = new Set(current.metadata.finalizers ?? []);
+    setFinalizer(finalizers, ORPHAN, shouldHaveOrphanFinalizer(options, finalizers.has(ORPHAN)));
+    setFinalizer(
+      finalizers,
+      FOREGROUND,
+      shouldHaveDeleteDependentsFinalizer(options, finalizers.has(FOREGROUND)),
+    );
+    const { finalizers: _old, ...meta } = current.metadata;
+    return {
+      ...current,
+      metadata: {
+        ...meta,
+        deletionTimestamp: current.metadata.deletionTimestamp ?? metaV1Now(),
+        ...(finalizers.size > 0 ? { finalizers: [...finalizers] } : {}),
+      },
+      status: { ...(current['status'] as object | undefined), phase: 'Terminating' },
+    };
+  };
+  if (dryRun) {
+    const current = await storage.get(key);
+    if (!current) throw ApiError.notFound({ resource: 'namespaces' }, name);
+    return mark(current);
+  }
+  return storage.guaranteedUpdate(key, mark);
+}
+
+const ORPHAN = 'orphan';
+const FOREGROUND = 'foregroundDeletion';
+
+function setFinalizer(finalizers: Set<string>, finalizer: string, present: boolean): void {
+  if (present) finalizers.add(finalizer);
+  else finalizers.delete(finalizer);
+}
+
+/** storage.go shouldHaveOrphanFinalizer. */
+function shouldHaveOrphanFinalizer(options: DeleteOptions, has: boolean): boolean {
+  if (options.orphanDependents !== undefined) return options.orphanDependents;
+  if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Orphan';
+  return has;
+}
+
+/** storage.go shouldHaveDeleteDependentsFinalizer. */
+function shouldHaveDeleteDependentsFinalizer(options: DeleteOptions, has: boolean): boolean {
+  if (options.orphanDependents !== undefined) return false;
+  if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Foreground';
+  return has;
+}

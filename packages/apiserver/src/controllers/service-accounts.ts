@@ -1,0 +1,117 @@
+import { ApiError, type KubeObject } from '@listwatch/api';
+import type { StorageEventType } from '@listwatch/storage';
+import type { LoopbackParts } from '../admission/namespace-lifecycle.js';
+import { StorageFollower } from './storage-follower.js';
+import type { ResourceEntry, ResourceRegistry } from '../registry/resource-registry.js';
+import { loopbackContext } from '../registry/rest/loopback-context.js';
+
+// kube-controller-manager's serviceaccounts controller
+// (pkg/controller/serviceaccount/serviceaccounts_controller.go), run in the apiserver: every
+// active namespace has a `default` ServiceAccount, made when the namespace appears and again if
+// it is deleted.
+
+/** The accounts every namespace gets (DefaultServiceAccountsControllerOptions). */
+const MANAGED = ['default'];
+
+export class ServiceAccountsController {
+  private readonly followers: StorageFollower[] = [];
+
+  private constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly namespaces: ResourceEntry,
+    private readonly serviceAccounts: ResourceEntry,
+    private readonly server: LoopbackParts,
+  ) {}
+
+  /** The controller, when the registry serves both namespaces and serviceaccounts. */
+  static of(
+    registry: ResourceRegistry,
+    server: LoopbackParts,
+  ): ServiceAccountsController | undefined {
+    const namespaces = registry.lookup('', 'v1', 'namespaces');
+    const serviceAccounts = registry.lookup('', 'v1', 'serviceaccounts');
+    return namespaces && serviceAccounts
+      ? new ServiceAccountsController(registry, namespaces, serviceAccounts, server)
+      : undefined;
+  }
+
+  /** Makes what is missing in the namespaces there are, then follows namespaces and accounts. */
+  async start(): Promise<void> {
+    await Promise.all([
+      this.follow(this.namespaces, (type, namespace) =>
+        type === 'DELETED' ? undefined : this.sync(namespace.metadata.name ?? ''),
+      ),
+      this.follow(this.serviceAccounts, (type, account) =>
+        type === 'DELETED' && MANAGED.includes(account.metadata.name ?? '')
+          ? this.sync(account.metadata.namespace ?? '')
+          : undefined,
+      ),
+    ]);
+  }
+
+  stop(): void {
+    for (const follower of this.followers) follower.stop();
+  }
+
+  /**
+   * syncNamespace: the managed accounts of an active namespace, created when missing through
+   * the serviceaccounts' Store (strategy, NamespaceLifecycle admission) as the loopback client.
+   */
+  async sync(namespace: string): Promise<void> {
+    const read = loopbackContext(this.server, {
+      verb: 'get',
+      apiGroup: '',
+      resource: 'namespaces',
+    });
+    const current = await this.namespaces.store.get(read, namespace).catch(notFound);
+    if (!current || current.metadata.deletionTimestamp) return;
+    const { store } = this.serviceAccounts;
+    for (const name of MANAGED) {
+      const ctx = loopbackContext(this.server, {
+        verb: 'create',
+        apiGroup: '',
+        resource: 'serviceaccounts',
+        namespace,
+      });
+      if (await store.get(ctx, name).catch(notFound)) continue;
+      const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } };
+      await store.create(ctx, undefined, account, { dryRun: false }).catch((err: unknown) => {
+        // As serviceaccounts_controller.go: one made meanwhile, or a namespace now terminating.
+        if (err instanceof ApiError && (err.reason === 'AlreadyExists' || terminating(err))) return;
+        throw err;
+      });
+    }
+  }
+
+  /** Follows a resource: each listed object handled as ADDED, then each change. */
+  private follow(
+    entry: ResourceEntry,
+    handle: (type: StorageEventType, object: KubeObject) => Promise<void> | undefined,
+  ): Promise<void> {
+    const follower = new StorageFollower(
+      this.registry.storage,
+      entry.source.keys.prefix,
+      {
+        listed: async (objects) => {
+          await Promise.all(objects.map((object) => handle('ADDED', object) ?? Promise.resolve()));
+        },
+        changed: (type, object) => handle(type, object),
+      },
+      this.server.logger,
+      `serviceaccounts controller (${entry.definition.plural})`,
+    );
+    this.followers.push(follower);
+    return follower.start();
+  }
+}
+
+/** A 404 as nothing there. */
+function notFound(err: unknown): undefined {
+  if (err instanceof ApiError && err.code === 404) return undefined;
+  throw err;
+}
+
+/** The NamespaceLifecycle refusal of content in a terminating namespace. */
+function terminating(err: ApiError): boolean {
+  return (err.status.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
+}

@@ -1,0 +1,67 @@
+import {
+  fieldErrors,
+  goSyntax,
+  isRecord,
+  semanticEqual,
+  type FieldError,
+  type KubeObject,
+} from '@listwatch/api';
+import { replicasScale } from '../autoscaling/scale.js';
+import type { ResourceStrategy } from '../strategy.js';
+
+// What Deployments and ReplicaSets share: pkg/registry/apps/{deployment,replicaset}/strategy.go's
+// PrepareForCreate and PrepareForUpdate (generation, empty status), the apps/v1 immutable selector
+// (ValidateDeploymentUpdate / ValidateReplicaSetUpdate) and their ScaleREST.
+
+export function specOf(object: KubeObject): Record<string, unknown> {
+  if (!isRecord(object['spec'])) object['spec'] = {};
+  return object['spec'] as Record<string, unknown>;
+}
+
+export function nonNegative(value: unknown, field: string): FieldError[] {
+  return typeof value === 'number' && value < 0
+    ? [fieldErrors.invalid(field, value, 'must be greater than or equal to 0')]
+    : [];
+}
+
+/** ValidateDeploymentUpdate / ValidateReplicaSetUpdate: the selector is immutable in apps/v1. */
+export function validateSelectorUpdate(next: KubeObject, current: KubeObject): FieldError[] {
+  const selector = isRecord(next['spec']) ? next['spec']['selector'] : undefined;
+  const old = isRecord(current['spec']) ? current['spec']['selector'] : undefined;
+  return semanticEqual(selector, old)
+    ? []
+    : [
+        fieldErrors.invalid(
+          'spec.selector',
+          goSyntax.labelSelector(selector),
+          'field is immutable',
+        ),
+      ];
+}
+
+/**
+ * Generation 1 on create, one more for each update that changes the spec (deployments: or the
+ * annotations, which their ReplicaSets copy). A Scale writes spec.replicas through the same path.
+ */
+export function workloadStrategy(
+  annotationsBumpGeneration: boolean,
+  own: Pick<ResourceStrategy, 'decode' | 'validate'> & { emptyStatus: () => unknown },
+): ResourceStrategy {
+  const changed = (next: KubeObject, current: KubeObject) =>
+    !semanticEqual(next['spec'], current['spec']) ||
+    (annotationsBumpGeneration &&
+      !semanticEqual(next.metadata.annotations, current.metadata.annotations));
+  return {
+    ...own,
+    validateUpdate: validateSelectorUpdate,
+    // A new workload has no status of its own (PrepareForCreate); Go writes the empty one.
+    prepareForCreate(object) {
+      object.metadata.generation = 1;
+      object['status'] = own.emptyStatus();
+    },
+    prepareForUpdate(next, current) {
+      if (changed(next, current)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+    },
+    scale: replicasScale,
+  };
+}

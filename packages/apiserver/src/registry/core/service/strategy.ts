@@ -1,0 +1,389 @@
+import {
+  ApiError,
+  fieldErrors,
+  goSyntax,
+  isDNS1123Label,
+  isRecord,
+  type FieldError,
+  type KubeObject,
+} from '@listwatch/api';
+import type { Storage } from '@listwatch/storage';
+import { randomInt } from 'node:crypto';
+import { isValidPortName, isValidPortNum, records, text } from '../pod/validation.js';
+import type { ResourceStrategy } from '../../strategy.js';
+
+// The Service's registry: defaults from k8s.io/kubernetes pkg/apis/core/v1/defaults.go
+// (SetDefaults_Service), the REST storage's allocations (pkg/registry/core/service/storage/
+// alloc.go: a cluster IP from the service CIDR with ipFamilies and ipFamilyPolicy, node ports
+// from the node port range; patchAllocatedValues keeps them on update), the strategy
+// (pkg/registry/core/service/strategy.go: no status on create) and validation
+// (pkg/apis/core/validation/validation.go ValidateService, ValidateServiceUpdate).
+
+/** kube-apiserver's default --service-cluster-ip-range. */
+export const SERVICE_CIDR = '10.96.0.0/12';
+const CIDR_BASE = ipToNumber('10.96.0.0');
+const CIDR_SIZE = 2 ** 20;
+/**
+ * ipallocator's offset: dynamic allocations come from above it first, leaving the lower band
+ * (the first 256 addresses of a /12) to addresses users ask for.
+ */
+const IP_OFFSET = 256;
+/** The default --service-node-port-range, and portallocator's offset for it. */
+const NODE_PORT_MIN = 30000;
+const NODE_PORT_MAX = 32767;
+const NODE_PORT_OFFSET = 86;
+
+function ipToNumber(ip: string): number {
+  return ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+}
+
+function numberToIp(n: number): string {
+  return [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+function specOf(service: KubeObject): Record<string, unknown> {
+  if (!isRecord(service['spec'])) service['spec'] = {};
+  return service['spec'] as Record<string, unknown>;
+}
+
+const externallyAccessible = (type: string) => type === 'NodePort' || type === 'LoadBalancer';
+
+/** SetDefaults_Service. */
+export function setServiceDefaults(service: KubeObject): void {
+  const spec = specOf(service);
+  if (!spec['sessionAffinity']) spec['sessionAffinity'] = 'None';
+  if (spec['sessionAffinity'] === 'None') delete spec['sessionAffinityConfig'];
+  if (spec['sessionAffinity'] === 'ClientIP') {
+    const config = isRecord(spec['sessionAffinityConfig']) ? spec['sessionAffinityConfig'] : {};
+    const clientIP = isRecord(config['clientIP']) ? config['clientIP'] : {};
+    if (clientIP['timeoutSeconds'] === undefined)
+      spec['sessionAffinityConfig'] = { clientIP: { timeoutSeconds: 10800 } };
+  }
+  if (!spec['type']) spec['type'] = 'ClusterIP';
+  const type = text(spec['type']);
+  for (const port of records(spec['ports'])) {
+    if (!port['protocol']) port['protocol'] = 'TCP';
+    if (port['targetPort'] === undefined || port['targetPort'] === 0 || port['targetPort'] === '')
+      port['targetPort'] = port['port'];
+  }
+  if (externallyAccessible(type) && !spec['externalTrafficPolicy'])
+    spec['externalTrafficPolicy'] = 'Cluster';
+  if (
+    spec['internalTrafficPolicy'] === undefined &&
+    (externallyAccessible(type) || type === 'ClusterIP')
+  )
+    spec['internalTrafficPolicy'] = 'Cluster';
+  if (type === 'LoadBalancer' && spec['allocateLoadBalancerNodePorts'] === undefined)
+    spec['allocateLoadBalancerNodePorts'] = true;
+}
+
+const needsClusterIP = (service: KubeObject) => text(specOf(service)['type']) !== 'ExternalName';
+const needsNodePorts = (service: KubeObject) => {
+  const spec = specOf(service);
+  const type = text(spec['type']);
+  return (
+    type === 'NodePort' ||
+    (type === 'LoadBalancer' && spec['allocateLoadBalancerNodePorts'] !== false)
+  );
+};
+
+/** patchAllocatedValues: an update that leaves out what was allocated keeps it. */
+function keepAllocated(next: KubeObject, current: KubeObject): void {
+  const spec = specOf(next);
+  const old = specOf(current);
+  if (needsClusterIP(current) && needsClusterIP(next)) {
+    const ip = text(spec['clusterIP']);
+    if (!Array.isArray(spec['clusterIPs']) || spec['clusterIPs'].length === 0) {
+      if (ip !== '') spec['clusterIPs'] = [ip];
+      else if (old['clusterIPs'] !== undefined) spec['clusterIPs'] = old['clusterIPs'];
+    }
+    if (ip === '' && old['clusterIP'] !== undefined) spec['clusterIP'] = old['clusterIP'];
+    for (const key of ['ipFamilies', 'ipFamilyPolicy'])
+      if (spec[key] === undefined && old[key] !== undefined) spec[key] = old[key];
+  }
+  if (needsNodePorts(current) && needsNodePorts(next)) {
+    const oldPorts = records(old['ports']);
+    for (const port of records(spec['ports'])) {
+      if (port['nodePort']) continue;
+      const match =
+        oldPorts.find((o) => o['port'] === port['port'] && o['protocol'] === port['protocol']) ??
+        (oldPorts.length === 1 && records(spec['ports']).length === 1 ? oldPorts[0] : undefined);
+      if (match?.['nodePort']) port['nodePort'] = match['nodePort'];
+    }
+  }
+}
+
+/**
+ * Addresses and ports handed out in this process and maybe not yet stored: two creates racing
+ * never get the same one. An entry is dropped once storage shows it, or after a minute.
+ */
+const pending = new Map<string, number>();
+const PENDING_MS = 60_000;
+
+function isPending(key: string): boolean {
+  const until = pending.get(key);
+  if (until === undefined) return false;
+  if (until < Date.now()) {
+    pending.delete(key);
+    return false;
+  }
+  return true;
+}
+
+interface InUse {
+  ips: Set<string>;
+  nodePorts: Set<number>;
+}
+
+async function inUse(storage: Storage, prefix: string, except?: KubeObject): Promise<InUse> {
+  const { items } = await storage.list(prefix);
+  const ips = new Set<string>();
+  const nodePorts = new Set<number>();
+  for (const item of items) {
+    if (except && item.metadata.uid === except.metadata.uid) continue;
+    const spec = isRecord(item['spec']) ? item['spec'] : {};
+    for (const ip of Array.isArray(spec['clusterIPs']) ? spec['clusterIPs'] : [spec['clusterIP']])
+      if (typeof ip === 'string') ips.add(ip);
+    for (const port of records(spec['ports']))
+      if (typeof port['nodePort'] === 'number') nodePorts.add(port['nodePort']);
+  }
+  return { ips, nodePorts };
+}
+
+function pick(
+  taken: (n: number) => boolean,
+  low: number,
+  high: number,
+  offset: number,
+): number | undefined {
+  // ipallocator/portallocator: a random free one above the offset, else below it.
+  for (const [from, to] of [
+    [low + offset, high],
+    [low, low + offset - 1],
+  ] as const) {
+    const size = to - from + 1;
+    const start = randomInt(size);
+    for (let i = 0; i < size; i++) {
+      const n = from + ((start + i) % size);
+      if (!taken(n)) return n;
+    }
+  }
+  return undefined;
+}
+
+function allocationError(service: KubeObject, errors: FieldError[]): ApiError {
+  return ApiError.invalid({ kind: 'Service' }, service.metadata.name ?? '', errors);
+}
+
+/**
+ * The REST storage's allocations on create and update: a cluster IP (and clusterIPs, one IPv4
+ * family, SingleStack) for every type but ExternalName, unless headless; node ports for NodePort
+ * and LoadBalancer services. Unique among stored services; an address asked for must be free
+ * and in the range (422, as kube words it).
+ */
+export async function allocateService(
+  service: KubeObject,
+  context: { storage: Storage; prefix: string; dryRun: boolean; current?: KubeObject },
+): Promise<void> {
+  const spec = specOf(service);
+  const used = await inUse(context.storage, context.prefix, context.current);
+  const reserve = (key: string) => {
+    if (!context.dryRun) pending.set(key, Date.now() + PENDING_MS);
+  };
+  if (!needsClusterIP(service)) {
+    delete spec['clusterIP'];
+    delete spec['clusterIPs'];
+    delete spec['ipFamilies'];
+    delete spec['ipFamilyPolicy'];
+  } else {
+    const asked =
+      text(spec['clusterIP']) || text((spec['clusterIPs'] as unknown[] | undefined)?.[0]);
+    const unchanged =
+      context.current !== undefined &&
+      asked !== '' &&
+      asked === text(specOf(context.current)['clusterIP']);
+    if (asked === 'None') {
+      spec['clusterIP'] = 'None';
+      spec['clusterIPs'] = ['None'];
+    } else if (asked === '') {
+      const n = pick(
+        (candidate) => {
+          const ip = numberToIp(candidate);
+          return used.ips.has(ip) || isPending(`ip:${ip}`);
+        },
+        CIDR_BASE + 1,
+        CIDR_BASE + CIDR_SIZE - 2,
+        IP_OFFSET,
+      );
+      if (n === undefined)
+        throw ApiError.internalError('failed to allocate a serviceIP: range is full');
+      const ip = numberToIp(n);
+      reserve(`ip:${ip}`);
+      spec['clusterIP'] = ip;
+      spec['clusterIPs'] = [ip];
+    } else if (!unchanged) {
+      const field = 'spec.clusterIPs';
+      const value = goSyntax.stringSlice([asked]);
+      if (!IPV4.test(asked)) {
+        throw allocationError(service, [
+          fieldErrors.invalid(
+            `${field}[0]`,
+            asked,
+            'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+          ),
+        ]);
+      }
+      const n = ipToNumber(asked);
+      if (n <= CIDR_BASE || n >= CIDR_BASE + CIDR_SIZE - 1)
+        throw allocationError(service, [
+          fieldErrors.invalid(
+            field,
+            value,
+            `failed to allocate IP ${asked}: the provided IP (${asked}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`,
+          ),
+        ]);
+      if (used.ips.has(asked) || isPending(`ip:${asked}`))
+        throw allocationError(service, [
+          fieldErrors.invalid(
+            field,
+            value,
+            `failed to allocate IP ${asked}: provided IP is already allocated`,
+          ),
+        ]);
+      reserve(`ip:${asked}`);
+      spec['clusterIP'] = asked;
+      spec['clusterIPs'] = [asked];
+    }
+    if (spec['ipFamilies'] === undefined) spec['ipFamilies'] = ['IPv4'];
+    if (spec['ipFamilyPolicy'] === undefined) spec['ipFamilyPolicy'] = 'SingleStack';
+  }
+  if (needsNodePorts(service)) {
+    const own = new Set<number>();
+    for (const port of records(spec['ports'])) {
+      const asked = typeof port['nodePort'] === 'number' ? port['nodePort'] : 0;
+      const kept =
+        context.current !== undefined &&
+        records(specOf(context.current)['ports']).some((p) => p['nodePort'] === asked);
+      if (asked !== 0) {
+        if (!kept && (used.nodePorts.has(asked) || isPending(`port:${asked}`))) {
+          throw allocationError(service, [
+            fieldErrors.invalid(
+              'spec.ports[0].nodePort',
+              asked,
+              'provided port is already allocated',
+            ),
+          ]);
+        }
+        own.add(asked);
+        continue;
+      }
+      const n = pick(
+        (p) => used.nodePorts.has(p) || own.has(p) || isPending(`port:${p}`),
+        NODE_PORT_MIN,
+        NODE_PORT_MAX,
+        NODE_PORT_OFFSET,
+      );
+      if (n === undefined)
+        throw ApiError.internalError('failed to allocate a nodePort: range is full');
+      reserve(`port:${n}`);
+      own.add(n);
+      port['nodePort'] = n;
+    }
+  } else {
+    for (const port of records(spec['ports'])) delete port['nodePort'];
+  }
+}
+
+const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+
+/** ValidateService: ports, their names and numbers, type and session affinity. */
+export function validateService(service: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = specOf(service);
+  const type = text(spec['type']);
+  const headless = spec['clusterIP'] === 'None';
+  const ports = records(spec['ports']);
+  if (ports.length === 0 && !headless && type !== 'ExternalName')
+    errs.push(fieldErrors.required('spec.ports'));
+  const names = new Set<string>();
+  const keys = new Set<string>();
+  ports.forEach((port, i) => {
+    const at = `spec.ports[${i}]`;
+    const name = text(port['name']);
+    if (ports.length > 1 && name === '') errs.push(fieldErrors.required(`${at}.name`));
+    else if (name !== '') {
+      for (const msg of isDNS1123Label(name))
+        errs.push(fieldErrors.invalid(`${at}.name`, name, msg));
+      if (names.has(name)) errs.push(fieldErrors.duplicate(`${at}.name`, name));
+      names.add(name);
+    }
+    const number = typeof port['port'] === 'number' ? port['port'] : 0;
+    for (const msg of isValidPortNum(number))
+      errs.push(fieldErrors.invalid(`${at}.port`, number, msg));
+    const protocol = text(port['protocol']);
+    if (!['SCTP', 'TCP', 'UDP'].includes(protocol))
+      errs.push(fieldErrors.notSupported(`${at}.protocol`, protocol, ['SCTP', 'TCP', 'UDP']));
+    const target = port['targetPort'];
+    if (typeof target === 'number')
+      for (const msg of isValidPortNum(target))
+        errs.push(fieldErrors.invalid(`${at}.targetPort`, target, msg));
+    else if (typeof target === 'string')
+      for (const msg of isValidPortName(target))
+        errs.push(fieldErrors.invalid(`${at}.targetPort`, target, msg));
+    const nodePort = port['nodePort'];
+    if (typeof nodePort === 'number' && nodePort !== 0 && !externallyAccessible(type))
+      errs.push(
+        fieldErrors.forbidden(`${at}.nodePort`, "may not be used when `type` is 'ClusterIP'"),
+      );
+    const key = `${number}/${protocol}`;
+    if (keys.has(key))
+      errs.push(
+        fieldErrors.duplicate(
+          at,
+          goSyntax.raw(
+            `core.ServicePort{Name:"", Protocol:${JSON.stringify(protocol)}, AppProtocol:(*string)(nil), Port:${number}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`,
+          ),
+        ),
+      );
+    keys.add(key);
+  });
+  if (!SERVICE_TYPES.includes(type))
+    errs.push(fieldErrors.notSupported('spec.type', type, SERVICE_TYPES));
+  const affinity = text(spec['sessionAffinity']);
+  if (affinity !== 'ClientIP' && affinity !== 'None')
+    errs.push(fieldErrors.notSupported('spec.sessionAffinity', affinity, ['ClientIP', 'None']));
+  if (type === 'ExternalName' && text(spec['externalName']) === '')
+    errs.push(fieldErrors.required('spec.externalName'));
+  return errs;
+}
+
+/** ValidateServiceUpdate: an allocated cluster IP may not change. */
+function validateServiceUpdate(next: KubeObject, current: KubeObject): FieldError[] {
+  if (!needsClusterIP(next) || !needsClusterIP(current)) return [];
+  const old = specOf(current)['clusterIPs'];
+  const now = specOf(next)['clusterIPs'];
+  const first = (v: unknown) => (Array.isArray(v) ? text(v[0]) : '');
+  if (Array.isArray(old) && old.length > 0 && first(old) !== first(now))
+    return [
+      fieldErrors.invalid(
+        'spec.clusterIPs[0]',
+        goSyntax.stringSlice(Array.isArray(now) ? now.map(text) : undefined),
+        'may not change once set',
+      ),
+    ];
+  return [];
+}
+
+export const serviceStrategy: ResourceStrategy = {
+  decode: setServiceDefaults,
+  validate: validateService,
+  validateUpdate: validateServiceUpdate,
+  // A new service has the empty status (LoadBalancer is a struct value: always written).
+  prepareForCreate(service) {
+    service['status'] = { loadBalancer: {} };
+  },
+  prepareForUpdate: keepAllocated,
+  allocate: allocateService,
+};
