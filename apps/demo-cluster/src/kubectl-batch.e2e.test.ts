@@ -96,7 +96,7 @@ describe('kubectl create job / cronjob against the demo control plane', () => {
     );
   });
 
-  it('kubectl exec and port-forward fail saying the demo has no container runtime (pod-connect.ts answers 400)', async () => {
+  it('kubectl exec and port-forward fail saying the demo has no container runtime (registry/core/pod/subresources.ts answers 400)', async () => {
     const ns = await demo.api.namespace();
     await ok(['run', 'shell', '-n', ns, '--image=busybox', '--', 'sleep', '3600']);
     await ok(['wait', '--for=condition=Ready', 'pod/shell', '-n', ns, '--timeout=60s']);
