@@ -27,6 +27,7 @@ import { TerminalSummary } from './terminal-summary.js';
 import { Workload } from './workload.js';
 import { resolve } from 'node:path';
 import { chooseDataDir, resetDataDir } from './data-dir.js';
+import { DEFAULT_RUN_TO_COMPLETION_MS, simulatedRun } from './controllers/kubelet.js';
 
 // The demo cluster: a durable apiserver (SQLite in apps/demo-cluster/.data/<run>, see
 // data-dir.ts, or --server's) and, against
@@ -334,7 +335,14 @@ async function main(): Promise<void> {
   // reporting them Running (no logs; a Job's pod placed there runs on and does not complete).
   const hollow =
     hollowNodes > 0
-      ? new SimulatedNodes({ client, count: hollowNodes, namePrefix: 'hollow-node-', logger })
+      ? new SimulatedNodes({
+          client,
+          count: hollowNodes,
+          namePrefix: 'hollow-node-',
+          // A Job's pod scheduled onto a hollow node completes as on a full kubelet.
+          runToCompletion: (pod) => simulatedRun(pod, DEFAULT_RUN_TO_COMPLETION_MS),
+          logger,
+        })
       : undefined;
   if (hollow) {
     const started = performance.now();

@@ -124,3 +124,49 @@ it('registering again finds the Nodes and Leases of an earlier run', async () =>
   await once.stop();
   await expect(startFleet({ count: 2, namePrefix: 'again-' })).resolves.toBeDefined();
 });
+
+it('a pod that runs to completion on a hollow node exits: Succeeded on exit code 0, Failed otherwise under Never', async () => {
+  const namespace = await api.namespace();
+  await startFleet({
+    count: 1,
+    namePrefix: 'run-',
+    runToCompletion: (pod) => ({
+      runMs: 10,
+      exitCode: pod.metadata.name === 'fails' ? 3 : 0,
+    }),
+  });
+  const pods = api.client.resource<Pod>(resources.pods).namespace(namespace);
+  for (const name of ['completes', 'fails']) {
+    await pods.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox' }] },
+    });
+    await api.client.request({
+      method: 'POST',
+      path: `/api/v1/namespaces/${namespace}/pods/${name}/binding`,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name, namespace },
+        target: { apiVersion: 'v1', kind: 'Node', name: 'run-0' },
+      },
+    });
+  }
+  const phaseOf = async (name: string) => (await pods.get(name)).status?.phase;
+  await eventually(
+    async () => ((await phaseOf('completes')) === 'Succeeded' ? true : undefined),
+    'the pod that exits 0 Succeeded',
+  );
+  await eventually(
+    async () => ((await phaseOf('fails')) === 'Failed' ? true : undefined),
+    'the pod that exits 3 Failed',
+  );
+  const done = await pods.get('completes');
+  expect(done.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+    exitCode: 0,
+    reason: 'Completed',
+  });
+  expect(done.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
+});

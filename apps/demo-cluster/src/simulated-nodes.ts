@@ -41,6 +41,12 @@ export interface SimulatedNodesOptions {
   onPodDelivered?(pod: Pod, node: string, at: number): void;
   /** A pod's Running status write was answered; `sentAt` when it was sent (wall clock). */
   onPodRunning?(pod: Pod, node: string, sentAt: number, ackAt: number): void;
+  /**
+   * How long a pod's containers run before they exit, and how, for pods that run to completion
+   * (the demo passes the kubelet's `simulatedRun`); undefined: they run until deleted, as
+   * kwok's hollow nodes do by default.
+   */
+  runToCompletion?(pod: Pod): { runMs: number; exitCode: number } | undefined;
   logger?: Logger;
 }
 
@@ -78,6 +84,8 @@ export class SimulatedNodes {
   /** Pods (by uid or key) whose Running status is being written or is written. */
   private readonly reported = new Set<string>();
   private readonly delivered = new Set<string>();
+  /** Containers "running" to completion: their exit is due when the timer fires. */
+  private readonly exits = new Set<ReturnType<typeof setTimeout>>();
   private stopped = false;
 
   constructor(private readonly options: SimulatedNodesOptions) {
@@ -173,6 +181,8 @@ export class SimulatedNodes {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const state of this.nodes) clearTimeout(state.timer);
+    for (const timer of this.exits) clearTimeout(timer);
+    this.exits.clear();
     for (const state of this.nodes) await state.informer?.stop();
   }
 
@@ -277,6 +287,73 @@ export class SimulatedNodes {
       return this.reportRunning(state, pod, attempt + 1);
     }
     this.options.onPodRunning?.(pod, state.name, sentAt, wallMs());
+    const run = this.options.runToCompletion?.(pod);
+    if (run) this.exitAfter(pod, status, run);
+  }
+
+  /**
+   * The containers exit once they have run: exit code 0 makes the pod Succeeded, another Failed
+   * under `Never`, and under `OnFailure` restarts them in place (restartCount + 1), as the
+   * kubelet's computePodActions does (the full kubelet, controllers/kubelet.ts, does the same).
+   */
+  private exitAfter(
+    pod: Pod,
+    running: NonNullable<Pod['status']>,
+    run: { runMs: number; exitCode: number },
+  ): void {
+    const timer = setTimeout(() => {
+      this.exits.delete(timer);
+      if (this.stopped) return;
+      const t = now();
+      const failed = run.exitCode !== 0;
+      const restart = failed && pod.spec?.restartPolicy === 'OnFailure';
+      const containerStatuses = (running.containerStatuses ?? []).map((c) => {
+        const terminated = {
+          exitCode: run.exitCode,
+          reason: failed ? 'Error' : 'Completed',
+          startedAt: c.state?.running?.startedAt ?? t,
+          finishedAt: t,
+          ...(c.containerID !== undefined ? { containerID: c.containerID } : {}),
+        };
+        return restart
+          ? {
+              ...c,
+              restartCount: c.restartCount + 1,
+              lastState: { terminated },
+              state: { running: { startedAt: t } },
+            }
+          : { ...c, ready: false, started: false, state: { terminated } };
+      });
+      const conditions = (running.conditions ?? []).map((c) =>
+        !restart && (c.type === 'Ready' || c.type === 'ContainersReady')
+          ? { ...c, status: 'False' as const, lastTransitionTime: t, reason: 'PodCompleted' }
+          : c,
+      );
+      const status: Pod['status'] = {
+        ...running,
+        phase: restart ? 'Running' : failed ? 'Failed' : 'Succeeded',
+        conditions,
+        containerStatuses,
+      };
+      const pods = this.client
+        .resource<Pod>(resources.pods)
+        .namespace(pod.metadata.namespace ?? '');
+      void this.timed('PATCH', 'pods/status', () =>
+        pods.patch(pod.metadata.name ?? '', { status }, 'merge', { subresource: 'status' }),
+      ).then(
+        () => {
+          if (restart) this.exitAfter(pod, status, run);
+        },
+        (err: unknown) => {
+          if (isApiError(err) && (err.code === 404 || err.code === 409)) return;
+          this.logger.warn('pod status write failed', {
+            pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+            error: err instanceof Error ? err.message : String(err),
+          });
+        },
+      );
+    }, run.runMs);
+    this.exits.add(timer);
   }
 
   /** A pod being deleted: nothing ran, so the kubelet confirms at once (grace period 0). */

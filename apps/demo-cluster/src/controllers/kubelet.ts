@@ -47,7 +47,7 @@ export const RUN_SECONDS_ANNOTATION = 'demo.listwatch.dev/run-seconds';
 export const EXIT_CODE_ANNOTATION = 'demo.listwatch.dev/exit-code';
 
 /** How long a pod that runs to completion runs when its annotation does not say. */
-const DEFAULT_RUN_TO_COMPLETION_MS = 2000;
+export const DEFAULT_RUN_TO_COMPLETION_MS = 2000;
 
 export interface KubeletOptions {
   client: RestClient;
