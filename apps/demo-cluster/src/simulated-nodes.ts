@@ -7,7 +7,7 @@ import {
   type Logger,
   type RestClient,
 } from '@listwatch/client';
-import { NODE_LEASE_NAMESPACE } from './controllers/kubelet.js';
+import { exitedStatus, NODE_LEASE_NAMESPACE } from './controllers/kubelet.js';
 import { isPodReady, now, resources, type Node, type Pod } from './controllers/objects.js';
 
 // Many cheap simulated nodes in one process (kubemark's hollow nodes, kwok's fake nodes): each a
@@ -304,37 +304,8 @@ export class SimulatedNodes {
     const timer = setTimeout(() => {
       this.exits.delete(timer);
       if (this.stopped) return;
-      const t = now();
-      const failed = run.exitCode !== 0;
-      const restart = failed && pod.spec?.restartPolicy === 'OnFailure';
-      const containerStatuses = (running.containerStatuses ?? []).map((c) => {
-        const terminated = {
-          exitCode: run.exitCode,
-          reason: failed ? 'Error' : 'Completed',
-          startedAt: c.state?.running?.startedAt ?? t,
-          finishedAt: t,
-          ...(c.containerID !== undefined ? { containerID: c.containerID } : {}),
-        };
-        return restart
-          ? {
-              ...c,
-              restartCount: c.restartCount + 1,
-              lastState: { terminated },
-              state: { running: { startedAt: t } },
-            }
-          : { ...c, ready: false, started: false, state: { terminated } };
-      });
-      const conditions = (running.conditions ?? []).map((c) =>
-        !restart && (c.type === 'Ready' || c.type === 'ContainersReady')
-          ? { ...c, status: 'False' as const, lastTransitionTime: t, reason: 'PodCompleted' }
-          : c,
-      );
-      const status: Pod['status'] = {
-        ...running,
-        phase: restart ? 'Running' : failed ? 'Failed' : 'Succeeded',
-        conditions,
-        containerStatuses,
-      };
+      const status = exitedStatus(pod, running, run);
+      const restart = status.phase === 'Running';
       const pods = this.client
         .resource<Pod>(resources.pods)
         .namespace(pod.metadata.namespace ?? '');

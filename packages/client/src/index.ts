@@ -80,26 +80,8 @@ export {
   type Credentials,
   type TokenFileOptions,
 } from './clientcmd/credentials.js';
-export {
-  EXEC_API_VERSIONS,
-  ExecCredentialProvider,
-  type ExecClusterInfo,
-  type ExecConfig,
-  type ExecCredentialOptions,
-} from './clientcmd/exec-credential.js';
-export {
-  KubeConfig,
-  KubeConfigError,
-  mergeKubeConfigs,
-  parseKubeConfig,
-  SERVICE_ACCOUNT_DIR,
-  type KubeConfigCluster,
-  type KubeConfigContext,
-  type KubeConfigData,
-  type KubeConfigUser,
-  type LoadOptions,
-  type RestConfigOptions,
-} from './clientcmd/kubeconfig.js';
+// The Node-only parts (kubeconfig, exec credentials), as `@listwatch/client/node` lists them.
+export * from './node.js';
 export { listParamsToQuery, type ListParams, type TweakListOptions } from './rest/list-params.js';
 export {
   DEFAULT_PAGE_SIZE,

@@ -91,6 +91,49 @@ export function simulatedRun(
 }
 
 /**
+ * The status once a run-to-completion pod's containers exit: exit code 0 makes the pod
+ * Succeeded, another Failed under `Never`, and under `OnFailure` restarts them in place
+ * (restartCount + 1), as the kubelet's computePodActions does.
+ */
+export function exitedStatus(
+  pod: Pod,
+  current: NonNullable<Pod['status']>,
+  run: { exitCode: number },
+): NonNullable<Pod['status']> {
+  const t = now();
+  const failed = run.exitCode !== 0;
+  const restart = failed && pod.spec?.restartPolicy === 'OnFailure';
+  const terminated = (c: ContainerStatus) => ({
+    exitCode: run.exitCode,
+    reason: failed ? 'Error' : 'Completed',
+    startedAt: c.state?.running?.startedAt ?? t,
+    finishedAt: t,
+    ...(c.containerID !== undefined ? { containerID: c.containerID } : {}),
+  });
+  const containerStatuses = (current.containerStatuses ?? []).map((c): ContainerStatus =>
+    restart
+      ? {
+          ...c,
+          restartCount: c.restartCount + 1,
+          lastState: { terminated: terminated(c) },
+          state: { running: { startedAt: t } },
+        }
+      : { ...c, ready: false, started: false, state: { terminated: terminated(c) } },
+  );
+  const conditions = (current.conditions ?? []).map((c) =>
+    !restart && (c.type === 'Ready' || c.type === 'ContainersReady')
+      ? { ...c, status: 'False' as const, lastTransitionTime: t, reason: 'PodCompleted' }
+      : c,
+  );
+  return {
+    ...current,
+    phase: restart ? 'Running' : failed ? 'Failed' : 'Succeeded',
+    conditions,
+    containerStatuses,
+  };
+}
+
+/**
  * A simulated kubelet: registers its Node as Ready, renews its Lease in kube-node-lease, and
  * "runs" every pod bound to it — watching only its own pods (`spec.nodeName=<node>`, the
  * apiserver's indexed node watch) and reporting each Running with a pod IP and ready containers
@@ -451,37 +494,8 @@ export class Kubelet {
       this.controller?.queue.addAfter(key, remaining);
       return;
     }
-    const t = now();
-    const failed = run.exitCode !== 0;
-    const restart = failed && pod.spec?.restartPolicy === 'OnFailure';
-    const terminated = (c: ContainerStatus) => ({
-      exitCode: run.exitCode,
-      reason: failed ? 'Error' : 'Completed',
-      startedAt: c.state?.running?.startedAt ?? t,
-      finishedAt: t,
-      ...(c.containerID !== undefined ? { containerID: c.containerID } : {}),
-    });
-    const containerStatuses = (pod.status?.containerStatuses ?? []).map((c): ContainerStatus =>
-      restart
-        ? {
-            ...c,
-            restartCount: c.restartCount + 1,
-            lastState: { terminated: terminated(c) },
-            state: { running: { startedAt: t } },
-          }
-        : { ...c, ready: false, started: false, state: { terminated: terminated(c) } },
-    );
-    const conditions = (pod.status?.conditions ?? []).map((c) =>
-      !restart && (c.type === 'Ready' || c.type === 'ContainersReady')
-        ? { ...c, status: 'False' as const, lastTransitionTime: t, reason: 'PodCompleted' }
-        : c,
-    );
-    const status: Pod['status'] = {
-      ...pod.status,
-      phase: restart ? 'Running' : failed ? 'Failed' : 'Succeeded',
-      conditions,
-      containerStatuses,
-    };
+    const status = exitedStatus(pod, pod.status ?? {}, run);
+    const restart = status.phase === 'Running';
     try {
       await this.pods.namespace(pod.metadata.namespace ?? '').applyStatus(
         {
