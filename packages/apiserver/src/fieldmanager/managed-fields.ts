@@ -1,5 +1,6 @@
 import { compareStrings } from './fieldpath.js';
-import { fieldsV1ToSet, setToFieldsV1 } from './fields-v1.js';
+import { decodedFieldSet } from './decoded-fields.js';
+import { setToFieldsV1 } from './fields-v1.js';
 import type { ManagedFields } from './merge.js';
 import { metaV1Time } from '@listwatch/api';
 
@@ -76,7 +77,7 @@ export function decodeManagedFields(entries: readonly unknown[]): Managed {
     }
     const id = managerIdentifier(entry);
     managed.fields.set(id, {
-      set: fieldsV1ToSet(entry.fieldsV1 ?? {}),
+      set: decodedFieldSet(entry.fieldsV1 ?? {}),
       apiVersion: entry.apiVersion,
       applied: entry.operation === 'Apply',
     });
