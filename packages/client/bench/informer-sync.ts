@@ -2,8 +2,9 @@
 // (memory storage, its own process): our SharedIndexInformer and makeInformer,
 // @kubernetes/client-node 1.4's makeInformer, the bare cost (the same paginated LIST fetched and
 // JSON.parse'd), the decode floor (the LIST parsed as it arrives and kept, nothing else) and our
-// informer with an opt-in stripManagedFields transform. Each measurement in a fresh child process
-// (clean heap), after a pause for the machine to settle; rounds in rotating order.
+// informer with an opt-in stripManagedFields transform, and with the opt-in slimLists. Each
+// measurement in a fresh child process (clean heap), after a pause for the machine to settle;
+// rounds in rotating order.
 import type { Measurement, Scenario } from '../../../bench/lib.js';
 import { forkChild, sleep } from '../../../bench/proc.js';
 import { MODES, type Mode } from './procs/informer-modes.js';
@@ -26,6 +27,7 @@ const KEYS: Record<Mode, string> = {
   'ours: SharedIndexInformer': 'ours_informer',
   'ours: makeInformer': 'ours_make_informer',
   'ours: SharedIndexInformer + stripManagedFields': 'ours_strip_managed_fields',
+  'ours: SharedIndexInformer + slimLists': 'ours_slim_lists',
   'client-node': 'client_node',
   bare: 'bare',
   'decode floor': 'floor',
@@ -74,6 +76,7 @@ export const scenario: Scenario = {
         }
         const ours = got.get('ours: SharedIndexInformer')!;
         const strip = got.get('ours: SharedIndexInformer + stripManagedFields')!;
+        const slim = got.get('ours: SharedIndexInformer + slimLists')!;
         const node = got.get('client-node')!;
         const floor = got.get('decode floor')!;
         return {
@@ -87,6 +90,9 @@ export const scenario: Scenario = {
             make_informer_vs_floor: got.get('ours: makeInformer')!.seconds / floor.seconds,
             strip_managed_fields_vs_floor: strip.seconds / floor.seconds,
             strip_managed_fields_heap_vs_floor: strip.heapMB / floor.heapMB,
+            // The opt-in slimmer's trade: CPU against the floor, heap against the default's.
+            slim_lists_cpu_vs_floor: slim.cpuSeconds / floor.cpuSeconds,
+            slim_lists_heap_vs_ours: slim.heapMB / ours.heapMB,
           },
         };
       },

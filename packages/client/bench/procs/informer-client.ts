@@ -28,14 +28,20 @@ type Run = () => Promise<{ objects: number; keep: unknown }>;
 async function prepare(mode: Mode, url: string): Promise<Run> {
   switch (mode) {
     case 'ours: SharedIndexInformer':
-    case 'ours: SharedIndexInformer + stripManagedFields': {
+    case 'ours: SharedIndexInformer + stripManagedFields':
+    case 'ours: SharedIndexInformer + slimLists': {
       const { findBuiltinResource } = await import('@listwatch/api');
       const { RestClient, SharedIndexInformer } = await import('../../src/index.js');
-      const client = new RestClient({ server: url });
+      const client = new RestClient({
+        server: url,
+        ...(mode === 'ours: SharedIndexInformer + slimLists' ? { slimLists: true } : {}),
+      });
       const informer = new SharedIndexInformer({
         listerWatcher: client.resource(findBuiltinResource('pods')!).namespace('').listerWatcher(),
         resource: { group: '', resource: 'pods' },
-        ...(mode === 'ours: SharedIndexInformer' ? {} : { transform: stripManagedFields }),
+        ...(mode === 'ours: SharedIndexInformer + stripManagedFields'
+          ? { transform: stripManagedFields }
+          : {}),
       });
       return async () => {
         informer.start();

@@ -3,6 +3,7 @@ export const MODES = [
   'ours: SharedIndexInformer',
   'ours: makeInformer',
   'ours: SharedIndexInformer + stripManagedFields',
+  'ours: SharedIndexInformer + slimLists',
   'client-node',
   'bare',
   'decode floor',

@@ -360,6 +360,29 @@ describe('RestClient over HTTP', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('a LIST decodes to the same items with slimLists as without: slimming is opt-in and invisible', async () => {
+    const list = {
+      kind: 'ConfigMapList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '10' },
+      // Long repeated strings and empty objects: what the slimmer shares and replaces.
+      items: Array.from({ length: 30 }, (_, i) => ({
+        ...configMap('ns', `cm-${i}`, String(i)),
+        data: { image: 'registry.example.com/shop/checkout:1.8.1', empty: {} },
+      })),
+    };
+    server.handle((_req, res) => json(res, 200, list));
+    for (const slimLists of [false, true]) {
+      const items = (await cms(make({ slimLists })).list()).items;
+      expect(items).toEqual(list.items);
+      for (const item of items) {
+        const empty = (item as unknown as { data: { empty: object } }).data.empty;
+        expect(Object.getPrototypeOf(empty)).toBe(Object.prototype);
+        expect(Object.isExtensible(empty)).toBe(true);
+      }
+    }
+  });
+
   it('fails a LIST whose body turns malformed mid-stream with a 500 InternalError, without retrying it, and frees its connection', async () => {
     const items = Array.from({ length: 20 }, (_, i) => configMap('ns', `cm-${i}`, String(i)));
     const good = JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items });

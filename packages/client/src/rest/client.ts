@@ -78,6 +78,7 @@ export class RestClient implements WatchConnector {
     this.requests = {
       encoding: this.encoding,
       timeoutMs: options.timeoutMs ?? 60_000,
+      slimLists: options.slimLists ?? false,
       retry: new WithRetry(options.retry, clock),
       logger: this.logger,
       clock,

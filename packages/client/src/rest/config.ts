@@ -43,6 +43,13 @@ export interface RestClientOptions extends RestConfig {
    */
   encoding?: Encoding | undefined;
   /**
+   * Slim the items of every JSON LIST as they are decoded (ObjectSlimmer: repeated strings
+   * shared, empty objects made smaller): an informer's cache of Pods takes about a fifth less
+   * heap, for a walk of every object that costs CPU during the sync. Off by default: a sync
+   * then stays within a tenth of the decode floor's CPU (the informer-sync bench measures both).
+   */
+  slimLists?: boolean | undefined;
+  /**
    * Per attempt of a non-watch request (default 60 s), from the call — waiting for a pooled
    * connection included — to the response; for a LIST, then the longest wait for its next bytes,
    * so a large list that keeps flowing is never cut off. 0 disables. Watches have none.

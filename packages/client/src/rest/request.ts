@@ -38,7 +38,7 @@ export interface RequestOptions {
   /**
    * The response is a JSON list: decode its items as the bytes arrive (JsonListDecoder) rather
    * than after the whole body, overlapping the parse with the transfer of a large LIST, and
-   * slim them as they come (ObjectSlimmer).
+   * with RestClientOptions.slimLists slim them as they come (ObjectSlimmer).
    */
   streamList?: boolean;
   /** Replaces the Accept the client's encoding asks for (discovery's aggregated media type). */
@@ -60,6 +60,8 @@ export interface RequestContext {
   readonly encoding: Encoding;
   /** Per attempt, unless the request says otherwise; 0 disables. */
   readonly timeoutMs: number;
+  /** Slim the items of a streamed JSON LIST (RestClientOptions.slimLists). */
+  readonly slimLists?: boolean;
   readonly retry: WithRetry;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -181,9 +183,13 @@ async function send(
     if (ok && options.streamList && isJson(res.headers['content-type'])) {
       // A large LIST may take long in full: from its first byte on, only a stall as long as
       // the timeout fails it (client-go sets no timeout on a LIST at all).
-      const decoded = await decodeStreamingList(res.body, () => {
-        if (timer) timer = refreshTimer(timer, timeoutMs, onTimeout);
-      });
+      const decoded = await decodeStreamingList(
+        res.body,
+        () => {
+          if (timer) timer = refreshTimer(timer, timeoutMs, onTimeout);
+        },
+        ctx.slimLists ?? false,
+      );
       return { statusCode: res.statusCode, headers: res.headers, body: EMPTY, decoded };
     }
     const bytes = Buffer.from(await res.body.arrayBuffer());

@@ -6,9 +6,10 @@ import { ObjectSlimmer } from './object-slimmer.js';
 export async function decodeStreamingList(
   body: AsyncIterable<Buffer>,
   onChunk: () => void,
+  slim: boolean,
 ): Promise<unknown> {
-  const slimmer = new ObjectSlimmer();
-  const decoder = new JsonListDecoder({ onItems: (items) => slimmer.slim(items) });
+  const slimmer = slim ? new ObjectSlimmer() : undefined;
+  const decoder = new JsonListDecoder(slimmer ? { onItems: (items) => slimmer.slim(items) } : {});
   try {
     for await (const chunk of body) {
       onChunk();

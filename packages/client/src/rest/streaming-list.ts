@@ -5,13 +5,17 @@ import { ObjectSlimmer } from './object-slimmer.js';
 
 /**
  * A JSON LIST body decoded as it arrives: the codec's JsonListDecoder parses the items while the
- * rest is still on the wire, overlapping the parse with the transfer of a large LIST, and
- * ObjectSlimmer slims them as they come. `onChunk` runs before each chunk is decoded (the
+ * rest is still on the wire, overlapping the parse with the transfer of a large LIST, and with
+ * `slim` ObjectSlimmer slims them as they come. `onChunk` runs before each chunk is decoded (the
  * request re-arms its deadline there).
  */
-export async function decodeStreamingList(body: Readable, onChunk: () => void): Promise<unknown> {
-  const slimmer = new ObjectSlimmer();
-  const decoder = new JsonListDecoder({ onItems: (items) => slimmer.slim(items) });
+export async function decodeStreamingList(
+  body: Readable,
+  onChunk: () => void,
+  slim: boolean,
+): Promise<unknown> {
+  const slimmer = slim ? new ObjectSlimmer() : undefined;
+  const decoder = new JsonListDecoder(slimmer ? { onItems: (items) => slimmer.slim(items) } : {});
   try {
     await consume(body, (chunk) => {
       onChunk();
