@@ -11,17 +11,16 @@ import { fieldsV1ToSet } from './fields-v1.js';
 /** Bytes of FieldsV1 JSON the cache holds at most; the whole cache is dropped past it. */
 const MAX_BYTES = 4 * 2 ** 20;
 
-/** By the FieldsV1 object itself: the watch cache hands out the same object to every write. */
-const byObject = new WeakMap<object, FieldSet>();
-/** By its JSON: another object's equal FieldsV1 (a fresh decode of the same stored bytes). */
+/**
+ * By the FieldsV1's JSON, not by object: most live objects are fresh decodes of stored bytes, and
+ * a WeakMap entry for each would be an ephemeron for the garbage collector to trace per write.
+ */
 const byJson = new Map<string, FieldSet>();
 let bytes = 0;
 
 /** fieldsV1ToSet of `fields`, decoded once for every equal FieldsV1; throws as it does. */
 export function decodedFieldSet(fields: unknown): FieldSet {
   if (fields === null || typeof fields !== 'object') return fieldsV1ToSet(fields);
-  const known = byObject.get(fields);
-  if (known !== undefined) return known;
   const json = JSON.stringify(fields);
   let set = byJson.get(json);
   if (set === undefined) {
@@ -33,6 +32,5 @@ export function decodedFieldSet(fields: unknown): FieldSet {
     byJson.set(json, set);
     bytes += json.length;
   }
-  byObject.set(fields, set);
   return set;
 }
