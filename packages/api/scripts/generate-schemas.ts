@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { builtinResources } from '../src/builtin-resources.js';
+import { builtinResources } from '../src/builtin-resource-definitions.js';
 import {
   isProtoScalar,
   type JsonForm,

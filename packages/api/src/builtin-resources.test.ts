@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtinResources, findBuiltinResource } from './builtin-resources.js';
+import { builtinResources, findBuiltinResource } from './builtin-resource-definitions.js';
 import type { KubeObject } from './object-meta.js';
 
 const now = Date.parse('2026-01-01T01:00:00Z');

@@ -3,13 +3,22 @@ import {
   selectableFieldsOf,
   type FieldLabels,
 } from './builtin-field-labels.js';
-import { builtinTableColumns } from './builtin-table-printers.js';
+import type { builtinTableColumns } from './builtin-table-printers.js';
 import type { NameRule } from './names.js';
-import type { ResourceDefinition, TableColumn, Verb } from './resource-definition.js';
+import type { ResourceDefinition, Verb } from './resource-definition.js';
 
 // The built-in resources as discovery serves them: group, version, kind, names, scope, verbs
-// and subresources. Each one's field labels are builtin-field-labels.ts's and its Table columns
-// builtin-table-printers.ts's (kube's printers.go).
+// and subresources. Each one's field labels are builtin-field-labels.ts's; its Table printer is
+// named here and attached by builtin-resource-definitions.ts, so this table (all a client needs)
+// does not load the printers, whose column descriptions come from the 673 KB schema source.
+
+/** The key of a resource's Table columns in builtin-table-printers.ts. */
+export type BuiltinPrinter = keyof typeof builtinTableColumns;
+
+/** A built-in resource without its Table columns: `printer` names them. */
+export type BuiltinKind = Omit<ResourceDefinition, 'tableColumns'> & {
+  readonly printer: BuiltinPrinter;
+};
 
 /** The verbs of a resource that supports every operation. */
 export const ALL_VERBS: readonly Verb[] = [
@@ -34,10 +43,10 @@ interface Spec extends FieldLabels {
   verbs?: readonly Verb[];
   subresources?: string[];
   nameRule?: NameRule;
-  columns: TableColumn[];
+  columns: BuiltinPrinter;
 }
 
-function define(spec: Spec): ResourceDefinition {
+function define(spec: Spec): BuiltinKind {
   return {
     group: spec.group ?? '',
     version: spec.version ?? 'v1',
@@ -53,7 +62,7 @@ function define(spec: Spec): ResourceDefinition {
     subresources: spec.subresources ?? [],
     selectableFields: selectableFieldsOf(spec),
     indexes: spec.indexes ?? {},
-    tableColumns: spec.columns,
+    printer: spec.columns,
   };
 }
 
@@ -65,7 +74,7 @@ const pods = define({
   namespaced: true,
   subresources: ['status', 'binding', 'log', 'exec', 'attach', 'portforward'],
   ...builtinFieldLabels.pods,
-  columns: builtinTableColumns.pods,
+  columns: 'pods',
 });
 
 const namespaces = define({
@@ -77,7 +86,7 @@ const namespaces = define({
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: ['status', 'finalize'],
   ...builtinFieldLabels.namespaces,
-  columns: builtinTableColumns.namespaces,
+  columns: 'namespaces',
 });
 
 const configmaps = define({
@@ -85,7 +94,7 @@ const configmaps = define({
   plural: 'configmaps',
   shortNames: ['cm'],
   namespaced: true,
-  columns: builtinTableColumns.configmaps,
+  columns: 'configmaps',
 });
 
 const secrets = define({
@@ -93,7 +102,7 @@ const secrets = define({
   plural: 'secrets',
   namespaced: true,
   ...builtinFieldLabels.secrets,
-  columns: builtinTableColumns.secrets,
+  columns: 'secrets',
 });
 
 const serviceaccounts = define({
@@ -102,7 +111,7 @@ const serviceaccounts = define({
   shortNames: ['sa'],
   namespaced: true,
   subresources: ['token'],
-  columns: builtinTableColumns.serviceaccounts,
+  columns: 'serviceaccounts',
 });
 
 const nodes = define({
@@ -112,7 +121,7 @@ const nodes = define({
   namespaced: false,
   subresources: ['status'],
   ...builtinFieldLabels.nodes,
-  columns: builtinTableColumns.nodes,
+  columns: 'nodes',
 });
 
 const services = define({
@@ -124,7 +133,7 @@ const services = define({
   nameRule: 'dns1035Label',
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: ['status'],
-  columns: builtinTableColumns.services,
+  columns: 'services',
 });
 
 const events = define({
@@ -133,7 +142,7 @@ const events = define({
   shortNames: ['ev'],
   namespaced: true,
   ...builtinFieldLabels.events,
-  columns: builtinTableColumns.events,
+  columns: 'events',
 });
 
 /**
@@ -153,7 +162,7 @@ const replicasets = define({
   plural: 'replicasets',
   shortNames: ['rs'],
   ...REPLICATED,
-  columns: builtinTableColumns.replicasets,
+  columns: 'replicasets',
 });
 
 const deployments = define({
@@ -164,7 +173,7 @@ const deployments = define({
   categories: ['all'],
   namespaced: true,
   subresources: ['status', 'scale'],
-  columns: builtinTableColumns.deployments,
+  columns: 'deployments',
 });
 
 const leases = define({
@@ -172,7 +181,7 @@ const leases = define({
   kind: 'Lease',
   plural: 'leases',
   namespaced: true,
-  columns: builtinTableColumns.leases,
+  columns: 'leases',
 });
 
 /**
@@ -180,14 +189,14 @@ const leases = define({
  * and pkg/registry/authorization: REST storages that are only a rest.Creater). Discovery lists
  * them with the create verb alone; they have no list kind and nothing is stored.
  */
-function review(group: string, kind: string, namespaced = false): ResourceDefinition {
+function review(group: string, kind: string, namespaced = false): BuiltinKind {
   return define({
     group,
     kind,
     plural: `${kind.toLowerCase()}s`,
     namespaced,
     verbs: ['create'],
-    columns: builtinTableColumns.review,
+    columns: 'review',
   });
 }
 
@@ -206,8 +215,8 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 function rbacScopes(
   kind: string,
   plural: string,
-  columns: TableColumn[],
-): [ResourceDefinition, ResourceDefinition] {
+  columns: BuiltinPrinter,
+): [BuiltinKind, BuiltinKind] {
   const scoped = (prefix: string, namespaced: boolean) =>
     define({
       group: RBAC_GROUP,
@@ -220,11 +229,11 @@ function rbacScopes(
   return [scoped('', true), scoped('Cluster', false)];
 }
 
-const [roles, clusterroles] = rbacScopes('Role', 'roles', builtinTableColumns.roles);
+const [roles, clusterroles] = rbacScopes('Role', 'roles', 'roles');
 const [rolebindings, clusterrolebindings] = rbacScopes(
   'RoleBinding',
   'rolebindings',
-  builtinTableColumns.rolebindings,
+  'rolebindings',
 );
 
 const statefulsets = define({
@@ -235,7 +244,7 @@ const statefulsets = define({
   categories: ['all'],
   namespaced: true,
   subresources: ['status', 'scale'],
-  columns: builtinTableColumns.statefulsets,
+  columns: 'statefulsets',
 });
 
 const daemonsets = define({
@@ -246,7 +255,7 @@ const daemonsets = define({
   categories: ['all'],
   namespaced: true,
   subresources: ['status'],
-  columns: builtinTableColumns.daemonsets,
+  columns: 'daemonsets',
 });
 
 const controllerrevisions = define({
@@ -254,7 +263,7 @@ const controllerrevisions = define({
   kind: 'ControllerRevision',
   plural: 'controllerrevisions',
   namespaced: true,
-  columns: builtinTableColumns.controllerrevisions,
+  columns: 'controllerrevisions',
 });
 
 const jobs = define({
@@ -265,7 +274,7 @@ const jobs = define({
   namespaced: true,
   subresources: ['status'],
   ...builtinFieldLabels.jobs,
-  columns: builtinTableColumns.jobs,
+  columns: 'jobs',
 });
 
 const cronjobs = define({
@@ -276,7 +285,7 @@ const cronjobs = define({
   categories: ['all'],
   namespaced: true,
   subresources: ['status'],
-  columns: builtinTableColumns.cronjobs,
+  columns: 'cronjobs',
 });
 
 const endpoints = define({
@@ -284,7 +293,7 @@ const endpoints = define({
   plural: 'endpoints',
   shortNames: ['ep'],
   namespaced: true,
-  columns: builtinTableColumns.endpoints,
+  columns: 'endpoints',
 });
 
 const endpointslices = define({
@@ -292,7 +301,7 @@ const endpointslices = define({
   kind: 'EndpointSlice',
   plural: 'endpointslices',
   namespaced: true,
-  columns: builtinTableColumns.endpointslices,
+  columns: 'endpointslices',
 });
 
 const persistentvolumeclaims = define({
@@ -301,7 +310,7 @@ const persistentvolumeclaims = define({
   shortNames: ['pvc'],
   namespaced: true,
   subresources: ['status'],
-  columns: builtinTableColumns.persistentvolumeclaims,
+  columns: 'persistentvolumeclaims',
 });
 
 const persistentvolumes = define({
@@ -310,7 +319,7 @@ const persistentvolumes = define({
   shortNames: ['pv'],
   namespaced: false,
   subresources: ['status'],
-  columns: builtinTableColumns.persistentvolumes,
+  columns: 'persistentvolumes',
 });
 
 const resourcequotas = define({
@@ -319,7 +328,7 @@ const resourcequotas = define({
   shortNames: ['quota'],
   namespaced: true,
   subresources: ['status'],
-  columns: builtinTableColumns.resourcequotas,
+  columns: 'resourcequotas',
 });
 
 const limitranges = define({
@@ -327,14 +336,14 @@ const limitranges = define({
   plural: 'limitranges',
   shortNames: ['limits'],
   namespaced: true,
-  columns: builtinTableColumns.limitranges,
+  columns: 'limitranges',
 });
 
 const podtemplates = define({
   kind: 'PodTemplate',
   plural: 'podtemplates',
   namespaced: true,
-  columns: builtinTableColumns.podtemplates,
+  columns: 'podtemplates',
 });
 
 const replicationcontrollers = define({
@@ -342,7 +351,7 @@ const replicationcontrollers = define({
   plural: 'replicationcontrollers',
   shortNames: ['rc'],
   ...REPLICATED,
-  columns: builtinTableColumns.replicationcontrollers,
+  columns: 'replicationcontrollers',
 });
 
 const ingresses = define({
@@ -352,7 +361,7 @@ const ingresses = define({
   shortNames: ['ing'],
   namespaced: true,
   subresources: ['status'],
-  columns: builtinTableColumns.ingresses,
+  columns: 'ingresses',
 });
 
 const networkpolicies = define({
@@ -361,7 +370,7 @@ const networkpolicies = define({
   plural: 'networkpolicies',
   shortNames: ['netpol'],
   namespaced: true,
-  columns: builtinTableColumns.networkpolicies,
+  columns: 'networkpolicies',
 });
 
 const poddisruptionbudgets = define({
@@ -371,7 +380,7 @@ const poddisruptionbudgets = define({
   shortNames: ['pdb'],
   namespaced: true,
   subresources: ['status'],
-  columns: builtinTableColumns.poddisruptionbudgets,
+  columns: 'poddisruptionbudgets',
 });
 
 const eventsV1 = define({
@@ -380,7 +389,7 @@ const eventsV1 = define({
   plural: 'events',
   shortNames: ['ev'],
   namespaced: true,
-  columns: builtinTableColumns.eventsV1,
+  columns: 'eventsV1',
 });
 
 /** What both served versions of HorizontalPodAutoscalers are. */
@@ -396,13 +405,13 @@ const HPA: Omit<Spec, 'columns'> = {
 
 const horizontalpodautoscalers = define({
   ...HPA,
-  columns: builtinTableColumns.horizontalpodautoscalers,
+  columns: 'horizontalpodautoscalers',
 });
 
 const horizontalpodautoscalersV2 = define({
   ...HPA,
   version: 'v2',
-  columns: builtinTableColumns.horizontalpodautoscalersV2,
+  columns: 'horizontalpodautoscalersV2',
 });
 
 /**
@@ -411,7 +420,7 @@ const horizontalpodautoscalersV2 = define({
  * authorization.k8s.io, autoscaling, batch, networking,
  * policy, rbac, coordination, discovery).
  */
-export const builtinResources: readonly ResourceDefinition[] = [
+export const builtinKinds: readonly BuiltinKind[] = [
   namespaces,
   pods,
   configmaps,
@@ -455,9 +464,9 @@ export const builtinResources: readonly ResourceDefinition[] = [
 ];
 
 /** Looks a built-in resource up by plural, singular, short name or kind (as kubectl does). */
-export function findBuiltinResource(name: string, group?: string): ResourceDefinition | undefined {
+export function findBuiltinKind(name: string, group?: string): BuiltinKind | undefined {
   const lower = name.toLowerCase();
-  return builtinResources.find(
+  return builtinKinds.find(
     (r) =>
       (group === undefined || r.group === group) &&
       (r.plural === lower ||

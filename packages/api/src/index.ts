@@ -15,6 +15,7 @@ export * from './human-duration.js';
 export * from './duration.js';
 export * from './logger.js';
 export * from './builtin-resources.js';
+export * from './builtin-resource-definitions.js';
 export * from './builtin-field-labels.js';
 export { AGE_COLUMN, NAME_COLUMN } from './builtin-table-printers.js';
 export * from './names.js';

@@ -12,6 +12,7 @@ import { errors } from './middleware/errors.js';
 import { health } from './middleware/health.js';
 import { openIDMetadataRoutes } from './authentication/openid-metadata.js';
 import { hostFilter } from './middleware/host-filter.js';
+import { cors } from './middleware/cors.js';
 import { inflightLimits, type InflightLimits } from './middleware/limits.js';
 import { requestBody } from './middleware/request-body.js';
 import { requestDeadline } from './middleware/request-deadline.js';
@@ -22,6 +23,8 @@ export function createApp(server: ServerContext, limits: InflightLimits): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(accessLog(server));
+  // Before authentication, as kube's handler chain: a preflight carries no credentials.
+  app.use(cors(server.cors));
   app.use(errors(server));
   app.use(auditInit(server));
   app.use(authentication(server.authenticator));

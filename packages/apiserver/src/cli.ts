@@ -2,6 +2,7 @@ import { parseDuration, tryParseBool } from '@listwatch/api';
 import { STORAGE_BACKENDS, type StorageBackend } from '@listwatch/storage';
 import { AUTHORIZATION_MODES, type AuthorizationMode } from './authorization/authorizer.js';
 import type { ApiServerOptions } from './server.js';
+import { CORS_ALLOWED_ORIGINS_HELP, validateCorsAllowedOrigins } from './middleware/cors.js';
 import { TLS_VERSIONS, tlsCipherSuites, tlsMinVersion } from './tls-options.js';
 
 interface Flag {
@@ -54,6 +55,16 @@ export const FLAGS: readonly Flag[] = [
           );
         }
       }
+    },
+  },
+  {
+    name: 'cors-allowed-origins',
+    help: CORS_ALLOWED_ORIGINS_HELP,
+    apply: (o, v) => {
+      const patterns = v.split(',');
+      const problems = validateCorsAllowedOrigins(patterns);
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      o.corsAllowedOrigins = patterns;
     },
   },
   {

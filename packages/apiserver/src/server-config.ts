@@ -32,6 +32,7 @@ import { RequestAuthorizer } from './authorization/request-authorizer.js';
 import { loadEncryptionConfig } from './encryption/encryption-config.js';
 import type { ApiServerMetrics } from './metrics.js';
 import { HostFilter } from './middleware/host-filter.js';
+import type { CorsPolicy } from './middleware/cors.js';
 import { WatchLimiter } from './middleware/limits.js';
 import type { ResourceRegistry, WatchCacheSizes } from './registry/resource-registry.js';
 import type { ServerContext } from './server-context.js';
@@ -114,6 +115,13 @@ export interface ApiServerOptions {
    * cross-site watches while the server has no authentication.
    */
   acceptHosts?: string[];
+  /**
+   * `--cors-allowed-origins` (default none: CORS off): regular expressions matched against a
+   * request's Origin; a match gets the Access-Control-* headers and its preflight a 204
+   * (k8s.io/apiserver pkg/server/filters/cors.go). Each must pin the start (`^` or `//`) and
+   * end (`$` or `:`) of the host, as kube-apiserver requires.
+   */
+  corsAllowedOrigins?: string[];
   /** `--client-ca-file` as PEM: TLS clients may present certificates it signed (user CN, groups O). */
   clientCA?: string;
   /** `--token-auth-file`: static bearer tokens, `token,user,uid,"group1,group2"` per line. */
@@ -351,9 +359,10 @@ export function serverContextOf(
     authenticator: RequestAuthenticator;
     serviceAccounts: ServiceAccountTokens | undefined;
     authorizer: RequestAuthorizer;
+    cors: CorsPolicy;
   },
 ): ServerContext {
-  const { logger, serviceAccounts, ...rest } = parts;
+  const { logger, serviceAccounts, cors, ...rest } = parts;
   return {
     ...rest,
     logger,
@@ -361,7 +370,8 @@ export function serverContextOf(
     maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
     requestTimeoutMs: options.requestTimeout ?? 60_000,
     serviceAccountTokens: serviceAccounts,
-    hostFilter: HostFilter.parse(options.acceptHosts ?? []),
+    cors,
+    hostFilter: HostFilter.parse(options.acceptHosts ?? [], (origin) => cors.allows(origin)),
     listEncodings:
       options.watchCacheListEncodings === false
         ? undefined

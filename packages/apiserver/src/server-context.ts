@@ -10,6 +10,7 @@ import type { ServiceAccountTokens } from './authentication/service-account-opti
 import type { RequestAuthorizer } from './authorization/request-authorizer.js';
 import type { ApiServerMetrics } from './metrics.js';
 import type { HostFilter } from './middleware/host-filter.js';
+import type { CorsPolicy } from './middleware/cors.js';
 import type { WatchLimiter } from './middleware/limits.js';
 import type { ResourceRegistry } from './registry/resource-registry.js';
 
@@ -42,6 +43,8 @@ export interface ServerContext {
   authorizer: RequestAuthorizer;
   /** Which Host and Origin headers anonymous requests may carry (loopback and --accept-hosts). */
   hostFilter: HostFilter;
+  /** `--cors-allowed-origins`: the pages of other origins that may call this server. */
+  cors: CorsPolicy;
   /** `--max-watches-per-user`: each user's open watches, counted (HTTP and WebSocket). */
   watchLimiter: WatchLimiter;
   /** `--audit-policy-file`: the level of each request's events. */

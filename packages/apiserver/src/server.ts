@@ -1,6 +1,7 @@
 import type { Storage } from '@listwatch/storage';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { CorsPolicy } from './middleware/cors.js';
 import { createApp } from './app.js';
 import { CustomResourceDefinitionHandler } from './apiextensions/crd-handler.js';
 import { customResourceDefinitions } from './apiextensions/customresourcedefinition-resource.js';
@@ -51,6 +52,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   // Embedded, a server is quiet unless something is wrong; the bin logs at info.
   const logger = options.logger ?? jsonLogger('warn');
   refuseAnonymousAdminOffLoopback(options, logger);
+  const cors = CorsPolicy.parse(options.corsAllowedOrigins ?? []);
   const definitions = options.definitions ?? servedResources;
   const storage = storageOf(options, definitions);
   const metrics = new ApiServerMetrics();
@@ -73,6 +75,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     authenticator,
     serviceAccounts,
     authorizer,
+    cors,
   });
   await ensureSystemNamespaces(registry, context);
   // Every namespace's `default` ServiceAccount, as kube-controller-manager keeps them.

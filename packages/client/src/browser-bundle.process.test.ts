@@ -82,6 +82,27 @@ describe('the client bundled for the browser', () => {
     ).toEqual([]);
   });
 
+  it('the bundle leaves out the generated schemas (673 KB): the kind table has no printers and protobuf is not in the browser build', async () => {
+    const schemaModule = /\/api\/src\/generated\/schemas\.ts$/;
+    const included = async (contents?: string) => {
+      const result = await bundle('browser', contents);
+      const [output] = Object.values(result.metafile.outputs);
+      return Object.keys(output!.inputs).filter((i) => schemaModule.test(i));
+    };
+    expect(await included()).toEqual([]);
+    expect(await included("export * from '@listwatch/client';")).toEqual([]);
+    // A selector import is the selector code alone (@listwatch/api is sideEffects: false).
+    expect(
+      await included(
+        "import { parseLabelSelector } from '@listwatch/api'; parseLabelSelector('a=b');",
+      ),
+    ).toEqual([]);
+    // The Node bundle keeps protobuf, and with it the schemas.
+    const node = await bundle('node', "export { decodeObject } from '@listwatch/codec';");
+    const [nodeOutput] = Object.values(node.metafile.outputs);
+    expect(Object.keys(nodeOutput!.inputs).filter((i) => schemaModule.test(i))).toHaveLength(1);
+  });
+
   async function open(transport: 'http' | 'websocket'): Promise<Page> {
     const page = await browser.newPage();
     const failures: string[] = [];

@@ -15,11 +15,21 @@ import { isAnonymous, type UserInfo } from '../authentication/user.js';
  * (server.ts).
  */
 export class HostFilter {
-  constructor(private readonly accept: readonly RegExp[] = []) {}
+  /**
+   * `corsAllowed`: origins the operator opened to pages with --cors-allowed-origins, which
+   * this filter lets through as well (else CORS would only work for authenticated requests).
+   */
+  constructor(
+    private readonly accept: readonly RegExp[] = [],
+    private readonly corsAllowed: (origin: string) => boolean = () => false,
+  ) {}
 
   /** Patterns as `--accept-hosts` takes them (comma-separated regular expressions). */
-  static parse(patterns: readonly string[]): HostFilter {
-    return new HostFilter(patterns.map((p) => new RegExp(p)));
+  static parse(patterns: readonly string[], corsAllowed?: (origin: string) => boolean): HostFilter {
+    return new HostFilter(
+      patterns.map((p) => new RegExp(p)),
+      corsAllowed,
+    );
   }
 
   /** The hostname of a Host header (`127.0.0.1:8080`, `[::1]:80`), or undefined if malformed. */
@@ -68,6 +78,7 @@ export class HostFilter {
 
   /** A request's Origin (when sent): a page served from loopback, this server, or an accepted host. */
   originAllowed(origin: string, host: string | undefined): boolean {
+    if (this.corsAllowed(origin)) return true;
     let url: URL;
     try {
       url = new URL(origin);

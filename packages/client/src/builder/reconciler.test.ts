@@ -138,6 +138,7 @@ describe('the reconciler runtime against an apiserver', () => {
     const clock = new FakeClock();
     // The informers on the real clock; the controller's queue on the fake one.
     const informers = new SharedInformerFactory({ client, namespace: ns, logger: silentLogger });
+    stops.push(() => informers.shutdown());
     const manager = new Manager({ client, informers, clock });
     const calls: Request[] = [];
     newControllerManagedBy(manager)
@@ -162,6 +163,31 @@ describe('the reconciler runtime against an apiserver', () => {
     expect(calls).toHaveLength(1);
     clock.step(1);
     await eventually(() => expect(calls).toHaveLength(2));
+  });
+
+  it("a manager given a shared factory leaves its informers running when it stops (they are the caller's, as the client)", async () => {
+    const ns = await namespace('shared-factory');
+    const informers = new SharedInformerFactory({ client, namespace: ns, logger: silentLogger });
+    stops.push(() => informers.shutdown());
+    const manager = new Manager({ client, informers, logger: silentLogger });
+    newControllerManagedBy(manager)
+      .for(foos)
+      .complete(() => {});
+    const { stop } = run(manager);
+    const lister = informers.informerFor<Foo>(foos).lister();
+    await client.resource(foos).namespace(ns).create(foo(ns, 'before'));
+    await eventually(() => expect(lister.list().map((f) => f.metadata?.name)).toEqual(['before']));
+    await stop();
+    // Another controller of the process still reads a live cache.
+    await client.resource(foos).namespace(ns).create(foo(ns, 'after'));
+    await eventually(() =>
+      expect(
+        lister
+          .list()
+          .map((f) => f.metadata?.name)
+          .sort(),
+      ).toEqual(['after', 'before']),
+    );
   });
 
   it('a thrown error requeues with the rate limiter and counts in controller_runtime_reconcile_errors_total', async () => {

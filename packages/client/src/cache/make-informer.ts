@@ -1,10 +1,4 @@
-import {
-  ApiError,
-  findBuiltinResource,
-  objectKey,
-  type KubeObject,
-  type Logger,
-} from '@listwatch/api';
+import { ApiError, findBuiltinKind, objectKey, type KubeObject, type Logger } from '@listwatch/api';
 import type { KubernetesObject } from '../runtime/kubernetes-object.js';
 import type { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { isDeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
@@ -93,7 +87,7 @@ export function parseCollectionPath(path: string): { resource: ResourceRef; name
     plural = rest[1];
   }
   if (!plural) throw ApiError.badRequest(`not a collection path: ${JSON.stringify(path)}`);
-  const builtin = findBuiltinResource(plural, group);
+  const builtin = findBuiltinKind(plural, group);
   const namespaced = builtin?.plural === plural ? builtin.namespaced : namespace !== '';
   return { resource: { group, version, plural, namespaced }, namespace };
 }

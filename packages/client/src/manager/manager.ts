@@ -20,7 +20,10 @@ export interface ManagerOptions {
   client: RestClient;
   /** Informers of one namespace only ('' or unset: all). */
   namespace?: string | undefined;
-  /** Share an existing factory instead of making one on `client`. */
+  /**
+   * Share an existing factory instead of making one on `client`: the manager starts it but
+   * leaves it running when it stops, as the client, it is the caller's to shut down.
+   */
   informers?: SharedInformerFactory | undefined;
   /**
    * Run the controllers only while holding this lock (controller-runtime's LeaderElection);
@@ -37,7 +40,8 @@ export interface ManagerOptions {
  * Runs controllers and the informers they share (controller-runtime pkg/manager): start()
  * starts the informers, runs every added controller (under leader election if configured),
  * and on abort shuts down gracefully — the controllers stop taking work and wait for the
- * reconciles in flight, then the informers stop. The client is the caller's to close.
+ * reconciles in flight, then the informers it made stop. The client, and a factory passed in
+ * `informers` (shared with other controllers of the process), are the caller's to close.
  */
 export class Manager {
   readonly client: RestClient;
@@ -48,12 +52,15 @@ export class Manager {
   readonly workQueueMetrics: { forQueue(name: string): WorkQueueMetrics } | undefined;
   private readonly runnables: Runnable[] = [];
   private readonly options: ManagerOptions;
+  /** Whether the manager made its informers, and so stops them. */
+  private readonly ownsInformers: boolean;
 
   constructor(options: ManagerOptions) {
     this.options = options;
     this.client = options.client;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock;
+    this.ownsInformers = options.informers === undefined;
     this.informers =
       options.informers ??
       new SharedInformerFactory({
@@ -87,7 +94,7 @@ export class Manager {
       // Stand for election again after losing it, until stopped.
       while (!signal.aborted) await elector.run(signal);
     } finally {
-      await this.informers.shutdown();
+      if (this.ownsInformers) await this.informers.shutdown();
     }
   }
 

@@ -1,4 +1,4 @@
-import { builtinResources } from '@listwatch/api';
+import { builtinKinds } from '@listwatch/api';
 import type * as apiextensionsv1 from 'kubernetes-types/apiextensions/v1.js';
 import type { APIService } from './apiregistration.js';
 import type * as appsv1 from 'kubernetes-types/apps/v1.js';
@@ -64,7 +64,7 @@ function builtin<T extends KubernetesObject>(
   version: string,
   kind: string,
 ): TypedResourceRef<T> {
-  const def = builtinResources.find(
+  const def = builtinKinds.find(
     (r) => r.group === group && r.version === version && r.kind === kind,
   );
   if (!def) throw new Error(`no built-in resource ${group}/${version} ${kind}`);

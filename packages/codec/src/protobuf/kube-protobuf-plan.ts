@@ -1,4 +1,5 @@
-import { schemaFor, schemaType, type SourceField, type SourceType } from '@listwatch/api';
+import type { SourceField, SourceType } from '@listwatch/api';
+import { schemaFor, schemaType } from './schema-source.js';
 
 // The shape of application/vnd.kubernetes.protobuf (see kube-protobuf.ts): the envelope's type
 // names and magic, and each type's fields compiled once from @listwatch/api's schema source,

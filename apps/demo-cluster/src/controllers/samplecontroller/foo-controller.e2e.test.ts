@@ -3,11 +3,11 @@ import { KubectlSession } from '@listwatch/testing';
 import { demoClusterForFile } from '../../testing/test-apiserver.js';
 import { exampleFoo, webDeployment } from '../../web-workload.js';
 import { isPodReady, resources, type Deployment, type Pod } from '../objects.js';
-import { foos, resourceExistsMessage, type Foo } from './foo-controller.js';
+import { FOO_READY, foos, resourceExistsMessage, type Foo } from './foo-controller.js';
 
 // kubernetes/sample-controller's behaviour (controller.go syncHandler) against a real apiserver
 // with the demo's control plane: the CRD the demo installs, a Foo's Deployment created, scaled
-// and reported in its status, a foreign Deployment left alone, the Foo's deletion cascading
+// and reported in its status (availableReplicas, a Ready condition), a foreign Deployment left alone, the Foo's deletion cascading
 // through the garbage collector, and kubectl's view of Foos (printer columns, 422s).
 describe('the sample-controller Foo', () => {
   let kubectl: KubectlSession;
@@ -58,6 +58,15 @@ describe('the sample-controller Foo', () => {
       .poll(async () => (await fooClient(ns).get('example-foo')).status?.availableReplicas, poll)
       .toBe(3);
     expect((await deployments(ns).get('example-foo')).spec?.replicas).toBe(3);
+    const synced = await fooClient(ns).get('example-foo');
+    expect(synced.status?.conditions).toEqual([
+      expect.objectContaining({
+        type: FOO_READY,
+        status: 'True',
+        reason: 'Synced',
+        observedGeneration: synced.metadata.generation,
+      }),
+    ]);
     // Status by server-side apply, as the controller's own field manager.
     expect((await fooClient(ns).get('example-foo')).metadata.managedFields).toContainEqual(
       expect.objectContaining({
@@ -78,6 +87,17 @@ describe('the sample-controller Foo', () => {
     expect(d.spec?.replicas).toBe(1);
     expect(d.metadata.ownerReferences).toBeUndefined();
     expect((await fooClient(ns).get('taken')).status?.availableReplicas).toBeUndefined();
+    // The refusal is in the Foo's Ready condition (meta.SetStatusCondition).
+    await expect
+      .poll(async () => (await fooClient(ns).get('taken')).status?.conditions, poll)
+      .toEqual([
+        expect.objectContaining({
+          type: FOO_READY,
+          status: 'False',
+          reason: 'ErrResourceExists',
+          message: resourceExistsMessage('taken'),
+        }),
+      ]);
     expect(resourceExistsMessage('taken')).toBe(
       'Resource "taken" already exists and is not managed by Foo',
     );

@@ -1,33 +1,29 @@
-import { isApiError, objectKey, type KubeObject } from '@listwatch/api';
-import type { Controller } from '@listwatch/client';
+import { isApiError, type KubeObject } from '@listwatch/api';
 import {
-  deletedObject,
-  enqueueKeys,
-  splitMetaNamespaceKey,
-  type DeletedFinalStateUnknown,
+  generationChangedPredicate,
+  Manager,
+  newControllerManagedBy,
+  resourceVersionChangedPredicate,
+  setControllerReference,
+  setStatusCondition,
+  type Condition,
+  type ConditionInput,
+  type Controller,
+  type Lister,
+  type Reconciler,
+  type Request,
+  type ResourceClient,
   type RestClient,
 } from '@listwatch/client';
-import {
-  cachedResource,
-  recordEvent,
-  workQueueController,
-  type CachedResource,
-  type ControllerOptions,
-} from '../controller-options.js';
-import {
-  cachedObject,
-  controllerOf,
-  newControllerRef,
-  resolveControllerRef,
-  resources,
-  type Deployment,
-} from '../objects.js';
+import { recordEvent, type ControllerOptions } from '../controller-options.js';
+import { cachedObject, controllerOf, resources, type Deployment } from '../objects.js';
 
 // kubernetes/sample-controller (controller.go): a Foo (samplecontroller.k8s.io/v1alpha1) owns a
 // Deployment named by spec.deploymentName with spec.replicas nginx pods; the controller creates
 // it, keeps its replicas, refuses a Deployment of that name it does not own, and reports the
-// Deployment's availableReplicas in the Foo's status. Written with informers and a work queue
-// over a resource reference, no generated client (the CRD is installed by ensureFooCrd).
+// Deployment's availableReplicas in the Foo's status. Written as a controller-runtime
+// reconciler on @listwatch/client's builder (for Foo, owns Deployment), no generated client
+// (the CRD is installed by ensureFooCrd).
 
 export const FOO_GROUP = 'samplecontroller.k8s.io';
 export const FOO_VERSION = 'v1alpha1';
@@ -44,8 +40,11 @@ export const foos = {
 
 export interface Foo extends KubeObject {
   spec?: { deploymentName?: string; replicas?: number };
-  status?: { availableReplicas?: number };
+  status?: { availableReplicas?: number; conditions?: Condition[] };
 }
+
+/** The Foo's condition saying whether its Deployment is the one it asks for. */
+export const FOO_READY = 'Ready';
 
 /**
  * sample-controller's artifacts/examples/crd-status-subresource.yaml, with the issue's CEL rule
@@ -96,7 +95,27 @@ export const FOO_CRD: KubeObject = {
               },
               status: {
                 type: 'object',
-                properties: { availableReplicas: { type: 'integer' } },
+                properties: {
+                  availableReplicas: { type: 'integer' },
+                  // metav1.Condition, merged by type under server-side apply.
+                  conditions: {
+                    type: 'array',
+                    'x-kubernetes-list-type': 'map',
+                    'x-kubernetes-list-map-keys': ['type'],
+                    items: {
+                      type: 'object',
+                      required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+                      properties: {
+                        type: { type: 'string' },
+                        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+                        observedGeneration: { type: 'integer' },
+                        lastTransitionTime: { type: 'string', format: 'date-time' },
+                        reason: { type: 'string' },
+                        message: { type: 'string' },
+                      },
+                    },
+                  },
+                },
               },
             },
           },
@@ -129,17 +148,17 @@ export async function ensureFooCrd(client: RestClient, timeoutMs = 10_000): Prom
   }
 }
 
-/** sample-controller's newDeployment: `spec.replicas` nginx pods labelled for this Foo. */
+/**
+ * sample-controller's newDeployment: `spec.replicas` nginx pods labelled for this Foo, controlled
+ * by it (controllerutil.SetControllerReference: the builder's owns() maps it back, the garbage
+ * collector deletes it with the Foo).
+ */
 export function newDeployment(foo: Foo): Deployment {
   const labels = { app: 'nginx', controller: foo.metadata.name ?? '' };
-  return {
+  const deployment: Deployment = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: {
-      name: foo.spec?.deploymentName ?? '',
-      namespace: foo.metadata.namespace ?? '',
-      ownerReferences: [newControllerRef(foo, FOO_API_VERSION, 'Foo')],
-    },
+    metadata: { name: foo.spec?.deploymentName ?? '', namespace: foo.metadata.namespace ?? '' },
     spec: {
       ...(foo.spec?.replicas !== undefined ? { replicas: foo.spec.replicas } : {}),
       selector: { matchLabels: labels },
@@ -149,6 +168,8 @@ export function newDeployment(foo: Foo): Deployment {
       },
     },
   };
+  setControllerReference(foo, deployment, foos);
+  return deployment;
 }
 
 /** sample-controller's MessageResourceExists. */
@@ -156,90 +177,114 @@ export function resourceExistsMessage(name: string): string {
   return `Resource "${name}" already exists and is not managed by Foo`;
 }
 
-export class FooController {
+/**
+ * The sample controller as a reconciler: for(Foo) reconciles a Foo when its spec changes
+ * (generation), owns(Deployment) when its Deployment does. It needs no finalizer: what it
+ * creates is owned, so the garbage collector cleans up after a deleted Foo.
+ */
+export class FooController implements Reconciler {
   readonly controller: Controller<string>;
-  private readonly foos: CachedResource<Foo>;
-  private readonly deployments: CachedResource<Deployment>;
+  private readonly manager: Manager;
+  private readonly foos: ResourceClient<Foo>;
+  private readonly fooLister: Lister<Foo>;
+  private readonly deployments: ResourceClient<Deployment>;
+  private readonly deploymentLister: Lister<Deployment>;
   private readonly options: ControllerOptions;
 
   constructor(options: ControllerOptions) {
     this.options = options;
-    this.foos = cachedResource<Foo>(options, foos);
-    this.deployments = cachedResource<Deployment>(options, resources.deployments);
-    const enqueue = { add: (key: string) => this.controller.enqueue(key) };
-    const fooRegistration = this.foos.informer.addEventHandler(enqueueKeys(enqueue));
-    // handleObject: a Deployment owned by a Foo brings its Foo back to the queue.
-    const deploymentRegistration = this.deployments.informer.addEventHandler({
-      onAdd: (d) => this.handleObject(d),
-      onUpdate: (oldD, newD) => {
-        if (oldD.metadata.resourceVersion !== newD.metadata.resourceVersion)
-          this.handleObject(newD);
-      },
-      onDelete: (obj: Deployment | DeletedFinalStateUnknown<Deployment>) => {
-        const d = deletedObject(obj);
-        if (d) this.handleObject(d);
-      },
+    // The demo's shared informers: one watch per resource for every controller of the process.
+    this.manager = new Manager({
+      client: options.client,
+      informers: options.factory,
+      ...(options.logger ? { logger: options.logger } : {}),
     });
-    this.controller = workQueueController(options, 'foo', (key) => this.syncHandler(key), [
-      fooRegistration,
-      deploymentRegistration,
-    ]);
+    this.foos = options.client.resource<Foo>(foos);
+    this.fooLister = options.factory.informerFor<Foo>(foos).lister();
+    this.deployments = options.client.resource<Deployment>(resources.deployments);
+    this.deploymentLister = options.factory.informerFor<Deployment>(resources.deployments).lister();
+    this.controller = newControllerManagedBy(this.manager)
+      .named('foo')
+      .for(foos, { predicates: [generationChangedPredicate] })
+      // A resync (the same resourceVersion) is no news: sample-controller's handleObject check.
+      .owns(resources.deployments, { predicates: [resourceVersionChangedPredicate] })
+      .withOptions({ maxConcurrentReconciles: options.workers ?? 2 })
+      .complete(this);
   }
 
+  /** Runs until `signal` aborts; the shared informers stay the caller's to stop. */
   run(signal: AbortSignal): Promise<void> {
-    return this.controller.run(signal);
+    return this.manager.start(signal);
   }
 
-  private handleObject(d: Deployment): void {
-    const ref = controllerOf(d);
-    if (ref?.apiVersion !== FOO_API_VERSION) return;
-    const foo = resolveControllerRef(this.foos.lister, 'Foo', d.metadata.namespace ?? '', ref);
-    if (foo) this.controller.enqueue(objectKey(foo.metadata));
-  }
-
-  /** controller.go syncHandler. */
-  private async syncHandler(key: string): Promise<void> {
-    const { namespace, name } = splitMetaNamespaceKey(key);
-    const foo = cachedObject(this.foos.lister, namespace, name);
-    if (!foo) return; // gone: its Deployment is the GC's
+  /** controller.go syncHandler; a thrown error is retried with the queue's rate limiter. */
+  async reconcile({ namespace, name }: Request): Promise<void> {
+    const foo = cachedObject(this.fooLister, namespace, name);
+    if (!foo) return; // gone: its Deployment is the garbage collector's
     const deploymentName = foo.spec?.deploymentName ?? '';
     if (!deploymentName) return; // "deployment name must be specified": nothing to retry
     let deployment =
-      cachedObject(this.deployments.lister, namespace, deploymentName) ??
-      (await this.deployments.client.namespace(namespace).create(newDeployment(foo)));
-    const owner = controllerOf(deployment);
-    if (owner?.uid !== foo.metadata.uid) {
+      cachedObject(this.deploymentLister, namespace, deploymentName) ??
+      (await this.deployments.namespace(namespace).create(newDeployment(foo)));
+    if (controllerOf(deployment)?.uid !== foo.metadata.uid) {
       const message = resourceExistsMessage(deploymentName);
-      recordEvent(this.options.recorder, foos, foo, 'Warning', 'ErrResourceExists', message);
+      await this.updateFooStatus(foo, undefined, {
+        type: FOO_READY,
+        status: 'False',
+        reason: 'ErrResourceExists',
+        message,
+      });
+      this.event(foo, 'Warning', 'ErrResourceExists', message);
       throw new Error(message);
     }
     const want = foo.spec?.replicas;
     if (want !== undefined && want !== (deployment.spec?.replicas ?? 1)) {
-      deployment = await this.deployments.client.namespace(namespace).update({
-        ...newDeployment(foo),
-        metadata: {
-          ...deployment.metadata,
-          ownerReferences: newDeployment(foo).metadata.ownerReferences!,
-        },
-      });
+      const desired = newDeployment(foo);
+      deployment = await this.deployments
+        .namespace(namespace)
+        .update({ ...desired, metadata: { ...deployment.metadata, ...desired.metadata } });
     }
-    await this.updateFooStatus(foo, deployment);
-    recordEvent(this.options.recorder, foos, foo, 'Normal', 'Synced', 'Foo synced successfully');
+    await this.updateFooStatus(foo, deployment, {
+      type: FOO_READY,
+      status: 'True',
+      reason: 'Synced',
+      message: 'Foo synced successfully',
+    });
+    this.event(foo, 'Normal', 'Synced', 'Foo synced successfully');
+  }
+
+  private event(foo: Foo, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    recordEvent(this.options.recorder, foos, foo, type, reason, message);
   }
 
   /**
-   * controller.go updateFooStatus: the Deployment's availableReplicas, by server-side apply of
-   * the status subresource as `sample-controller` (the uid guards against a recreated Foo).
+   * controller.go updateFooStatus: the Deployment's availableReplicas and the Ready condition
+   * (apimachinery meta.SetStatusCondition), by server-side apply of the status subresource as
+   * `sample-controller` (the uid guards against a recreated Foo). No write when nothing changed.
    */
-  private async updateFooStatus(foo: Foo, deployment: Deployment): Promise<void> {
-    const available = deployment.status?.availableReplicas ?? 0;
-    if (foo.status?.availableReplicas === available) return;
-    await this.foos.client.namespace(foo.metadata.namespace ?? '').applyStatus(
+  private async updateFooStatus(
+    foo: Foo,
+    deployment: Deployment | undefined,
+    ready: ConditionInput,
+  ): Promise<void> {
+    const conditions = (foo.status?.conditions ?? []).map((c) => ({ ...c }));
+    const changed = setStatusCondition(conditions, {
+      ...ready,
+      ...(foo.metadata.generation !== undefined
+        ? { observedGeneration: foo.metadata.generation }
+        : {}),
+    });
+    const available = deployment ? (deployment.status?.availableReplicas ?? 0) : undefined;
+    if (!changed && foo.status?.availableReplicas === available) return;
+    await this.foos.namespace(foo.metadata.namespace ?? '').applyStatus(
       {
         apiVersion: FOO_API_VERSION,
         kind: 'Foo',
         metadata: { name: foo.metadata.name ?? '', uid: foo.metadata.uid ?? '' },
-        status: { availableReplicas: available },
+        status: {
+          ...(available !== undefined ? { availableReplicas: available } : {}),
+          conditions,
+        },
       },
       { fieldManager: 'sample-controller', force: true },
     );
