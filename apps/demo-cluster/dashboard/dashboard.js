@@ -1,6 +1,7 @@
-// The demo's dashboard: five WebSocket watches on the apiserver (watch.js), drawn at most once per
-// animation frame however many events arrive, so a thousand pods churning stay smooth.
-import { keyOf, ResourceWatch } from './watch.js';
+// The demo's dashboard: six informers of @listwatch/client on the apiserver (informers.js), drawn
+// at most once per animation frame however many events arrive, so a thousand pods churning stay
+// smooth.
+import { keyOf, pageClient, PageInformer } from './informers.js';
 
 const FEED_LINES = 200;
 const RATE_WINDOW_MS = 5000;
@@ -65,54 +66,54 @@ function buildLine({ type, kind, obj, how }) {
   }
   line.dataset.name = obj.metadata.name;
   if (kind === 'pod') line.dataset.phase = obj.status?.phase ?? 'Pending';
-  line.innerHTML = `<b>${type.padEnd(8)}</b> ${how.initial ? '<i>initial</i> ' : ''}${escape(kind)}/${escape(keyOf(obj))} <span class="rv">rv=${escape(rv)}</span> ${escape(describe(kind, obj))}`;
+  line.innerHTML = `<b>${type.padEnd(8)}</b> ${how.initial ? '<i>initial</i> ' : ''}${how.relist ? '<i>gone, found by the relist</i> ' : ''}${escape(kind)}/${escape(keyOf(obj))} <span class="rv">rv=${escape(rv)}</span> ${escape(describe(kind, obj))}`;
   return line;
 }
 
+/** What a watch delivered (the observer's view of the wire) or a relist found gone: the feed. */
 function onEvent(kind) {
-  return (type, obj, watch, how = { initial: false }) => {
-    if (type === 'BOOKMARK' || type === 'ERROR') {
-      feedLine(type, kind, obj, how);
-      schedule();
-      return;
-    }
-    if (how.initial) {
-      // The watch-list's initial state: drawn once it is complete (SYNCED), listed in the feed now.
-      feedLine(type, kind, obj, how);
-      schedule();
-      return;
-    }
-    if (kind === 'configmap') configMapsChanged = true;
-    else if (kind !== 'pod') structureChanged = true;
-    else if (type === 'SYNCED') for (const key of watch.items.keys()) changedPods.add(key);
-    else changedPods.add(keyOf(obj));
-    if (type === 'SYNCED' && kind === 'pod')
-      for (const key of podChips.keys()) if (!watch.items.has(key)) changedPods.add(key);
-    if (type !== 'SYNCED') {
+  return (type, obj, informer, how) => {
+    // Live changes count towards events/s; the initial state and bookmarks do not.
+    if (!how.initial && type !== 'BOOKMARK' && type !== 'ERROR') {
       drawing.events++;
       eventTimes.push(performance.now());
-      feedLine(type, kind, obj, how);
     }
+    feedLine(type, kind, obj, how);
+    schedule();
+  };
+}
+
+/** The informer's cache changed: what to redraw. */
+function onChange(kind) {
+  return (key) => {
+    if (kind === 'configmap') configMapsChanged = true;
+    else if (kind !== 'pod') structureChanged = true;
+    else changedPods.add(key);
     schedule();
   };
 }
 
 /** The resources the dashboard watches, by the kind its events and chips name them. */
 const WATCHED = {
-  node: '/api/v1/nodes',
-  deployment: '/apis/apps/v1/deployments',
-  replicaset: '/apis/apps/v1/replicasets',
-  pod: '/api/v1/pods',
+  node: { group: '', version: 'v1', plural: 'nodes', namespaced: false },
+  deployment: { group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
+  replicaset: { group: 'apps', version: 'v1', plural: 'replicasets', namespaced: true },
+  pod: { group: '', version: 'v1', plural: 'pods', namespaced: true },
   // kubernetes/sample-controller's custom resource, served from the CRD the demo installs.
-  foo: '/apis/samplecontroller.k8s.io/v1alpha1/foos',
+  foo: { group: 'samplecontroller.k8s.io', version: 'v1alpha1', plural: 'foos', namespaced: true },
   // The workload's ConfigMaps: the most active resource of the demo.
-  configmap: '/api/v1/configmaps',
+  configmap: { group: '', version: 'v1', plural: 'configmaps', namespaced: true },
 };
 
+const client = pageClient(config.apiserver, token);
 const watches = Object.fromEntries(
-  Object.entries(WATCHED).map(([kind, path]) => [
+  Object.entries(WATCHED).map(([kind, resource]) => [
     kind,
-    new ResourceWatch(config.apiserver, path, { token, onEvent: onEvent(kind), onState: schedule }),
+    new PageInformer(client, resource, {
+      onEvent: onEvent(kind),
+      onChange: onChange(kind),
+      onState: schedule,
+    }),
   ]),
 );
 
@@ -365,7 +366,7 @@ function renderFoos() {
 
 function renderStatus() {
   const all = Object.entries(watches);
-  const live = all.filter(([, w]) => w.state === 'live').length;
+  const live = all.filter(([, w]) => w.phase === 'watching').length;
   const summary = $('watches');
   summary.dataset.live = String(live);
   summary.dataset.total = String(all.length);

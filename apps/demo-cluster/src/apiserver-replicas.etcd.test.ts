@@ -101,8 +101,9 @@ it('pnpm demo --apiservers 2 on etcd3 with its default flags: one replica SIGKIL
   }
 }, 150_000);
 
-// The dashboard's break-it panel (break-it.ts) acts on the running demo; the page's reflectors
-// (dashboard/watch.js, as client-go's reflector.go) show each fault and the recovery.
+// The dashboard's break-it panel (break-it.ts) acts on the running demo; the page's informers
+// (@listwatch/client's, their reflectors observed: dashboard/informers.js) show each fault and
+// the recovery.
 it("the dashboard's break-it panel in Chromium: a replica killed, every watch cut, storage compacted; the page shows its informers' phases, resumes and relists, and every informer watches again", async () => {
   const demo = spawnSource(appDir, 'src/main.ts', [
     '--port',

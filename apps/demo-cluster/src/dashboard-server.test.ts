@@ -45,7 +45,7 @@ describe('DashboardServer', () => {
     const page = await fetch(url);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await page.text()).toMatch(/<script type="module" src="dashboard.js">/);
-    for (const file of ['dashboard.js', 'watch.js'])
+    for (const file of ['dashboard.js', 'informers.js', 'client.js'])
       expect((await fetch(`${url}${file}`)).headers.get('content-type')).toMatch(
         /^text\/javascript/,
       );
@@ -56,6 +56,14 @@ describe('DashboardServer', () => {
     // Browsers ask for it whatever the page links (a 404 is a console error).
     const icon = await fetch(`${url}favicon.ico`);
     expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+  });
+
+  it('serves @listwatch/client bundled for the browser as client.js: the informer and REST client the page imports, and no Node built-in', async () => {
+    const res = await fetch(`${url}client.js`);
+    expect(res.status).toBe(200);
+    const js = await res.text();
+    expect(js).toMatch(/export\s*\{[^}]*\bSharedIndexInformer\b/);
+    expect(js).not.toMatch(/from\s*["']node:|require\(["']node:/);
   });
 
   it("takes the break-it panel's actions only from a page of its own origin: storage is compacted to the current revision", async () => {

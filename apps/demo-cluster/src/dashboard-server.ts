@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import type { BreakIt } from './break-it.js';
+import { dashboardClientBundle } from './dashboard-client-bundle.js';
 
 /** The dashboard's own identity on a secure apiserver: the demo CA and its client certificate. */
 export interface DashboardTls {
@@ -27,13 +28,13 @@ const FORWARDED_HEADERS = [
   'sec-websocket-extensions',
 ];
 
-/** The page's files, served as they are: no build step. */
+/** The page's own files, served as they are (client.js, @listwatch/client, is bundled). */
 const dashboardDir = fileURLToPath(new URL('../dashboard/', import.meta.url));
 const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
-  '/watch.js': { file: 'watch.js', type: 'text/javascript; charset=utf-8' },
+  '/informers.js': { file: 'informers.js', type: 'text/javascript; charset=utf-8' },
   '/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
   // Asked for by browsers whatever the page links: the same icon (browsers sniff SVG).
@@ -220,6 +221,19 @@ export class DashboardServer {
     if (path === '/config.json') return json({ apiserver: this.watchBase() });
     if (path === '/stats.json') return json(await this.stats());
     if (path === '/break-it.json') return json({ actions: this.breakIt?.actions() ?? [] });
+    if (path === '/client.js') {
+      try {
+        const body = await dashboardClientBundle();
+        return { status: 200, type: 'text/javascript; charset=utf-8', body };
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        return {
+          status: 500,
+          type: 'text/plain',
+          body: `bundling @listwatch/client: ${message}\n`,
+        };
+      }
+    }
     const entry = FILES[path];
     if (!entry) return { status: 404, type: 'text/plain', body: 'not found\n' };
     return { status: 200, type: entry.type, body: await readFile(dashboardDir + entry.file) };
@@ -269,6 +283,8 @@ export class DashboardServer {
 
   /** Listens on host:port; port 0 or a taken port falls back to a free one when `fallback`. */
   async listen(host: string, port: number, fallback = true): Promise<string> {
+    // Bundled while the page is not asked for yet: its first load need not wait for it.
+    dashboardClientBundle().catch(() => undefined);
     const tryListen = (p: number) =>
       new Promise<void>((resolve, reject) => {
         const onError = (err: Error) => reject(err);

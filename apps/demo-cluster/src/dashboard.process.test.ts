@@ -77,7 +77,7 @@ async function newPage(): Promise<Page> {
   return browser.newPage({ viewport: { width: 1400, height: 900 } });
 }
 
-it('the dashboard shows nodes, the web Deployment and its pods changing phase live over WebSocket watches, resumes from its resourceVersions after a network cut and after the apiserver restarts', async () => {
+it('the dashboard shows nodes, the web Deployment and its pods changing phase live, its @listwatch/client informers watching over WebSockets, resumes from its resourceVersions after a network cut and after the apiserver restarts', async () => {
   const dir = tempDir('listwatch-dashboard-');
   let proxy: TcpProxy | undefined;
   try {
@@ -114,7 +114,8 @@ it('the dashboard shows nodes, the web Deployment and its pods changing phase li
           .map((e) => [new URL(e.name).pathname, { start: e.startTime, end: e.responseEnd }]),
       ),
     );
-    expect(timings['/watch.js']!.start).toBeLessThan(timings['/dashboard.js']!.end);
+    expect(timings['/informers.js']!.start).toBeLessThan(timings['/dashboard.js']!.end);
+    expect(timings['/client.js']!.start).toBeLessThan(timings['/dashboard.js']!.end);
     expect(timings['/config.json']!.start).toBeLessThan(timings['/dashboard.js']!.end);
     await expect
       .poll(() => page.locator('.node[data-node^="node-"]').count(), { timeout: 30_000 })

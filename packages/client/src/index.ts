@@ -11,7 +11,7 @@ export {
   splitMetaNamespaceKey,
   type KeyFunc,
 } from './cache/key-func.js';
-export { newStore, type KeyListerGetter, type Store } from './cache/store.js';
+export { newStore, type KeyListerGetter, type ReflectorStore, type Store } from './cache/store.js';
 export {
   metaNamespaceIndexFunc,
   NamespaceIndex,
@@ -117,7 +117,12 @@ export {
 } from './rest/watch-stream.js';
 
 export type { ListerWatcher } from './cache/lister-watcher.js';
-export { Reflector, type ReflectorOptions, type ReflectorStore } from './cache/reflector.js';
+export { Reflector, type ReflectorOptions } from './cache/reflector.js';
+export type {
+  ReflectorObserver,
+  ReflectorPhase,
+  ReflectorWatchEventInfo,
+} from './cache/reflector-observer.js';
 export {
   DEFAULT_HANDLER_BUFFER_SIZE,
   type EventHandler,

@@ -10,8 +10,8 @@ import { DeletedFinalStateUnknown } from './deleted-final-state-unknown.js';
 import { newIndexer } from './indexer.js';
 import { processDeltas } from './process-deltas.js';
 import { RealFIFO } from './real-fifo.js';
-import { Reflector, type ReflectorStore } from './reflector.js';
-import { newStore, type Store } from './store.js';
+import { Reflector } from './reflector.js';
+import { newStore, type ReflectorStore, type Store } from './store.js';
 
 const FAST_BACKOFF = { initialMs: 5, maxMs: 20 };
 

@@ -25,16 +25,8 @@ import { sleep } from '../util/sleep.js';
 import type { WatchStream } from '../rest/watch-stream.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './key-func.js';
 import type { ListerWatcher } from './lister-watcher.js';
-import { newStore } from './store.js';
-
-/** What a reflector writes to: a FIFO (DeltaFIFO, RealFIFO) or a plain Store. */
-export interface ReflectorStore<T extends KubernetesObject = KubeObject> {
-  add(obj: T): void;
-  update(obj: T): void;
-  delete(obj: T): void;
-  replace(list: readonly T[], resourceVersion: string): void;
-  resync?(): void;
-}
+import { newStore, type ReflectorStore } from './store.js';
+import { ObserverCalls, type ReflectorObserver } from './reflector-observer.js';
 
 export interface ReflectorOptions<T extends KubernetesObject = KubeObject> {
   /** For logs, e.g. `pods` or `deployments.apps in ns/default`. */
@@ -70,12 +62,12 @@ export interface ReflectorOptions<T extends KubernetesObject = KubeObject> {
    * NotOlderThan) instead of at "0", which may be older than what the cache already holds.
    */
   lastSyncResourceVersion?: string;
+  /** Sees its phases, each watch event, 410s and resourceVersions (for a UI; see the type). */
+  observer?: ReflectorObserver<T> | undefined;
 }
 
 /** A watch that ended in under this long with no event is an error (client-go watchHandler). */
 const SHORT_WATCH_MS = 1000;
-
-type WatchOutcome = { initialEventsEnd: boolean };
 
 /**
  * client-go's Reflector (tools/cache/reflector.go): keeps `store` equal to the server's
@@ -106,7 +98,6 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
   private readonly logger: Logger;
   private readonly backoff: Backoff;
   private readonly watchErrorHandler: ((err: ApiError) => void) | undefined;
-  private readonly onWatchStart: ((rv: string) => void) | undefined;
   private lastSyncRV = '';
   private readonly iterators = new WeakMap<WatchStream<T>, AsyncIterator<WatchEvent<T>>>();
   /** The last list or watch at lastSyncRV failed with 410 or "too large": relist at "". */
@@ -118,6 +109,9 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
   /** The server rejected a watch-list once; stop asking. */
   private watchListRejected = false;
   private running: Promise<void> | undefined;
+  private readonly observer: ObserverCalls<T>;
+  /** The store was replaced once: a LIST or watch-list now is a relist. */
+  private synced = false;
 
   constructor(options: ReflectorOptions<T>) {
     this.name = options.name ?? 'reflector';
@@ -133,13 +127,18 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
     this.logger = options.logger ?? defaultClientLogger;
     this.backoff = new Backoff({ ...options.backoff, clock: this.clock, random: this.random });
     this.watchErrorHandler = options.watchErrorHandler;
-    this.onWatchStart = options.onWatchStart;
     this.lastSyncRV = options.lastSyncResourceVersion ?? '';
+    this.observer = new ObserverCalls(options, this.logger, this);
   }
 
   /** The resourceVersion of the last list or event applied to the store. */
   lastSyncResourceVersion(): string {
     return this.lastSyncRV;
+  }
+
+  /** Replaces the observer given as an option (undefined: none). */
+  setObserver(observer: ReflectorObserver<T> | undefined): void {
+    this.observer.observer = observer;
   }
 
   /**
@@ -164,8 +163,9 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
         this.handleError(toApiError(err));
       }
       if (signal.aborted) break;
-      await this.backoff.wait(signal);
+      await this.backoffWait(signal);
     }
+    this.observer.phase('stopped');
     this.logger.debug('stopped reflector', { reflector: this.name });
   }
 
@@ -180,6 +180,16 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
       });
     }
     this.notifyError(err);
+  }
+
+  private setLastSyncRV(rv: string): void {
+    this.lastSyncRV = rv;
+    this.observer.resourceVersion(rv);
+  }
+
+  private async backoffWait(signal: AbortSignal): Promise<void> {
+    this.observer.phase('backoff');
+    await this.backoff.wait(signal);
   }
 
   private notifyError(err: ApiError): void {
@@ -260,6 +270,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
   }
 
   private async list(signal: AbortSignal): Promise<void> {
+    this.observer.phase(this.synced ? 'relisting' : 'listing');
     const started = this.clock.now();
     const resourceVersion = this.relistResourceVersion();
     const pageSize =
@@ -274,6 +285,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
         result = await pager.list({ resourceVersion }, signal);
       } catch (err) {
         if (!isExpired(err) && !isTooLargeResourceVersion(err)) throw err;
+        if (isExpired(err)) this.observer.expired(err);
         // The RV we listed at is gone or not reached yet: a consistent read makes progress.
         this.lastSyncRVUnavailable = true;
         result = await pager.list({ resourceVersion: this.relistResourceVersion() }, signal);
@@ -298,7 +310,8 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
     this.lastSyncRVUnavailable = false;
     const rv = result.list.metadata.resourceVersion ?? '';
     this.store.replace(result.list.items, rv);
-    this.lastSyncRV = rv;
+    this.synced = true;
+    this.setLastSyncRV(rv);
     this.logger.info('listed', {
       reflector: this.name,
       requestedResourceVersion: requested,
@@ -311,6 +324,8 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
   /** Watch, re-watch on clean ends and retryable errors; return to relist. */
   private async watch(initial: WatchStream<T> | undefined, signal: AbortSignal): Promise<void> {
     let stream = initial;
+    // The first watch after a LIST is part of the list's phase; later ones resume.
+    let resume = false;
     for (;;) {
       if (signal.aborted) {
         stream?.close();
@@ -318,6 +333,8 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
       }
       const start = this.clock.now();
       if (!stream) {
+        if (resume) this.observer.phase('resuming');
+        resume = true;
         try {
           stream = await this.lw.watch(
             {
@@ -338,21 +355,21 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
             // Unlike client-go, the handler hears of retried failures too: "the apiserver is
             // unreachable" is worth surfacing even though nothing needs relisting.
             this.notifyError(toApiError(err));
-            await this.backoff.wait(signal);
+            await this.backoffWait(signal);
             continue;
           }
-          if (isExpired(err)) this.noteExpired();
+          if (isExpired(err)) this.noteExpired(err);
           throw err;
         }
-        this.onWatchStart?.(this.lastSyncRV);
-      }
+        this.observer.watching();
+      } else resume = true;
       let failure: ApiError | undefined;
       try {
         await this.handleWatch(
           start,
           stream,
           this.store,
-          (rv) => (this.lastSyncRV = rv),
+          (rv) => this.setLastSyncRV(rv),
           false,
           signal,
         );
@@ -367,7 +384,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
       if (isExpired(failure)) {
         // A LIST at the last RV is NotOlderThan and cache-served: relist there, not at ""
         // (kubernetes#86483: everyone relisting from etcd at once) — see noteExpired.
-        this.noteExpired();
+        this.noteExpired(failure);
         this.logger.info('watch expired, relisting', {
           reflector: this.name,
           resourceVersion: this.lastSyncRV,
@@ -377,7 +394,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
       }
       if (isTooManyRequests(failure)) {
         this.logger.info('watch returned 429, backing off', { reflector: this.name });
-        await this.backoff.wait(signal);
+        await this.backoffWait(signal);
         continue;
       }
       this.logger.warn('watch ended with an error', {
@@ -394,7 +411,8 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
    * is an Exact read, answered at N itself, from which the watch expires again: a second expiry
    * at the same RV relists at "" instead of looping (client-go loops until etcd compacts N).
    */
-  private noteExpired(): void {
+  private noteExpired(err: unknown): void {
+    this.observer.expired(err);
     if (this.expiredAt === this.lastSyncRV) this.lastSyncRVUnavailable = true;
     this.expiredAt = this.lastSyncRV;
   }
@@ -407,6 +425,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
   private async watchList(signal: AbortSignal): Promise<WatchStream<T> | undefined> {
     for (;;) {
       if (signal.aborted) return undefined;
+      this.observer.phase(this.synced ? 'relisting' : 'watch-list');
       let resourceVersion = '';
       const temporary = newStore<T>(deletionHandlingMetaNamespaceKeyFunc);
       const params: ListParams = {
@@ -425,7 +444,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
         if (await this.retriableWatchListError(err, signal)) continue;
         throw err;
       }
-      let outcome: WatchOutcome;
+      let outcome: { initialEventsEnd: boolean };
       try {
         outcome = await this.handleWatch(
           start,
@@ -448,14 +467,15 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
       }
       this.lastSyncRVUnavailable = false;
       this.store.replace(temporary.list(), resourceVersion);
-      this.lastSyncRV = resourceVersion;
+      this.synced = true;
+      this.setLastSyncRV(resourceVersion);
       this.logger.info('watch-list synced', {
         reflector: this.name,
         items: temporary.list().length,
         resourceVersion,
         durationMs: Math.round(this.clock.now() - start),
       });
-      this.onWatchStart?.(resourceVersion);
+      this.observer.watching();
       return stream;
     }
   }
@@ -466,9 +486,10 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
         reflector: this.name,
         error: errorField(err),
       });
-      await this.backoff.wait(signal);
+      await this.backoffWait(signal);
       return true;
     }
+    if (isExpired(err)) this.observer.expired(err);
     if (isExpired(err) || isTooLargeResourceVersion(err)) {
       this.lastSyncRVUnavailable = true;
       return true;
@@ -498,7 +519,7 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
     setResourceVersion: (rv: string) => void,
     exitOnInitialEventsEnd: boolean,
     signal: AbortSignal,
-  ): Promise<WatchOutcome> {
+  ): Promise<{ initialEventsEnd: boolean }> {
     let count = 0;
     const events = this.iteratorOf(stream);
     // Stopping must end the watch even if the ListerWatcher ignores the signal.
@@ -523,7 +544,11 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
           continue;
         }
         const rv = obj.metadata?.resourceVersion ?? '';
-        let initialEventsEnd = false;
+        const initialEventsEnd =
+          raw.type === 'BOOKMARK' &&
+          obj.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
+        if (this.observer.wantsEvents)
+          this.observer.event(raw, { initialEvents: exitOnInitialEventsEnd, initialEventsEnd });
         try {
           switch (raw.type) {
             case 'ADDED':
@@ -534,10 +559,6 @@ export class Reflector<T extends KubernetesObject = KubeObject> {
               break;
             case 'DELETED':
               store.delete(obj);
-              break;
-            case 'BOOKMARK':
-              initialEventsEnd =
-                obj.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
               break;
           }
         } catch (err) {

@@ -34,6 +34,7 @@ import {
 import { isFIFOClosedError, type PopProcessFunc, type TransformFunc } from './queue.js';
 import { RealFIFO } from './real-fifo.js';
 import { Reflector } from './reflector.js';
+import type { ReflectorObserver } from './reflector-observer.js';
 import type { ResourceEventHandler } from './resource-event-handler.js';
 
 /** client-go minimumResyncPeriod. */
@@ -109,6 +110,7 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
   private reflector: Reflector<T> | undefined;
   private watchErrorHandler: ((err: ApiError) => void) | undefined;
   private watchStartHandler: ((rv: string) => void) | undefined;
+  private reflectorObserver: ReflectorObserver<T> | undefined;
   /** Between start() and stop(). */
   private started = false;
   /** Between stop() and the next start(). */
@@ -218,6 +220,17 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
     this.watchStartHandler = handler;
   }
 
+  /**
+   * Lets a UI see the reflector at work: its phases (watch-list, watching, resuming, relisting,
+   * backoff…), each watch event with bookmarks and the initial-events-end one, 410s and the
+   * last synced resourceVersion (see ReflectorObserver). Set before start to see the initial
+   * list; set later, it sees what happens from then on, across restarts; undefined removes it.
+   */
+  setReflectorObserver(observer: ReflectorObserver<T> | undefined): void {
+    this.reflectorObserver = observer;
+    this.reflector?.setObserver(observer);
+  }
+
   /** Before start: see SharedInformerOptions.transform. */
   setTransform(transform: TransformFunc<T>): void {
     if (this.everStarted)
@@ -325,6 +338,7 @@ export class SharedIndexInformer<T extends KubernetesObject = KubeObject> {
       logger: this.logger,
       ...(this.watchErrorHandler ? { watchErrorHandler: this.watchErrorHandler } : {}),
       ...(this.watchStartHandler ? { onWatchStart: this.watchStartHandler } : {}),
+      observer: this.reflectorObserver,
     });
     this.reflector = reflector;
     run.launched = true;

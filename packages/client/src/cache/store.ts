@@ -10,6 +10,15 @@ export interface KeyListerGetter<T extends KubernetesObject = KubeObject> {
   getByKey(key: string): T | undefined;
 }
 
+/** What a reflector writes to: a FIFO (DeltaFIFO, RealFIFO) or a plain Store. */
+export interface ReflectorStore<T extends KubernetesObject = KubeObject> {
+  add(obj: T): void;
+  update(obj: T): void;
+  delete(obj: T): void;
+  replace(list: readonly T[], resourceVersion: string): void;
+  resync?(): void;
+}
+
 /**
  * The informer's local copy of the objects of one resource, keyed by `namespace/name`
  * (client-go tools/cache/store.go). Single-threaded by construction: every call completes

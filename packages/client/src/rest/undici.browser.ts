@@ -81,9 +81,17 @@ function bodyOf(response: Response): ResponseBody {
 /**
  * undici's WebSocket constructor (url, { protocols }) on the browser's. A browser sends its own
  * Origin and no other headers: the bearer token travels as a subprotocol (bearerSubprotocol).
+ * A handshake that fails is, as a fetch that fails, a refused connection: the browser does not
+ * say why (refused, reset, an HTTP error), and a reflector then re-watches from its
+ * resourceVersion instead of relisting everything.
  */
 export class WebSocket extends globalThis.WebSocket {
   constructor(url: URL | string, options: { protocols?: string[] } = {}) {
     super(url, options.protocols ?? []);
+    this.addEventListener('error', (ev) => {
+      if (this.readyState === globalThis.WebSocket.OPEN) return;
+      const error = new FetchError(`websocket ${String(url)} failed`);
+      Object.defineProperty(ev, 'error', { value: error });
+    });
   }
 }
