@@ -98,18 +98,21 @@ export function newCacheWatcher(
 }
 
 interface SharedVariants {
-  ADDED?: CacheWatchEvent;
-  MODIFIED?: CacheWatchEvent;
-  DELETED?: CacheWatchEvent;
+  ADDED?: WeakRef<CacheWatchEvent>;
+  MODIFIED?: WeakRef<CacheWatchEvent>;
+  DELETED?: WeakRef<CacheWatchEvent>;
 }
 
 // One memo per WatchCacheEvent and event type, shared across watchers (cachingObject's role).
+// Held weakly: the window keeps its events for ~75 s, and an encoding kept with each would cost
+// as much again as the objects (issue 35); once every watcher it went to has written it, a
+// watcher that resumes from the window later encodes it anew.
 const variants = new WeakMap<WatchCacheEvent, SharedVariants>();
 
 function variant(event: WatchCacheEvent, type: 'ADDED' | 'MODIFIED' | 'DELETED'): CacheWatchEvent {
   let memo = variants.get(event);
   if (!memo) variants.set(event, (memo = {}));
-  const cached = memo[type];
+  const cached = memo[type]?.deref();
   if (cached) return cached;
   let object = event.object;
   // A watcher that stops matching sees the old state deleted at the event's revision.
@@ -120,7 +123,7 @@ function variant(event: WatchCacheEvent, type: 'ADDED' | 'MODIFIED' | 'DELETED')
     encoded: new EncodedEvent({ type, object }),
     revision: event.revision,
   };
-  memo[type] = created;
+  memo[type] = new WeakRef(created);
   return created;
 }
 

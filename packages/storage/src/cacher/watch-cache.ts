@@ -56,31 +56,31 @@ export class WatchCache {
   }
 
   /** Applies one storage change and returns it as the window keeps it. */
-  apply(storageChange: StorageChange): WatchCacheEvent {
-    const previous: StoreElement | undefined = this.store.get(storageChange.key);
+  apply(change: StorageChange): WatchCacheEvent {
+    const previous: StoreElement | undefined = this.store.get(change.key);
     // A new version shares what did not change with the cached one: the window holds each
     // object's recent versions, and a full copy apiece is most of the cache's memory.
-    const change =
-      previous && storageChange.type !== 'DELETED'
-        ? { ...storageChange, object: shareUnchanged(storageChange.object, previous.object) }
-        : storageChange;
-    const prevObject = previous?.object ?? change.prevObject;
+    const object =
+      previous && change.type !== 'DELETED'
+        ? shareUnchanged(change.object, previous.object)
+        : change.object;
+    // The cached previous state first: a MODIFIED's prevObject decodes only when read
+    // (log-record.ts), and the cache already has it — never spread the change (that reads it).
+    const prevObject = previous ? previous.object : change.prevObject;
     const prev = previous ?? (prevObject ? this.store.element(prevObject, change.key) : undefined);
     let element: StoreElement;
     if (change.type === 'DELETED') {
       // Selectors judge a deleted object by its last state.
-      element = prev
-        ? { ...prev, object: change.object }
-        : this.store.element(change.object, change.key);
+      element = prev ? { ...prev, object } : this.store.element(object, change.key);
       this.store.delete(change.key);
     } else {
-      element = this.store.element(change.object, change.key);
+      element = this.store.element(object, change.key);
       this.store.upsert(element);
     }
     const event: WatchCacheEvent = {
       type: change.type,
       key: change.key,
-      object: change.object,
+      object,
       objectLabels: element.labels,
       objectFields: element.fields,
       prevObject,

@@ -30,7 +30,12 @@ import { WatchChannel } from '../watch-channel.js';
 import { WATCH_QUEUE_BOUND } from '../watch-hub.js';
 import { isFutureRevisionError, isTransient, neverSent, toStorageError } from './etcd3-errors.js';
 import { Etcd3Watch } from './etcd3-watch.js';
-import { Etcd3Unary, type KeyValue, type TxnAnswer } from './etcd3-unary.js';
+import {
+  ETCD_FLOW_CONTROL_WINDOW,
+  Etcd3Unary,
+  type KeyValue,
+  type TxnAnswer,
+} from './etcd3-unary.js';
 import { HostHealth } from './host-health.js';
 import { ProgressSupport } from './progress-support.js';
 import { loadOptionalPeer } from '../optional-peer.js';
@@ -124,6 +129,8 @@ export class Etcd3Storage implements Storage {
         // kube-apiserver lifts the receive limit too: a LIST can be far over grpc's 4 MiB.
         'grpc.max_receive_message_length': -1,
         'grpc.use_local_subchannel_pool': 1,
+        // The watch streams: the stream's and the connection's window (etcd3-unary.ts).
+        'grpc-node.flow_control_window': ETCD_FLOW_CONTROL_WINDOW,
       },
     });
     this.compactor = new Compactor(this, {

@@ -64,6 +64,15 @@ interface Codecs {
 
 let codecs: Codecs | undefined;
 
+/**
+ * Flow-control window (bytes) for every HTTP/2 session to etcd, per stream and per connection.
+ * HTTP/2 starts both at 64 KiB, so a watch stream or a LIST answer would come 64 KiB per round
+ * trip through our event loop: under load, ~5 pod events (value + prev_kv) per loop turn, and
+ * the watch cache falls seconds behind etcd. grpc-go (kube-apiserver's client) grows its windows
+ * to 16 MiB with its BDP estimator; node's http2 and grpc-js keep the initial size.
+ */
+export const ETCD_FLOW_CONTROL_WINDOW = 4 * 1024 * 1024;
+
 /** This package's copy of etcd's published API (proto/README.md: its source and pins). */
 const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
@@ -302,11 +311,15 @@ class Member {
   private connect(): void {
     this.nextConnect = Date.now() + 1_000;
     const session = connect(this.url, {
-      // Raised as grpc-js raises them: a LIST answer is not held back by flow control.
-      settings: { initialWindowSize: 4 * 1024 * 1024 },
+      // A LIST answer is not held back by flow control (grpc-go's BDP estimator grows its
+      // windows the same way).
+      settings: { initialWindowSize: ETCD_FLOW_CONTROL_WINDOW },
     });
     this.session = session;
     session.on('connect', () => {
+      // The connection's own window stays at HTTP/2's 64 KiB unless raised: every answer on
+      // this session would then arrive 64 KiB per round trip through our event loop.
+      session.setLocalWindowSize(ETCD_FLOW_CONTROL_WINDOW);
       if (this.session === session) this.ready = true;
     });
     const gone = () => this.drop(session);
