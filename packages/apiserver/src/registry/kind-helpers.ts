@@ -7,7 +7,7 @@ import {
   type KubeObject,
 } from '@listwatch/api';
 import { semanticEqual } from '@listwatch/api';
-import type { ResourceStrategy } from './strategy.js';
+import type { ResourceStrategy } from './rest/resource-strategy.js';
 
 // What the strategies of the kinds in pkg/registry/{apps,batch,core,discovery,networking,policy}
 // share: the generation rule, status reset, and the validation helpers of

@@ -7,7 +7,7 @@ import {
   type KubeObject,
 } from '@listwatch/api';
 import { replicasScale } from '../autoscaling/scale.js';
-import type { ResourceStrategy } from '../strategy.js';
+import type { ResourceStrategy } from '../rest/resource-strategy.js';
 
 // What Deployments and ReplicaSets share: pkg/registry/apps/{deployment,replicaset}/strategy.go's
 // PrepareForCreate and PrepareForUpdate (generation, empty status), the apps/v1 immutable selector

@@ -1,6 +1,6 @@
 import { fieldErrors, goSyntax, isRecord, type FieldError, type KubeObject } from '@listwatch/api';
 import { validateWorkloadSpec } from '../../core/pod/validation.js';
-import type { ResourceStrategy } from '../../strategy.js';
+import type { ResourceStrategy } from '../../rest/resource-strategy.js';
 import { specOf, nonNegative, workloadStrategy } from '../workload.js';
 
 // Deployments: pkg/registry/apps/deployment/strategy.go (PrepareForCreate, PrepareForUpdate,

@@ -5,7 +5,7 @@ import { admitPod } from '../../../admission/pod-admission.js';
 import { podAttach, podExec, podPortForward } from './subresources.js';
 import { podLog } from './log.js';
 import { records, validatePodSpec, validatePodSpecUpdate } from './validation.js';
-import type { ResourceStrategy } from '../../strategy.js';
+import type { ResourceStrategy } from '../../rest/resource-strategy.js';
 
 // The Pod's registry strategy: k8s.io/kubernetes pkg/registry/core/pod/strategy.go (v1.32: no
 // metadata.generation on pods; that came with PodObservedGenerationTracking in 1.33).
