@@ -4,7 +4,6 @@ import {
   fieldErrors,
   queryBool,
   type KubeObject,
-  type ResourceDefinition,
 } from '@listwatch/api';
 import { parseDocument } from 'yaml';
 import { FieldManager, managerOrUserAgent } from '../fieldmanager/index.js';

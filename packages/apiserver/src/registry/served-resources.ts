@@ -123,7 +123,9 @@ export function withBuiltinStrategy(definition: ResourceDefinition): ServedResou
   const byResource = builtinStrategies[group ? `${group}/${version}` : version];
   const strategy = byResource && Object.hasOwn(byResource, plural) ? byResource[plural] : undefined;
   if (!strategy)
-    throw new Error(`no strategy for the served resource ${qualifiedResource(definition)}/${version}`);
+    throw new Error(
+      `no strategy for the served resource ${qualifiedResource(definition)}/${version}`,
+    );
   return { definition, strategy };
 }
 

@@ -98,7 +98,13 @@ export interface StoreOptions {
 export class Store
   implements
     ServedResource,
-    Getter, Lister, Watcher, Creater, Updater, GracefulDeleter, CollectionDeleter
+    Getter,
+    Lister,
+    Watcher,
+    Creater,
+    Updater,
+    GracefulDeleter,
+    CollectionDeleter
 {
   readonly definition: ResourceDefinition;
   readonly strategy: ResourceStrategy;

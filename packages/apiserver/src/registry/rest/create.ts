@@ -14,7 +14,11 @@ import type { ServedResource } from './resource-strategy.js';
 // around what the resource's strategy adds.
 
 /** A 422 Invalid naming the object of `definition`'s kind. */
-export function invalid(definition: ResourceDefinition, name: string, errors: FieldError[]): ApiError {
+export function invalid(
+  definition: ResourceDefinition,
+  name: string,
+  errors: FieldError[],
+): ApiError {
   return ApiError.invalid(
     { kind: definition.kind, ...(definition.group ? { group: definition.group } : {}) },
     name,
@@ -82,4 +86,3 @@ export function prepareForCreate(
   if (errors.length) throw invalid(definition, meta.name ?? '', errors);
   return object;
 }
-

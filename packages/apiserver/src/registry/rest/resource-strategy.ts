@@ -176,7 +176,6 @@ export interface ConnectRequest {
   get(gr: GroupResource, namespace: string | undefined, name: string): Promise<KubeObject>;
 }
 
-
 /**
  * A served resource as the registry builds its Store: the definition and the strategy injected
  * into it (kube's NewREST(...) per resource, pkg/registry/<group>/<resource>/storage).

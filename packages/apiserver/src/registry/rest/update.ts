@@ -1,4 +1,10 @@
-import { ApiError, apiVersionOf, validateObjectMeta, type KubeObject, type ResourceDefinition } from '@listwatch/api';
+import {
+  ApiError,
+  apiVersionOf,
+  validateObjectMeta,
+  type KubeObject,
+  type ResourceDefinition,
+} from '@listwatch/api';
 import { checkTypeMeta, invalid } from './create.js';
 import type { ServedResource } from './resource-strategy.js';
 
