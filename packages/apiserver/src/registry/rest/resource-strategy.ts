@@ -24,25 +24,29 @@ import type { StreamLocation } from './rest.js';
 // RESTDeleteStrategy, and each type's strategy.go). A Store is made with one (registry/generic/store.ts).
 
 /**
- * What one resource adds to the generic steps below: kube's per-type registry strategy, with the
- * defaulting and conversion its typed decode does, and its delete and scale behaviour.
+ * What one resource adds to the generic steps: kube's per-type registry strategy, with the
+ * defaulting and conversion its typed decode does, and its delete and scale behaviour. `T` is
+ * the kind's object as decoded (registry/rest/typed-object.ts: `TypedObject<Pod>`); every hook
+ * sees only objects of its own kind (methods, so a typed strategy serves in the table).
  */
-export interface ResourceStrategy extends GracefulDeleteStrategy {
+export interface ResourceStrategy<
+  T extends KubeObject = KubeObject,
+> extends GracefulDeleteStrategy {
   /** Defaulting and v1 conversion, on every decoded body and patch result (e.g. stringData). */
-  decode?(object: KubeObject): void;
+  decode?(object: T): void;
   /** PrepareForCreate, after ObjectMeta validation: server-set fields of a new object. */
-  prepareForCreate?(object: KubeObject): void;
+  prepareForCreate?(object: T): void;
   /**
    * PrepareForUpdate: what an update keeps or sets whatever the client sent; `next` carries the
    * current generation, which the strategy bumps if its kind has one.
    */
-  prepareForUpdate?(next: KubeObject, current: KubeObject): void;
+  prepareForUpdate?(next: T, current: T): void;
   /**
    * The status strategy's PrepareForUpdate beyond the generic one (which keeps everything but
    * status from the stored object): what else a /status write may change (deployments: their
    * annotations, where the controller records the revision).
    */
-  prepareForStatusUpdate?(result: KubeObject, sent: KubeObject): void;
+  prepareForStatusUpdate?(result: T, sent: T): void;
   /**
    * Subresources a PUT updates with a strategy of their own, by name, each its PrepareForUpdate
    * after the main one (namespaces/finalize: namespaceFinalizeStrategy keeps the status).
@@ -53,28 +57,28 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    * beyond the generic rule (namespaces: only once spec.finalizers is empty too,
    * ShouldDeleteNamespaceDuringUpdate).
    */
-  mayDeleteDuringUpdate?(next: KubeObject): boolean;
+  mayDeleteDuringUpdate?(next: T): boolean;
   /** Validate beyond ObjectMeta, on create and on every update of the main resource: 422. */
-  validate?(object: KubeObject): FieldError[];
+  validate?(object: T): FieldError[];
   /**
    * ValidateUpdate's own rules, after `validate` (alone on a /status write): immutable fields,
    * allowed transitions, rules that read the stored object: 422.
    */
-  validateUpdate?(next: KubeObject, current: KubeObject): FieldError[];
+  validateUpdate?(next: T, current: T): FieldError[];
   /** Validate's rules that only a create checks, after `validate`. */
-  validateCreate?(object: KubeObject): FieldError[];
+  validateCreate?(object: T): FieldError[];
   /** The object's storage form, when it is stored as another group version's (events.k8s.io). */
   storage?: StorageConversion;
   /**
    * What the kind's REST storage allocates before a create or an update is written (a Service's
    * cluster IP and node ports), unique among the stored objects of `prefix`; may throw a 422.
    */
-  allocate?(object: KubeObject, context: AllocateContext): Promise<void>;
+  allocate?(object: T, context: AllocateContext): Promise<void>;
   /**
    * Drops the fields a kind without a schema-source entry does not have (custom resources: the
    * CRD's structural schema), returning their paths; replaces the schema source's pruning.
    */
-  pruneUnknownFields?(object: KubeObject): string[];
+  pruneUnknownFields?(object: T): string[];
   /**
    * The server-side apply schema of a kind the schema source lacks (custom resources: their
    * structural schema's list and map types); replaces the schema source's.
