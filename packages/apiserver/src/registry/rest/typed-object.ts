@@ -11,7 +11,9 @@ import type { KubeObject } from '@listwatch/api';
 export type Decoded<T> = T extends readonly (infer U)[]
   ? Decoded<U>[]
   : T extends object
-    ? { -readonly [K in keyof T]?: Decoded<T[K]> }
+    ? string extends keyof T
+      ? { -readonly [K in keyof T]: Decoded<T[K]> } // a map: its values are there
+      : { -readonly [K in keyof T]?: Decoded<T[K]> }
     : T;
 
 /** A decoded object of a built-in kind: `TypedObject<Pod>`, its ObjectMeta the server's own. */
