@@ -10,6 +10,8 @@ export {
   type ResourceEntry,
   type WatchCacheSizes,
 } from './registry/resource-registry.js';
+export { withBuiltinStrategies } from './registry/served-resources.js';
+export type { ServedResource } from './registry/rest/resource-strategy.js';
 export { parseRequestInfo, type RequestInfo } from './request/request-info.js';
 export { SYSTEM_NAMESPACES } from './admission/namespace-lifecycle.js';
 export type { ServerContext } from './server-context.js';

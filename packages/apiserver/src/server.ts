@@ -12,6 +12,7 @@ import { jsonLogger } from './logger.js';
 import { ApiServerMetrics } from './metrics.js';
 import { startKubernetesService } from './controllers/kubernetes-service.js';
 import { ensureSystemNamespaces } from './admission/namespace-lifecycle.js';
+import { withBuiltinStrategies } from './registry/served-resources.js';
 import { ResourceRegistry } from './registry/resource-registry.js';
 import { ServiceAccountsController } from './controllers/service-accounts.js';
 import {
@@ -56,7 +57,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const definitions = options.definitions ?? servedResources;
   const storage = storageOf(options, definitions);
   const metrics = new ApiServerMetrics();
-  const registry = new ResourceRegistry(storage, definitions, {
+  const registry = new ResourceRegistry(storage, withBuiltinStrategies(definitions), {
     watchCacheSizes: watchCacheSizesOf(options),
     logger,
     metrics: metrics.cacher,

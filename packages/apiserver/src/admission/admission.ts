@@ -2,7 +2,7 @@ import type { KubeObject } from '@listwatch/api';
 import type { Attributes } from '../authorization/attributes.js';
 import type { RequestAuthorizer } from '../authorization/request-authorizer.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import type { ResourceStrategy } from '../registry/strategy.js';
+import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
 
 /** The operation a write is admitted as (admission.Operation). */
 export type AdmissionOperation = 'CREATE' | 'UPDATE';

@@ -2,7 +2,7 @@ import { isStorageError, type Storage } from '@listwatch/storage';
 import { metaV1Now, type KubeObject, type Logger, type ResourceDefinition } from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { StorageFollower } from '../controllers/storage-follower.js';
-import { setRuntimeStrategy } from '../registry/strategy.js';
+import type { ServedResource } from '../registry/rest/resource-strategy.js';
 import { customResourceOf } from './custom-resource.js';
 import { customResourceStrategy } from './custom-resource-strategy.js';
 import { CLEANUP_FINALIZER } from './customresourcedefinition-strategy.js';
@@ -163,12 +163,13 @@ export class CustomResourceDefinitionHandler {
     if (current?.fingerprint === fingerprint) return;
     const definitions: ResourceDefinition[] = [];
     const views = new Map<ResourceDefinition, ConvertingStorage>();
+    const resources: ServedResource[] = [];
     const stored = crd.spec.versions.find((v) => v.storage)?.name ?? '';
     for (const version of crd.spec.versions) {
       if (!version.served) continue;
       const definition = customResourceOf(crd, version);
       const strategy = customResourceStrategy(crd, version);
-      setRuntimeStrategy(definition, strategy);
+      resources.push({ definition, strategy });
       definitions.push(definition);
       views.set(
         definition,
@@ -204,8 +205,8 @@ export class CustomResourceDefinitionHandler {
       if (!definitions.some((d) => d.version === old.version && d.plural === old.plural))
         await this.registry.remove(old.group, old.version, old.plural);
     }
-    for (const definition of definitions)
-      await this.registry.add(definition, views.get(definition));
+    for (const resource of resources)
+      await this.registry.add(resource, views.get(resource.definition));
     this.served.set(name, { fingerprint, definitions });
     this.logger.info('serving custom resource', {
       name,

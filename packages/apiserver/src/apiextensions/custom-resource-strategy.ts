@@ -6,7 +6,7 @@ import {
 } from '../fieldmanager/index.js';
 import { pruneObjectMeta } from '../registry/field-validation.js';
 import { scaleOf, type ScaleStrategy } from '../registry/autoscaling/scale.js';
-import type { ResourceStrategy } from '../registry/strategy.js';
+import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
 import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
 import { compileRules, hasRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';

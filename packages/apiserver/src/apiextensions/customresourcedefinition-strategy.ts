@@ -1,5 +1,5 @@
 import { isRecord, metaV1Now, type KubeObject } from '@listwatch/api';
-import type { ResourceStrategy } from '../registry/strategy.js';
+import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
 import { setCustomResourceDefinitionDefaults } from './customresourcedefinition-defaults.js';
 import {
   validateCustomResourceDefinition,

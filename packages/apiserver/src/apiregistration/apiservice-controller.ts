@@ -2,7 +2,7 @@ import { metaV1Now, type KubeObject, type Logger } from '@listwatch/api';
 import { isStorageError, type Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { StorageFollower } from '../controllers/storage-follower.js';
-import { prepareForCreate } from '../registry/strategy.js';
+import { prepareForCreate } from '../registry/rest/create.js';
 import { apiServices } from './apiservice-resource.js';
 import {
   apiServiceName,
@@ -147,10 +147,14 @@ export class APIServiceController {
     return this.registry.storage;
   }
 
-  private keys() {
+  private entry() {
     const entry = this.registry.lookup(apiServices.group, apiServices.version, apiServices.plural);
     if (!entry) throw new Error('apiservices are not served');
-    return entry.source.keys;
+    return entry;
+  }
+
+  private keys() {
+    return this.entry().source.keys;
   }
 
   /** One sync at a time; changes during one are taken by the next, only one more. */
@@ -214,7 +218,7 @@ export class APIServiceController {
     const current = this.known.get(name);
     const key = this.keys().object(undefined, name);
     if (!current) {
-      const object = prepareForCreate(apiServices, structuredClone(want), undefined);
+      const object = prepareForCreate(this.entry().store, structuredClone(want), undefined);
       // Written available at once: one write per APIService at start, not two.
       object['status'] = {
         conditions: [{ type: 'Available', ...LOCAL, lastTransitionTime: metaV1Now() }],

@@ -5,7 +5,7 @@ import {
   isRecord,
   type FieldError,
 } from '@listwatch/api';
-import type { ResourceStrategy } from '../registry/strategy.js';
+import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
 import { apiServiceName, type APIService } from './types.js';
 
 // The APIService registry strategy (kube-aggregator pkg/registry/apiservice/strategy.go), its

@@ -1,6 +1,5 @@
 import type { ResourceDefinition, Verb } from '@listwatch/api';
 import type { ApiGroup, ApiGroupVersion } from './api-groups.js';
-import { storesNothing, strategyOf } from '../registry/strategy.js';
 import { storageVersionHash } from './storage-version-hash.js';
 import { subresourcesOf } from './subresources.js';
 
@@ -104,7 +103,9 @@ export function apiResourcesOf(def: ResourceDefinition): ApiResource[] {
     ...(def.shortNames.length ? { shortNames: [...def.shortNames] } : {}),
     ...(def.categories.length ? { categories: [...def.categories] } : {}),
     // Only a store has a storage version (installer.go: a rest.StorageVersionProvider).
-    ...(storesNothing(strategyOf(def))
+    // A resource served with create alone is a rest.Creater, not a store (the reviews; the
+    // kind table test keeps this in step with their strategies).
+    ...(def.verbs.every((verb) => verb === 'create')
       ? {}
       : { storageVersionHash: storageVersionHash(def.group, def.version, def.kind) }),
   };

@@ -1,8 +1,7 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
 import type { JsonObject } from '../patch/json-value.js';
-import { pruneUnknownFields } from '../registry/field-validation.js';
 import type { Updater } from '../registry/rest/rest.js';
-import { decodeObject } from '../registry/strategy.js';
+import { decodeObject } from '../registry/rest/decode.js';
 import { applyOptions, fieldManagerOf, parseApplyPatch } from './field-manager-params.js';
 import { isDryRun, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
@@ -20,7 +19,7 @@ import { fromInput } from './write.js';
  */
 function readConfiguration(scope: RequestScope, body: Buffer, name: string): JsonObject {
   const config = parseApplyPatch(body, patchMediaType(scope.ctx.get('content-type')));
-  const unknown = pruneUnknownFields(scope.definition, config as unknown as KubeObject);
+  const unknown = scope.store.pruneUnknownFields(config as unknown as KubeObject);
   if (unknown.length) {
     const meta = (config['metadata'] ?? {}) as { namespace?: string };
     const { group, version, kind } = scope.definition;
@@ -60,14 +59,14 @@ export async function applyObject(
   const { manager, force } = applyOptions(scope);
   const dryRun = isDryRun(scope);
   const config = fromInput(scope, () => readConfiguration(scope, body, name));
-  const fieldManager = fieldManagerOf(definition, subresource);
+  const fieldManager = fieldManagerOf(scope.store, subresource);
   const { object, created } = await storage.update(
     scope.context,
     name,
     {
       updatedObject: (current) =>
         withName(
-          decodeObject(definition, fieldManager.apply(current, config, manager, force), 'patch'),
+          decodeObject(scope.store, fieldManager.apply(current, config, manager, force), 'patch'),
           name,
         ),
       // A status write keeps the stored metadata but for managedFields (ResetObjectMetaForStatus).

@@ -4,7 +4,6 @@ import {
   fieldErrors,
   queryBool,
   type KubeObject,
-  type ResourceDefinition,
 } from '@listwatch/api';
 import { parseDocument } from 'yaml';
 import { FieldManager, managerOrUserAgent } from '../fieldmanager/index.js';
@@ -15,7 +14,8 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../patch/json-value.js';
-import { hasStatusSubresource, strategyOf } from '../registry/strategy.js';
+import { hasStatusSubresource } from '../registry/rest/update.js';
+import type { ServedResource } from '../registry/rest/resource-strategy.js';
 import type { WriteOptionsKind } from '../registry/field-validation.js';
 import type { RequestScope } from './request-scope.js';
 import { decodeBody } from './body.js';
@@ -24,18 +24,19 @@ import { decodeBody } from './body.js';
 // (`fieldManager`, else its User-Agent, as create.go managerOrUserAgent), the field manager of
 // a resource and subresource, and an apply patch body read as YAML (patch.go applyPatcher).
 
-const managers = new WeakMap<ResourceDefinition, Map<string, FieldManager>>();
+const managers = new WeakMap<ServedResource, Map<string, FieldManager>>();
 
 /** The FieldManager of a resource (or of its status subresource), made once. */
 export function fieldManagerOf(
-  definition: ResourceDefinition,
+  resource: ServedResource,
   subresource: string | undefined,
 ): FieldManager {
-  let bySub = managers.get(definition);
-  if (!bySub) managers.set(definition, (bySub = new Map<string, FieldManager>()));
+  let bySub = managers.get(resource);
+  if (!bySub) managers.set(resource, (bySub = new Map<string, FieldManager>()));
   let fm = bySub.get(subresource ?? '');
   if (!fm) {
-    const { applySchema } = strategyOf(definition);
+    const { definition } = resource;
+    const { applySchema } = resource.strategy;
     fm = new FieldManager({
       gvk: { group: definition.group, version: definition.version, kind: definition.kind },
       ...(subresource ? { subresource } : {}),
@@ -98,7 +99,7 @@ export function trackUpdate(
   subresource: string | undefined,
   manager: string,
 ): KubeObject {
-  return fieldManagerOf(scope.definition, subresource).update(current, next, manager);
+  return fieldManagerOf(scope.store, subresource).update(current, next, manager);
 }
 
 /** PatchOptions of an apply: `fieldManager` is required, `force` optional (ValidatePatchOptions). */

@@ -18,13 +18,13 @@ import {
 import { scaleDefinition, type ScaleREST } from '../registry/generic/scale-rest.js';
 import type { UpdatedObjectInfo } from '../registry/rest/rest.js';
 import { SCALE_GVK } from '../registry/autoscaling/scale.js';
-import { decodeObject, type DecodeSource } from '../registry/strategy.js';
+import { decodeTyped, type DecodeSource } from '../registry/rest/decode.js';
 import { decodeBody, readBody } from './body.js';
 import { applyOptions, parseApplyPatch, updateManager } from './field-manager-params.js';
 import { isDryRun, requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
 import { addWarnings } from './warnings.js';
-import { dropUnknownBodyFields, fromInput } from './write.js';
+import { bodyKindOf, dropUnknownBodyFields, fromInput } from './write.js';
 
 // The scale subresource's handlers (ScaleREST is registry/generic/scale-rest.ts): GET answers
 // the parent as an autoscaling/v1 Scale; PUT and PATCH make the new Scale of the current one,
@@ -40,7 +40,7 @@ const scaleFieldManager = new FieldManager({
 });
 
 function decodeScale(scope: RequestScope, value: unknown, source: DecodeSource): KubeObject {
-  return decodeObject(scope.definition, value, source, SCALE_GVK);
+  return decodeTyped(scope.definition, value, source, SCALE_GVK);
 }
 
 /** What a write sends ScaleREST: the new Scale of the current one, every attempt anew. */
@@ -61,7 +61,7 @@ async function updateScale(scope: RequestScope, name: string, storage: ScaleREST
   const definition = scaleDefinition(scope.definition);
   const incoming = fromInput(scope, () => {
     const object = decodeScale(scope, decodeBody(raw, scope.ctx.get('content-type')), 'body');
-    return dropUnknownBodyFields(scope, definition, object, validation);
+    return dropUnknownBodyFields(scope, bodyKindOf(definition), object, validation);
   });
   const info = scaleInfo(scope, (old) =>
     scaleFieldManager.update(

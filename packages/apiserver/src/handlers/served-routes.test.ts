@@ -10,6 +10,7 @@ import { subresourceInfo } from '../discovery/subresources.js';
 import type { Store } from '../registry/generic/store.js';
 import { parseRequestInfo } from '../request/request-info.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
+import { withBuiltinStrategies } from '../registry/served-resources.js';
 import { isWebSocketUpgrade } from '../transports/ignored-upgrade.js';
 import { routeVerbs } from './routes.js';
 import { verbOf } from './verb.js';
@@ -100,7 +101,10 @@ function servedRoutes(registry: ResourceRegistry): string[] {
 }
 
 describe('routes exist where a storage implements a verb (installer.go), as served-routes.txt lists them', () => {
-  const registry = new ResourceRegistry(new MemoryStorage({ compactionInterval: 0 }), served);
+  const registry = new ResourceRegistry(
+    new MemoryStorage({ compactionInterval: 0 }),
+    withBuiltinStrategies(served),
+  );
   const routes = servedRoutes(registry);
 
   it('every (group, version, resource, subresource, verb) served is the checked-in list', () => {

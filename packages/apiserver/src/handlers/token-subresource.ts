@@ -1,12 +1,13 @@
 import type { ResourceDefinition } from '@listwatch/api';
 import { fieldValidationOf } from '../registry/field-validation.js';
-import { checkTypeMeta, decodeObject } from '../registry/strategy.js';
+import { checkTypeMeta } from '../registry/rest/create.js';
+import { decodeTyped } from '../registry/rest/decode.js';
 import { TOKEN_REQUEST_GVK } from '../registry/core/serviceaccount/token-request.js';
 import type { TokenREST } from '../registry/core/serviceaccount/token.js';
 import { decodeBody, readBody } from './body.js';
 import { requireName, type RequestScope } from './request-scope.js';
 import { writeObject } from './response.js';
-import { dropUnknownBodyFields, fromInput } from './write.js';
+import { bodyKindOf, dropUnknownBodyFields, fromInput } from './write.js';
 
 // POST serviceaccounts/{name}/token: a TokenRequest decoded, TokenREST asked
 // (registry/core/serviceaccount/token.ts), the same with a signed token answered (201).
@@ -23,9 +24,9 @@ export async function serveTokenRequest(scope: RequestScope, storage: TokenREST)
   const raw = await readBody(scope.ctx.req, scope.server.maxRequestBodyBytes);
   const request = fromInput(scope, () => {
     const value = decodeBody(raw, scope.ctx.get('content-type'));
-    const object = decodeObject(definition, value, 'body', TOKEN_REQUEST_GVK);
+    const object = decodeTyped(definition, value, 'body', TOKEN_REQUEST_GVK);
     checkTypeMeta(definition, object);
-    return dropUnknownBodyFields(scope, definition, object, validation);
+    return dropUnknownBodyFields(scope, bodyKindOf(definition), object, validation);
   });
   writeObject(scope.ctx, 201, await storage.create(scope.context, name, request));
 }

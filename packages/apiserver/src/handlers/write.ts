@@ -23,7 +23,8 @@ import {
 import type { SubresourceCreateREST } from '../registry/generic/subresource-storages.js';
 import { fromInput as fromClientInput } from '../registry/rest/input.js';
 import type { ManagedFieldsStep, RESTStorage, Updater } from '../registry/rest/rest.js';
-import { checkObjectName, decodeObject } from '../registry/strategy.js';
+import { checkObjectName } from '../registry/rest/update.js';
+import { decodeObject, decodeTyped } from '../registry/rest/decode.js';
 import { applyObject } from './apply.js';
 import { decodeBody, readBody } from './body.js';
 import { refuseForce, trackUpdate, updateManager } from './field-manager-params.js';
@@ -41,18 +42,32 @@ export function fromInput<T>(scope: RequestScope, step: () => T): T {
 }
 
 /**
+ * The kind of a body: its definition and how its unknown fields are dropped (the resource's
+ * own kind: its Store's pruning).
+ */
+export interface BodyKind {
+  definition: ResourceDefinition;
+  pruneUnknownFields(object: KubeObject): string[];
+}
+
+/** A subresource's body kind (Scale, TokenRequest): the schema source prunes it. */
+export function bodyKindOf(definition: ResourceDefinition): BodyKind {
+  return { definition, pruneUnknownFields: (object) => pruneUnknownFields(definition, object) };
+}
+
+/**
  * Drops a decoded body's unknown fields, as fieldValidation says: a 400 naming them (Strict), a
- * Warning header each (Warn), or silently (Ignore). `definition` is the body's kind's (a
- * subresource's Scale or TokenRequest).
+ * Warning header each (Warn), or silently (Ignore).
  */
 export function dropUnknownBodyFields(
   scope: RequestScope,
-  definition: ResourceDefinition,
+  kind: BodyKind,
   object: KubeObject,
   validation: FieldValidation,
   duplicated: readonly DuplicateField[] = [],
 ): KubeObject {
-  const unknown = pruneUnknownFields(definition, object);
+  const { definition } = kind;
+  const unknown = kind.pruneUnknownFields(object);
   const duplicates = duplicated.length ? duplicateFieldPaths(definition, duplicated) : [];
   if (validation === 'Strict' && (unknown.length || duplicates.length))
     throw strictBodyError(definition, object, unknown, duplicates);
@@ -94,8 +109,8 @@ export async function decodeWriteBody(
     // Duplicated keys are looked for only where they cost something (Warn, Strict).
     const duplicates: DuplicateField[] | undefined = validation === 'Ignore' ? undefined : [];
     const decoded = decodeBodyAs(scope.definition, raw, scope.ctx.get('content-type'), duplicates);
-    const object = decodeObject(scope.definition, decoded, 'body');
-    return dropUnknownBodyFields(scope, scope.definition, object, validation, duplicates);
+    const object = decodeObject(scope.store, decoded, 'body');
+    return dropUnknownBodyFields(scope, scope.store, object, validation, duplicates);
   });
 }
 
@@ -183,8 +198,8 @@ export async function patchObject(scope: RequestScope): Promise<void> {
           kind: definition.kind,
         });
         // The patched object is decoded, strictly (patch.go applyPatchToCurrentObject).
-        const patched = decodeObject(definition, result, 'patch');
-        unknown = pruneUnknownFields(definition, patched);
+        const patched = decodeObject(scope.store, result, 'patch');
+        unknown = scope.store.pruneUnknownFields(patched);
         if (unknown.length && validation === 'Strict')
           throw ApiError.badRequest(strictDecodingMessage(unknown));
         return patched;
@@ -209,7 +224,7 @@ export async function createSubresource(
   const name = requireName(scope);
   const raw = await body(scope);
   const decoded = fromInput(scope, () =>
-    decodeObject(
+    decodeTyped(
       scope.definition,
       decodeBody(raw, scope.ctx.get('content-type')),
       'body',

@@ -3,7 +3,8 @@ import { goldenDir } from '@listwatch/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { imageTag } from './core/v1-defaults.js';
-import { decodeObject } from './strategy.js';
+import { decodeObject } from './rest/decode.js';
+import { withBuiltinStrategy } from './served-resources.js';
 
 // Defaulting as kube's decode applies it (pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/
 // defaults.go and zz_generated.defaults.go). Cases follow upstream's defaults_test.go, named.
@@ -19,7 +20,7 @@ function definition(kind: string): ResourceDefinition {
 
 /** What kube's decode leaves of `object`: typed, then defaulted. */
 function roundTrip(kind: string, object: Record<string, unknown>): KubeObject {
-  return decodeObject(definition(kind), structuredClone(object), 'body');
+  return decodeObject(withBuiltinStrategy(definition(kind)), structuredClone(object), 'body');
 }
 
 /** Every value `subset` has, `of` has too (defaulting only fills what is missing). */

@@ -10,7 +10,6 @@ import {
   type ResourceDefinition,
 } from '@listwatch/api';
 import type { DuplicateField } from '@listwatch/codec';
-import { strategyOf } from './strategy.js';
 
 // Server-side field validation (KEP-2885), as kube-apiserver does it for built-in types: the
 // body is decoded strictly against the kind's schema (k8s.io/apimachinery runtime/serializer/json
@@ -96,11 +95,10 @@ function pruneGeneric(object: Record<string, unknown>, unknown: string[]): void 
 
 /**
  * Removes the fields `object` has that its kind does not, and returns their paths in document
- * order. `object` is changed in place.
+ * order. `object` is changed in place. A kind the schema source lacks keeps any spec and status
+ * (its Store prunes custom resources by their structural schema instead).
  */
 export function pruneUnknownFields(definition: ResourceDefinition, object: KubeObject): string[] {
-  const strategy = strategyOf(definition);
-  if (strategy.pruneUnknownFields) return strategy.pruneUnknownFields(object);
   const unknown: string[] = [];
   const schema = schemaFor(definition);
   if (schema) prune(object, jsonShape(schema.name), '', unknown);

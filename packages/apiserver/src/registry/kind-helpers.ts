@@ -7,7 +7,7 @@ import {
   type KubeObject,
 } from '@listwatch/api';
 import { semanticEqual } from '@listwatch/api';
-import type { ResourceStrategy } from './strategy.js';
+import type { ResourceStrategy } from './rest/resource-strategy.js';
 
 // What the strategies of the kinds in pkg/registry/{apps,batch,core,discovery,networking,policy}
 // share: the generation rule, status reset, and the validation helpers of
@@ -47,20 +47,20 @@ export function defaultTo(parent: Json, key: string, value: unknown): void {
  * changes the spec (or what `specOf` names), status cleared on create (`status` gives the Go
  * zero value as JSON, its non-omitempty fields), plus the kind's own hooks.
  */
-export function kindStrategy(options: {
+export function kindStrategy<T extends KubeObject = KubeObject>(options: {
   generation?: boolean;
   /** The zero status on create; undefined leaves the status as sent (kinds without one). */
   status?: () => Json;
-  specOf?: (object: KubeObject) => unknown;
-  decode?: (object: KubeObject) => void;
-  validate?: (object: KubeObject) => FieldError[];
-  validateUpdate?: (next: KubeObject, current: KubeObject) => FieldError[];
-  validateCreate?: (object: KubeObject) => FieldError[];
-  prepareForCreate?: (object: KubeObject) => void;
-  prepareForUpdate?: (next: KubeObject, current: KubeObject) => void;
-  extra?: Partial<ResourceStrategy>;
-}): ResourceStrategy {
-  const specOf = options.specOf ?? ((o: KubeObject) => o['spec']);
+  specOf?: (object: T) => unknown;
+  decode?: (object: T) => void;
+  validate?: (object: T) => FieldError[];
+  validateUpdate?: (next: T, current: T) => FieldError[];
+  validateCreate?: (object: T) => FieldError[];
+  prepareForCreate?: (object: T) => void;
+  prepareForUpdate?: (next: T, current: T) => void;
+  extra?: Partial<ResourceStrategy<T>>;
+}): ResourceStrategy<T> {
+  const specOf = options.specOf ?? ((o: T) => o['spec']);
   return {
     ...options.extra,
     ...(options.decode ? { decode: options.decode } : {}),
@@ -68,7 +68,8 @@ export function kindStrategy(options: {
     ...(options.validateUpdate ? { validateUpdate: options.validateUpdate } : {}),
     ...(options.validateCreate ? { validateCreate: options.validateCreate } : {}),
     prepareForCreate(object) {
-      if (options.status) object['status'] = options.status();
+      const written: KubeObject = object;
+      if (options.status) written['status'] = options.status();
       if (options.generation) object.metadata.generation = 1;
       options.prepareForCreate?.(object);
     },

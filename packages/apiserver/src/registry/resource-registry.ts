@@ -9,7 +9,7 @@ import {
 import type { ServiceAccountTokens } from '../authentication/service-account-options.js';
 import { ConvertingStorage } from './generic/converting-storage.js';
 import { Store } from './generic/store.js';
-import { registeredStrategyOf, storesNothing } from './strategy.js';
+import { storesNothing, type ServedResource } from './rest/resource-strategy.js';
 
 export interface WatchCacheSizes {
   /** `--default-watch-cache-size`: undefined adaptive, N fixed, 0 disabled. */
@@ -48,7 +48,7 @@ function keyOf(group: string, version: string, resource: string): string {
 
 /**
  * The resources this server serves, each with its watch cache (or direct storage access when
- * the cache is disabled for it). Adding a resource is adding a definition: the built-ins at
+ * the cache is disabled for it). Adding a resource is adding a definition and its strategy: the built-ins at
  * construction, custom resources at runtime (`add`, `remove`), which listeners hear of.
  */
 export class ResourceRegistry {
@@ -60,23 +60,18 @@ export class ResourceRegistry {
 
   constructor(
     readonly storage: Storage,
-    definitions: readonly ResourceDefinition[],
+    resources: readonly ServedResource[],
     private readonly options: ResourceRegistryOptions = {},
   ) {
-    for (const definition of definitions) {
-      this.entries.set(
-        keyOf(definition.group, definition.version, definition.plural),
-        this.entryOf(definition),
-      );
+    for (const resource of resources) {
+      const { group, version, plural } = resource.definition;
+      this.entries.set(keyOf(group, version, plural), this.entryOf(resource));
     }
   }
 
-  private entryOf(definition: ResourceDefinition, own?: Storage): ResourceEntry {
+  /** The Store of one resource, made with the strategy it was given (kube's NewREST). */
+  private entryOf({ definition, strategy }: ServedResource, own?: Storage): ResourceEntry {
     const { options } = this;
-    const strategy = registeredStrategyOf(definition);
-    // The Store is made with its strategy: a served resource without one is a bug, not `{}`.
-    if (!strategy)
-      throw new Error(`no strategy for the served resource ${qualifiedResource(definition)}`);
     const conversion = strategy.storage;
     const storage =
       own ?? (conversion ? new ConvertingStorage(this.storage, conversion) : this.storage);
@@ -124,14 +119,15 @@ export class ResourceRegistry {
   }
 
   /**
-   * Serves a resource from now on, replacing (and stopping) the entry of the same
-   * group/version/resource; its cache starts if the registry has. `storage` is a view of the
+   * Serves a resource from now on with its strategy, replacing (and stopping) the entry of the
+   * same group/version/resource; its cache starts if the registry has. `storage` is a view of the
    * server's storage the resource is read and written through, if not the server's own.
    */
-  async add(definition: ResourceDefinition, storage?: Storage): Promise<ResourceEntry> {
-    const key = keyOf(definition.group, definition.version, definition.plural);
+  async add(resource: ServedResource, storage?: Storage): Promise<ResourceEntry> {
+    const { group, version, plural } = resource.definition;
+    const key = keyOf(group, version, plural);
     const previous = this.entries.get(key);
-    const entry = this.entryOf(definition, storage);
+    const entry = this.entryOf(resource, storage);
     if (this.started) await entry.source.start();
     this.entries.set(key, entry);
     this.changed();

@@ -1,7 +1,10 @@
 import { ApiError, builtinResources } from '@listwatch/api';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { decodeObject, prepareForCreate, prepareForUpdate } from './strategy.js';
+import { decodeObject } from './rest/decode.js';
+import { prepareForCreate } from './rest/create.js';
+import { prepareForUpdate } from './rest/update.js';
+import { withBuiltinStrategy } from './served-resources.js';
 
 // The decode, defaulting and validation of every served kind is total: whatever JSON a client
 // sends, it is accepted or refused with a 400 or 422 ApiError, never another exception (which
@@ -123,15 +126,16 @@ function expectTotal(step: () => unknown): void {
 it('decode, defaults and validation of every kind accept or refuse any JSON with a 400 or 422', () => {
   fc.assert(
     fc.property(fc.constantFrom(...builtinResources), json, json, (definition, body, old) => {
+      const resource = withBuiltinStrategy(definition);
       expectTotal(() => {
-        const object = decodeObject(definition, body, 'body');
-        prepareForCreate(definition, object, definition.namespaced ? 'ns' : undefined);
+        const object = decodeObject(resource, body, 'body');
+        prepareForCreate(resource, object, definition.namespaced ? 'ns' : undefined);
       });
       expectTotal(() => {
-        const object = decodeObject(definition, body, 'patch');
-        const current = decodeObject(definition, old, 'body');
+        const object = decodeObject(resource, body, 'patch');
+        const current = decodeObject(resource, old, 'body');
         current.metadata.name = 'x';
-        prepareForUpdate(definition, object, current, undefined);
+        prepareForUpdate(resource, object, current, undefined);
       });
     }),
     { numRuns: 3000 },

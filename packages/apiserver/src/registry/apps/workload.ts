@@ -7,16 +7,11 @@ import {
   type KubeObject,
 } from '@listwatch/api';
 import { replicasScale } from '../autoscaling/scale.js';
-import type { ResourceStrategy } from '../strategy.js';
+import type { ResourceStrategy } from '../rest/resource-strategy.js';
 
 // What Deployments and ReplicaSets share: pkg/registry/apps/{deployment,replicaset}/strategy.go's
 // PrepareForCreate and PrepareForUpdate (generation, empty status), the apps/v1 immutable selector
 // (ValidateDeploymentUpdate / ValidateReplicaSetUpdate) and their ScaleREST.
-
-export function specOf(object: KubeObject): Record<string, unknown> {
-  if (!isRecord(object['spec'])) object['spec'] = {};
-  return object['spec'] as Record<string, unknown>;
-}
 
 export function nonNegative(value: unknown, field: string): FieldError[] {
   return typeof value === 'number' && value < 0
@@ -43,10 +38,10 @@ export function validateSelectorUpdate(next: KubeObject, current: KubeObject): F
  * Generation 1 on create, one more for each update that changes the spec (deployments: or the
  * annotations, which their ReplicaSets copy). A Scale writes spec.replicas through the same path.
  */
-export function workloadStrategy(
+export function workloadStrategy<T extends KubeObject = KubeObject>(
   annotationsBumpGeneration: boolean,
-  own: Pick<ResourceStrategy, 'decode' | 'validate'> & { emptyStatus: () => unknown },
-): ResourceStrategy {
+  own: Pick<ResourceStrategy<T>, 'decode' | 'validate'> & { emptyStatus: () => unknown },
+): ResourceStrategy<T> {
   const changed = (next: KubeObject, current: KubeObject) =>
     !semanticEqual(next['spec'], current['spec']) ||
     (annotationsBumpGeneration &&
@@ -57,7 +52,8 @@ export function workloadStrategy(
     // A new workload has no status of its own (PrepareForCreate); Go writes the empty one.
     prepareForCreate(object) {
       object.metadata.generation = 1;
-      object['status'] = own.emptyStatus();
+      const written: KubeObject = object;
+      written['status'] = own.emptyStatus();
     },
     prepareForUpdate(next, current) {
       if (changed(next, current)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;

@@ -9,7 +9,7 @@ import {
 import type { UserInfo } from '../../authentication/user.js';
 import type { Attributes } from '../../authorization/attributes.js';
 import { operatorValuesErrors, validateLabelSelectorRequirement } from '../core/pod/validation.js';
-import type { ResourceStrategy, UnstoredCreateRequest } from '../strategy.js';
+import type { ResourceStrategy, UnstoredCreateRequest } from '../rest/resource-strategy.js';
 
 // The review resources: questions a create asks and the apiserver answers without storing
 // anything (kubectl auth can-i, auth can-i --list, auth whoami; webhook authenticators and
@@ -315,14 +315,4 @@ export const selfSubjectRulesReviewStrategy: ResourceStrategy = {
       status: request.authorizer.rulesReview(request.user, namespace),
     };
   },
-};
-
-/** The review strategies by qualified resource. */
-export const reviewStrategies: Readonly<Record<string, ResourceStrategy>> = {
-  'tokenreviews.authentication.k8s.io': tokenReviewStrategy,
-  'selfsubjectreviews.authentication.k8s.io': selfSubjectReviewStrategy,
-  'subjectaccessreviews.authorization.k8s.io': subjectAccessReviewStrategy,
-  'selfsubjectaccessreviews.authorization.k8s.io': selfSubjectAccessReviewStrategy,
-  'localsubjectaccessreviews.authorization.k8s.io': localSubjectAccessReviewStrategy,
-  'selfsubjectrulesreviews.authorization.k8s.io': selfSubjectRulesReviewStrategy,
 };

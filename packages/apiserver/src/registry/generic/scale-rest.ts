@@ -12,7 +12,7 @@ import {
 } from '../../fieldmanager/index.js';
 import type { JsonValue } from '../../patch/json-value.js';
 import { SCALE_GVK, validateScale, type ScaleStrategy } from '../autoscaling/scale.js';
-import { checkTypeMeta } from '../strategy.js';
+import { checkTypeMeta } from '../rest/create.js';
 import type {
   Getter,
   RequestContext,

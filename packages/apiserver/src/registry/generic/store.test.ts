@@ -18,7 +18,9 @@ import { ensureSystemNamespaces } from '../../admission/namespace-lifecycle.js';
 import { ResourceRegistry } from '../resource-registry.js';
 import { loopbackContext } from '../rest/loopback-context.js';
 import type { RequestContext } from '../rest/rest.js';
-import { decodeObject, storesNothing, strategyOf } from '../strategy.js';
+import { decodeObject } from '../rest/decode.js';
+import { storesNothing } from '../rest/resource-strategy.js';
+import { withBuiltinStrategies, withBuiltinStrategy } from '../served-resources.js';
 
 // The generic Store (registry/generic/registry/store.go): every verb of every served kind goes
 // through it down to a real storage backend (memory), wrapped to record what reaches it.
@@ -143,18 +145,20 @@ function sample(definition: ResourceDefinition, name: string): KubeObject {
     metadata: { name: fixed[definition.plural as keyof typeof fixed] ?? name },
   });
   // What the handler gives the Store: the body decoded, defaulted.
-  return decodeObject(definition, object, 'body');
+  return decodeObject(withBuiltinStrategy(definition), object, 'body');
 }
 
 const served = [...builtinResources, customResourceDefinitions, apiServices].filter(
-  (d) => !storesNothing(strategyOf(d)),
+  (d) => !storesNothing(withBuiltinStrategy(d).strategy),
 );
 
 describe('the generic Store: every verb of every kind reaches storage through it', () => {
   const memory = new MemoryStorage({ compactionInterval: 0 });
   const calls: string[] = [];
   const storage = recordingStorage(memory, calls);
-  const registry = new ResourceRegistry(storage, served, { logger: silentLogger });
+  const registry = new ResourceRegistry(storage, withBuiltinStrategies(served), {
+    logger: silentLogger,
+  });
   const authorizer = new RequestAuthorizer(alwaysAllow);
   const parts = {
     authorizer,
@@ -339,6 +343,6 @@ describe('the generic Store: every verb of every kind reaches storage through it
       plural: 'widgets',
       kind: 'Widget',
     };
-    expect(() => new ResourceRegistry(memory, [widget])).toThrow(/no strategy/);
+    expect(() => withBuiltinStrategies([widget])).toThrow(/no strategy/);
   });
 });

@@ -27,12 +27,14 @@ import {
 } from '../rest/delete.js';
 import { admitNamespace } from '../../admission/namespace-lifecycle.js';
 import type { ResourceRegistry } from '../resource-registry.js';
+import { prepareForCreate } from '../rest/create.js';
+import { prepareForUpdate } from '../rest/update.js';
 import {
-  prepareForCreate,
-  prepareForUpdate,
   storesNothing,
   type ResourceStrategy,
-} from '../strategy.js';
+  type ServedResource,
+} from '../rest/resource-strategy.js';
+import { pruneUnknownFields } from '../field-validation.js';
 import { fromInput } from '../rest/input.js';
 import type {
   CollectionDeleter,
@@ -94,7 +96,15 @@ export interface StoreOptions {
 }
 
 export class Store
-  implements Getter, Lister, Watcher, Creater, Updater, GracefulDeleter, CollectionDeleter
+  implements
+    ServedResource,
+    Getter,
+    Lister,
+    Watcher,
+    Creater,
+    Updater,
+    GracefulDeleter,
+    CollectionDeleter
 {
   readonly definition: ResourceDefinition;
   readonly strategy: ResourceStrategy;
@@ -152,6 +162,16 @@ export class Store
     return this.definition.namespaced && ctx.namespace !== undefined
       ? { namespace: ctx.namespace }
       : {};
+  }
+
+  /**
+   * Removes the fields of `object` its kind does not have and returns their paths: the
+   * strategy's pruning (custom resources: their structural schema), else the schema source's.
+   */
+  pruneUnknownFields(object: KubeObject): string[] {
+    return (
+      this.strategy.pruneUnknownFields?.(object) ?? pruneUnknownFields(this.definition, object)
+    );
   }
 
   /** Storage errors as the API reports them for this object (`pods "x" not found`). */
@@ -239,7 +259,7 @@ export class Store
       : decoded;
     await this.admit(ctx, 'CREATE', tracked);
     const namespace = this.definition.namespaced ? ctx.namespace : undefined;
-    const object = fromInput(ctx, () => prepareForCreate(this.definition, tracked, namespace));
+    const object = fromInput(ctx, () => prepareForCreate(this, tracked, namespace));
     const name = object.metadata.name ?? '';
     if (namespace !== undefined) await admitNamespace(this.registry, namespace);
     await this.allocate(object, options.dryRun);
@@ -370,7 +390,7 @@ export class Store
         const next = fromInput(ctx, () => {
           const sent = objInfo.updatedObject(current);
           const requested = sent.metadata.resourceVersion;
-          const prepared = prepareForUpdate(this.definition, sent, current, subresource);
+          const prepared = prepareForUpdate(this, sent, current, subresource);
           // A resourceVersion the request sets is a precondition; otherwise the read state is.
           if (
             requested !== undefined &&

@@ -6,7 +6,11 @@ import {
   type Status,
 } from '@listwatch/api';
 import type { ResourceRegistry } from '../resource-registry.js';
-import type { ConnectStrategy, ResourceStrategy, SubresourceStrategy } from '../strategy.js';
+import type {
+  ConnectStrategy,
+  ResourceStrategy,
+  SubresourceStrategy,
+} from '../rest/resource-strategy.js';
 import type {
   Connecter,
   Creater,

@@ -1,5 +1,6 @@
 import { ApiError, apiVersionOf, type KubeObject, type ResourceDefinition } from '@listwatch/api';
-import { checkTypeMeta, type UnstoredStrategy } from '../strategy.js';
+import { checkTypeMeta } from '../rest/create.js';
+import type { UnstoredStrategy } from '../rest/resource-strategy.js';
 import type { Creater, CreateOptions, RequestContext } from '../rest/rest.js';
 import { fromInput } from '../rest/input.js';
 

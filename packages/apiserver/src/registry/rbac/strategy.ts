@@ -11,7 +11,7 @@ import {
 import type { PolicyRule } from '../../authorization/policy-rule.js';
 import { RBAC_GROUP } from '../../authorization/rbac-authorizer.js';
 import type { AdmissionRequest } from '../../admission/admission.js';
-import type { ResourceStrategy } from '../strategy.js';
+import type { ResourceStrategy } from '../rest/resource-strategy.js';
 
 // The rbac.authorization.k8s.io kinds: writing a role or a binding may not grant more than the
 // writer holds (pkg/registry/rbac/{role,clusterrole,rolebinding,clusterrolebinding}/policybased).
@@ -69,7 +69,7 @@ function validatePolicyRules(object: KubeObject, namespaced: boolean): FieldErro
 }
 
 /** Roles and ClusterRoles: every rule held, or `escalate` on the role. */
-function roleStrategy(resource: 'roles' | 'clusterroles'): ResourceStrategy {
+function roleStrategyOf(resource: 'roles' | 'clusterroles'): ResourceStrategy {
   return {
     validate: (role) => validatePolicyRules(role, resource === 'roles'),
     admit({ object, oldObject, request, authorizer }: AdmissionRequest) {
@@ -116,7 +116,7 @@ function roleRefUnchanged(next: KubeObject, current: KubeObject): FieldError[] {
  * RoleBindings and ClusterRoleBindings: `bind` on the referenced role, or every rule of it held
  * in the binding's namespace. A missing role is 404, as the registry's rule resolver says.
  */
-function bindingStrategy(resource: 'rolebindings' | 'clusterrolebindings'): ResourceStrategy {
+function bindingStrategyOf(resource: 'rolebindings' | 'clusterrolebindings'): ResourceStrategy {
   const kinds = resource === 'rolebindings' ? ['Role', 'ClusterRole'] : ['ClusterRole'];
 
   /** `bind` on the referenced role, or every rule of it held in the binding's namespace. */
@@ -190,9 +190,7 @@ function bindingStrategy(resource: 'rolebindings' | 'clusterrolebindings'): Reso
   };
 }
 
-export const roleStrategies: Readonly<Record<string, ResourceStrategy>> = {
-  [`roles.${RBAC_GROUP}`]: roleStrategy('roles'),
-  [`clusterroles.${RBAC_GROUP}`]: roleStrategy('clusterroles'),
-  [`rolebindings.${RBAC_GROUP}`]: bindingStrategy('rolebindings'),
-  [`clusterrolebindings.${RBAC_GROUP}`]: bindingStrategy('clusterrolebindings'),
-};
+export const roleStrategy = roleStrategyOf('roles');
+export const clusterRoleStrategy = roleStrategyOf('clusterroles');
+export const roleBindingStrategy = bindingStrategyOf('rolebindings');
+export const clusterRoleBindingStrategy = bindingStrategyOf('clusterrolebindings');

@@ -7,13 +7,13 @@ import {
   markAsDeleting,
   type GarbageCollectionPolicy,
 } from './delete.js';
-import { podGracePeriod, podStrategy } from '../core/pod/strategy.js';
+import { podGracePeriod, podStrategy, type Pod } from '../core/pod/strategy.js';
 
 // rest/delete.go BeforeDelete, pod/strategy.go CheckGracefulDelete and store.go markAsDeleting.
 
 const NOW = Date.parse('2026-03-01T12:00:00.750Z');
 
-function pod(spec: Record<string, unknown>, status: Record<string, unknown> = {}): KubeObject {
+function pod(spec: NonNullable<Pod['spec']>, status: NonNullable<Pod['status']> = {}): Pod {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec, status };
 }
 

@@ -1,28 +1,34 @@
-import { fieldErrors, goSyntax, isRecord, type FieldError, type KubeObject } from '@listwatch/api';
+import { fieldErrors, goSyntax, type FieldError } from '@listwatch/api';
+import type * as appsv1 from 'kubernetes-types/apps/v1.js';
 import { validateWorkloadSpec } from '../../core/pod/validation.js';
-import type { ResourceStrategy } from '../../strategy.js';
-import { specOf, nonNegative, workloadStrategy } from '../workload.js';
+import type { ResourceStrategy } from '../../rest/resource-strategy.js';
+import type { TypedObject } from '../../rest/typed-object.js';
+import { nonNegative, workloadStrategy } from '../workload.js';
 
 // Deployments: pkg/registry/apps/deployment/strategy.go (PrepareForCreate, PrepareForUpdate,
 // Validate, ValidateUpdate; the status strategy keeps the revision annotation),
 // SetDefaults_Deployment (pkg/apis/apps/v1/defaults.go) and ValidateDeployment
 // (pkg/apis/apps/validation).
 
+/** A Deployment as decoded (kubernetes-types' apps/v1 Deployment). */
+export type Deployment = TypedObject<appsv1.Deployment>;
+type RollingUpdate = NonNullable<
+  NonNullable<NonNullable<Deployment['spec']>['strategy']>['rollingUpdate']
+>;
+
 /** SetDefaults_Deployment. */
-export function setDeploymentDefaults(deployment: KubeObject): void {
-  const spec = specOf(deployment);
-  if (spec['replicas'] === undefined) spec['replicas'] = 1;
-  const strategy = isRecord(spec['strategy']) ? spec['strategy'] : {};
-  spec['strategy'] = strategy;
-  if (!strategy['type']) strategy['type'] = 'RollingUpdate';
-  if (strategy['type'] === 'RollingUpdate') {
-    const rolling = isRecord(strategy['rollingUpdate']) ? strategy['rollingUpdate'] : {};
-    strategy['rollingUpdate'] = rolling;
-    if (rolling['maxUnavailable'] === undefined) rolling['maxUnavailable'] = '25%';
-    if (rolling['maxSurge'] === undefined) rolling['maxSurge'] = '25%';
+export function setDeploymentDefaults(deployment: Deployment): void {
+  const spec = (deployment.spec ??= {});
+  spec.replicas ??= 1;
+  const strategy = (spec.strategy ??= {});
+  strategy.type ||= 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const rolling = (strategy.rollingUpdate ??= {});
+    rolling.maxUnavailable ??= '25%';
+    rolling.maxSurge ??= '25%';
   }
-  if (spec['revisionHistoryLimit'] === undefined) spec['revisionHistoryLimit'] = 10;
-  if (spec['progressDeadlineSeconds'] === undefined) spec['progressDeadlineSeconds'] = 600;
+  spec.revisionHistoryLimit ??= 10;
+  spec.progressDeadlineSeconds ??= 600;
 }
 
 /** An IntOrString as field.Error prints it (%#v of the value). */
@@ -42,10 +48,10 @@ function intOrPercent(value: unknown): [number, boolean] {
 }
 
 /** ValidateRollingUpdateDeployment. */
-function validateRollingUpdate(rolling: Record<string, unknown>): FieldError[] {
+function validateRollingUpdate(rolling: RollingUpdate): FieldError[] {
   const errs: FieldError[] = [];
   const path = 'spec.strategy.rollingUpdate';
-  for (const field of ['maxUnavailable', 'maxSurge']) {
+  for (const field of ['maxUnavailable', 'maxSurge'] as const) {
     const value = rolling[field];
     if (typeof value === 'string' && !/^[0-9]+%$/.test(value))
       errs.push(
@@ -60,12 +66,12 @@ function validateRollingUpdate(rolling: Record<string, unknown>): FieldError[] {
         fieldErrors.invalid(`${path}.${field}`, value, 'must be greater than or equal to 0'),
       );
   }
-  const [unavailable, percent] = intOrPercent(rolling['maxUnavailable']);
-  if (unavailable === 0 && intOrPercent(rolling['maxSurge'])[0] === 0)
+  const [unavailable, percent] = intOrPercent(rolling.maxUnavailable);
+  if (unavailable === 0 && intOrPercent(rolling.maxSurge)[0] === 0)
     errs.push(
       fieldErrors.invalid(
         `${path}.maxUnavailable`,
-        intOrString(rolling['maxUnavailable']),
+        intOrString(rolling.maxUnavailable),
         'may not be 0 when `maxSurge` is 0',
       ),
     );
@@ -73,7 +79,7 @@ function validateRollingUpdate(rolling: Record<string, unknown>): FieldError[] {
     errs.push(
       fieldErrors.invalid(
         `${path}.maxUnavailable`,
-        intOrString(rolling['maxUnavailable']),
+        intOrString(rolling.maxUnavailable),
         'must not be greater than 100%',
       ),
     );
@@ -81,28 +87,28 @@ function validateRollingUpdate(rolling: Record<string, unknown>): FieldError[] {
 }
 
 /** ValidateDeploymentSpec beyond the shared workload rules: strategy and its numbers. */
-function validateDeployment(deployment: KubeObject): FieldError[] {
-  const spec = isRecord(deployment['spec']) ? deployment['spec'] : {};
+function validateDeployment(deployment: Deployment): FieldError[] {
+  const spec = deployment.spec ?? {};
   const errs = validateWorkloadSpec(spec, 'deployment');
-  const strategy = isRecord(spec['strategy']) ? spec['strategy'] : {};
-  const type = typeof strategy['type'] === 'string' ? strategy['type'] : '';
+  const strategy = spec.strategy ?? {};
+  const type = strategy.type ?? '';
   if (type !== 'Recreate' && type !== 'RollingUpdate')
     errs.push(fieldErrors.notSupported('spec.strategy.type', type, ['Recreate', 'RollingUpdate']));
-  if (type === 'RollingUpdate' && isRecord(strategy['rollingUpdate']))
-    errs.push(...validateRollingUpdate(strategy['rollingUpdate']));
-  if (type === 'Recreate' && strategy['rollingUpdate'] !== undefined)
+  if (type === 'RollingUpdate' && strategy.rollingUpdate)
+    errs.push(...validateRollingUpdate(strategy.rollingUpdate));
+  if (type === 'Recreate' && strategy.rollingUpdate !== undefined)
     errs.push(
       fieldErrors.forbidden(
         'spec.strategy.rollingUpdate',
         "may not be specified when strategy `type` is 'Recreate'",
       ),
     );
-  errs.push(...nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds'));
-  errs.push(...nonNegative(spec['revisionHistoryLimit'], 'spec.revisionHistoryLimit'));
-  const deadline = spec['progressDeadlineSeconds'];
-  if (typeof deadline === 'number') {
+  errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  errs.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  const deadline = spec.progressDeadlineSeconds;
+  if (deadline !== undefined) {
     errs.push(...nonNegative(deadline, 'spec.progressDeadlineSeconds'));
-    const minReady = typeof spec['minReadySeconds'] === 'number' ? spec['minReadySeconds'] : 0;
+    const minReady = spec.minReadySeconds ?? 0;
     if (deadline <= minReady)
       errs.push(
         fieldErrors.invalid(
@@ -115,8 +121,8 @@ function validateDeployment(deployment: KubeObject): FieldError[] {
   return errs;
 }
 
-export const deploymentStrategy: ResourceStrategy = {
-  ...workloadStrategy(true, {
+export const deploymentStrategy: ResourceStrategy<Deployment> = {
+  ...workloadStrategy<Deployment>(true, {
     decode: setDeploymentDefaults,
     validate: validateDeployment,
     emptyStatus: () => ({}),

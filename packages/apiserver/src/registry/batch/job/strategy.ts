@@ -1,7 +1,6 @@
-import { fieldErrors, isRecord, type FieldError, type KubeObject } from '@listwatch/api';
+import { fieldErrors, type FieldError } from '@listwatch/api';
+import type * as batchv1 from 'kubernetes-types/batch/v1.js';
 import {
-  child,
-  defaultTo,
   immutable,
   kindStrategy,
   nonNegative,
@@ -11,6 +10,7 @@ import {
   type Json,
 } from '../../kind-helpers.js';
 import { defaultPodTemplate, validatePodTemplate } from '../../core/pod/template.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 
 // Jobs: pkg/registry/batch/job/strategy.go (status cleared, generation, the selector
 // the server generates from the uid in Validate),
@@ -22,51 +22,49 @@ const JOB_NAME = 'batch.kubernetes.io/job-name';
 const LEGACY_CONTROLLER_UID = 'controller-uid';
 const LEGACY_JOB_NAME = 'job-name';
 
+/** A Job as decoded (kubernetes-types' batch/v1 Job). */
+export type Job = TypedObject<batchv1.Job>;
+type JobSpec = NonNullable<Job['spec']>;
+
 /** SetDefaults_Job's spec part (a CronJob's jobTemplate gets its pod defaults only). */
-function defaultJobSpec(spec: Json): void {
-  if (spec['completions'] == null && spec['parallelism'] == null) {
-    spec['completions'] = 1;
-    spec['parallelism'] = 1;
+function defaultJobSpec(spec: JobSpec): void {
+  if (spec.completions == null && spec.parallelism == null) {
+    spec.completions = 1;
+    spec.parallelism = 1;
   }
-  defaultTo(spec, 'parallelism', 1);
-  defaultTo(spec, 'backoffLimit', spec['backoffLimitPerIndex'] != null ? 2147483647 : 6);
-  defaultTo(spec, 'completionMode', 'NonIndexed');
-  defaultTo(spec, 'suspend', false);
-  defaultTo(
-    spec,
-    'podReplacementPolicy',
-    spec['podFailurePolicy'] != null ? 'Failed' : 'TerminatingOrFailed',
-  );
-  defaultPodTemplate(child(spec, 'template'));
+  spec.parallelism ??= 1;
+  spec.backoffLimit ??= spec.backoffLimitPerIndex != null ? 2147483647 : 6;
+  spec.completionMode ??= 'NonIndexed';
+  spec.suspend ??= false;
+  spec.podReplacementPolicy ??= spec.podFailurePolicy != null ? 'Failed' : 'TerminatingOrFailed';
+  defaultPodTemplate((spec.template ??= {}));
 }
 
-function decodeJob(job: KubeObject): void {
-  const spec = child(job, 'spec');
+function decodeJob(job: Job): void {
+  const spec = (job.spec ??= {});
   defaultJobSpec(spec);
   // A job without labels takes its template's.
-  const templateLabels = recordAt(recordAt(spec, 'template'), 'metadata')['labels'];
-  if (isRecord(templateLabels) && Object.keys(job.metadata.labels ?? {}).length === 0)
-    job.metadata.labels = { ...(templateLabels as Record<string, string>) };
+  const templateLabels = spec.template?.metadata?.labels;
+  if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0)
+    job.metadata.labels = { ...templateLabels };
 }
 
 /**
  * generateSelector: unless the user picked the selector (manualSelector), the job selects its
  * pods by its uid, and its template carries the uid and the job's name as labels.
  */
-function generateSelector(job: KubeObject): void {
-  const spec = child(job, 'spec');
-  if (spec['manualSelector'] === true) return;
+function generateSelector(job: Job): void {
+  const spec = (job.spec ??= {});
+  if (spec.manualSelector === true) return;
   const uid = job.metadata.uid ?? '';
-  const metadata = child(child(spec, 'template'), 'metadata');
-  const labels = {
-    ...(isRecord(metadata['labels']) ? (metadata['labels'] as Record<string, string>) : {}),
-  };
+  const metadata = ((spec.template ??= {}).metadata ??= {});
+  const labels = { ...metadata.labels };
   labels[LEGACY_CONTROLLER_UID] ??= uid;
   labels[LEGACY_JOB_NAME] ??= job.metadata.name ?? '';
   labels[CONTROLLER_UID] ??= uid;
   labels[JOB_NAME] ??= job.metadata.name ?? '';
-  metadata['labels'] = labels;
-  if (spec['selector'] == null) spec['selector'] = { matchLabels: { [CONTROLLER_UID]: uid } };
+  metadata.labels = labels;
+  spec.selector ??= { matchLabels: { [CONTROLLER_UID]: uid } };
 }
 
 export function validateJobSpec(spec: Json, path: string, generated: boolean): FieldError[] {
@@ -99,26 +97,26 @@ export function validateJobSpec(spec: Json, path: string, generated: boolean): F
   return errors;
 }
 
-export const jobStrategy = kindStrategy({
+export const jobStrategy = kindStrategy<Job>({
   generation: true,
   status: () => ({}),
   decode: decodeJob,
   validate(job) {
     generateSelector(job);
-    return validateJobSpec(recordAt(job, 'spec'), 'spec', true);
+    return validateJobSpec(job.spec ?? {}, 'spec', true);
   },
   validateUpdate(next, current) {
-    const spec = recordAt(next, 'spec');
-    const old = recordAt(current, 'spec');
+    const spec = next.spec ?? {};
+    const old = current.spec ?? {};
     // ValidateJobSpecUpdate: the selector, the template (but for a suspended job's scheduling
     // directives) and the completion mode never change.
     return [
-      ...immutable(spec['selector'], old['selector'], 'spec.selector'),
-      ...immutable(spec['completionMode'], old['completionMode'], 'spec.completionMode'),
-      ...(spec['completionMode'] !== 'Indexed'
-        ? immutable(spec['completions'], old['completions'], 'spec.completions')
+      ...immutable(spec.selector, old.selector, 'spec.selector'),
+      ...immutable(spec.completionMode, old.completionMode, 'spec.completionMode'),
+      ...(spec.completionMode !== 'Indexed'
+        ? immutable(spec.completions, old.completions, 'spec.completions')
         : []),
-      ...immutable(spec['template'], old['template'], 'spec.template'),
+      ...immutable(spec.template, old.template, 'spec.template'),
     ];
   },
 });

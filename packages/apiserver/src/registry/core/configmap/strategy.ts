@@ -1,7 +1,7 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
 import { semanticEqual } from '@listwatch/api';
 import { decodedBase64Length, isConfigMapKey, MAX_SECRET_SIZE } from '../secret/strategy.js';
-import type { ResourceStrategy } from '../../strategy.js';
+import type { ResourceStrategy } from '../../rest/resource-strategy.js';
 
 // The ConfigMap's validation: k8s.io/kubernetes pkg/apis/core/validation/validation.go
 // (ValidateConfigMap, ValidateConfigMapUpdate). ConfigMap data is string-only by its Go type,

@@ -4,7 +4,7 @@ import {
   forceLiveLookup,
 } from '../../../admission/namespace-lifecycle.js';
 import { fieldErrors, isRecord, type KubeObject } from '@listwatch/api';
-import type { ResourceStrategy } from '../../strategy.js';
+import type { ResourceStrategy } from '../../rest/resource-strategy.js';
 
 // The Namespace's registry: k8s.io/kubernetes pkg/registry/core/namespace/strategy.go
 // (PrepareForCreate, PrepareForUpdate, Canonicalize, namespaceFinalizeStrategy,

@@ -1,5 +1,5 @@
 import { ApiError, metaV1Now, type KubeObject } from '@listwatch/api';
-import type { SubresourceStrategy } from '../../strategy.js';
+import type { SubresourceStrategy } from '../../rest/resource-strategy.js';
 
 // pods/binding: k8s.io/kubernetes pkg/registry/core/pod/storage/storage.go (BindingREST.Create,
 // assignPod, setPodNodeAndMetadata) — the scheduler's way to assign a node: only once, only to

@@ -8,7 +8,7 @@ import {
 } from '@listwatch/api';
 import { listAt, recordAt } from '../../kind-helpers.js';
 import type { StreamLocation } from '../../rest/rest.js';
-import type { ConnectRequest, ConnectStrategy } from '../../strategy.js';
+import type { ConnectRequest, ConnectStrategy } from '../../rest/resource-strategy.js';
 
 // pods/log as kube-apiserver serves it: pkg/registry/core/pod/rest/log.go (LogREST.Get: the
 // options validated, then a LocationStreamer on the kubelet's URL), pkg/registry/core/pod/

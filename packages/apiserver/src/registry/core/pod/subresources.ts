@@ -2,7 +2,7 @@ import { ApiError } from '@listwatch/api';
 import { recordAt } from '../../kind-helpers.js';
 import { logContainer } from './log.js';
 import type { StreamLocation } from '../../rest/rest.js';
-import type { ConnectRequest, ConnectStrategy } from '../../strategy.js';
+import type { ConnectRequest, ConnectStrategy } from '../../rest/resource-strategy.js';
 
 // pods/exec, pods/attach and pods/portforward as kube-apiserver refuses them before it dials a
 // kubelet: pkg/registry/core/pod/strategy.go streamLocation (exec, attach: the pod, then its

@@ -1,6 +1,6 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
 import { validateImmutableData } from '../configmap/strategy.js';
-import type { ResourceStrategy } from '../../strategy.js';
+import type { ResourceStrategy } from '../../rest/resource-strategy.js';
 
 // The Secret's registry strategy: k8s.io/kubernetes pkg/apis/core/v1/defaults.go
 // (SetDefaults_Secret), conversion.go (Convert_v1_Secret_To_core_Secret: stringData into data)

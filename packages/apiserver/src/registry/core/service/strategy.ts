@@ -10,7 +10,7 @@ import {
 import type { Storage } from '@listwatch/storage';
 import { randomInt } from 'node:crypto';
 import { isValidPortName, isValidPortNum, records, text } from '../pod/validation.js';
-import type { ResourceStrategy } from '../../strategy.js';
+import type { ResourceStrategy } from '../../rest/resource-strategy.js';
 
 // The Service's registry: defaults from k8s.io/kubernetes pkg/apis/core/v1/defaults.go
 // (SetDefaults_Service), the REST storage's allocations (pkg/registry/core/service/storage/

@@ -1,5 +1,5 @@
 import type { KubeObject } from '@listwatch/api';
-import type { ResourceStrategy } from '../../strategy.js';
+import type { ResourceStrategy } from '../../rest/resource-strategy.js';
 
 // The ServiceAccount's registry strategy: pkg/registry/core/serviceaccount/strategy.go (secret
 // references keep only their names).
