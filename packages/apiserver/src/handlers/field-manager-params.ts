@@ -7,7 +7,7 @@ import {
   type ResourceDefinition,
 } from '@listwatch/api';
 import { parseDocument } from 'yaml';
-import { FieldManager, managerOrUserAgent } from '../fieldmanager/index.js';
+import { atomFromStructural, FieldManager, managerOrUserAgent } from '../fieldmanager/index.js';
 import { badPatch } from '../patch/patch-error.js';
 import {
   isJsonObject,
@@ -35,12 +35,12 @@ export function fieldManagerOf(
   if (!bySub) managers.set(definition, (bySub = new Map<string, FieldManager>()));
   let fm = bySub.get(subresource ?? '');
   if (!fm) {
-    const { applySchema } = strategyOf(definition);
+    const { structural } = strategyOf(definition);
     fm = new FieldManager({
       gvk: { group: definition.group, version: definition.version, kind: definition.kind },
       ...(subresource ? { subresource } : {}),
       hasStatusSubresource: hasStatusSubresource(definition),
-      ...(applySchema ? { atom: applySchema } : {}),
+      ...(structural ? { atom: atomFromStructural(structural) } : {}),
     });
     bySub.set(subresource ?? '', fm);
   }

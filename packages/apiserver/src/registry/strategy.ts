@@ -53,7 +53,7 @@ import { podTemplateStrategy } from './core/podtemplate/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontroller/strategy.js';
 import type { ScaleStrategy } from './autoscaling/scale.js';
 import type { StreamLocation } from './rest/rest.js';
-import type { Atom } from '../fieldmanager/index.js';
+import type { Structural } from '../apiextensions/schema/structural.js';
 import { secretStrategy } from './core/secret/strategy.js';
 import { serviceAccountStrategy } from './core/serviceaccount/strategy.js';
 import { apiServiceStrategy } from '../apiregistration/apiservice-strategy.js';
@@ -114,15 +114,10 @@ export interface ResourceStrategy extends GracefulDeleteStrategy {
    */
   allocate?(object: KubeObject, context: AllocateContext): Promise<void>;
   /**
-   * Drops the fields a kind without a schema-source entry does not have (custom resources: the
-   * CRD's structural schema), returning their paths; replaces the schema source's pruning.
+   * The structural schema of a kind the schema source lacks (custom resources: their CRD's),
+   * which pruning, unknown-field detection and server-side apply walk instead of the source's.
    */
-  pruneUnknownFields?(object: KubeObject): string[];
-  /**
-   * The server-side apply schema of a kind the schema source lacks (custom resources: their
-   * structural schema's list and map types); replaces the schema source's.
-   */
-  applySchema?: Atom;
+  structural?: Structural;
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
   returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */
