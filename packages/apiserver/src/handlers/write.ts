@@ -52,7 +52,25 @@ export function dropUnknownBodyFields(
   validation: FieldValidation,
   duplicated: readonly DuplicateField[] = [],
 ): KubeObject {
-  const unknown = pruneUnknownFields(definition, object);
+  return reportUnknownBodyFields(
+    scope,
+    definition,
+    object,
+    validation,
+    pruneUnknownFields(definition, object),
+    duplicated,
+  );
+}
+
+/** What fieldValidation makes of a body's unknown (already dropped) and duplicated fields. */
+function reportUnknownBodyFields(
+  scope: RequestScope,
+  definition: ResourceDefinition,
+  object: KubeObject,
+  validation: FieldValidation,
+  unknown: readonly string[],
+  duplicated: readonly DuplicateField[] = [],
+): KubeObject {
   const duplicates = duplicated.length ? duplicateFieldPaths(definition, duplicated) : [];
   if (validation === 'Strict' && (unknown.length || duplicates.length))
     throw strictBodyError(definition, object, unknown, duplicates);
@@ -94,8 +112,17 @@ export async function decodeWriteBody(
     // Duplicated keys are looked for only where they cost something (Warn, Strict).
     const duplicates: DuplicateField[] | undefined = validation === 'Ignore' ? undefined : [];
     const decoded = decodeBodyAs(scope.definition, raw, scope.ctx.get('content-type'), duplicates);
-    const object = decodeObject(scope.definition, decoded, 'body');
-    return dropUnknownBodyFields(scope, scope.definition, object, validation, duplicates);
+    // One pass: unknown fields dropped, the rest decoded and defaulted.
+    const unknown: string[] = [];
+    const object = decodeObject(scope.definition, decoded, 'body', undefined, unknown);
+    return reportUnknownBodyFields(
+      scope,
+      scope.definition,
+      object,
+      validation,
+      unknown,
+      duplicates,
+    );
   });
 }
 
@@ -183,8 +210,8 @@ export async function patchObject(scope: RequestScope): Promise<void> {
           kind: definition.kind,
         });
         // The patched object is decoded, strictly (patch.go applyPatchToCurrentObject).
-        const patched = decodeObject(definition, result, 'patch');
-        unknown = pruneUnknownFields(definition, patched);
+        unknown = [];
+        const patched = decodeObject(definition, result, 'patch', undefined, unknown);
         if (unknown.length && validation === 'Strict')
           throw ApiError.badRequest(strictDecodingMessage(unknown));
         return patched;

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { deploymentStrategy } from './apps/deployment/strategy.js';
 import { replicaSetStrategy } from './apps/replicaset/strategy.js';
 import { configMapStrategy } from './core/configmap/strategy.js';
-import { setObjectDefaults } from './defaulting.js';
+import { builtinDefaulters } from './defaulting.js';
 import { controllerRevisionStrategy } from './apps/controllerrevision/strategy.js';
 import type { StorageConversion } from './generic/converting-storage.js';
 import { daemonSetStrategy } from './apps/daemonset/strategy.js';
@@ -53,6 +53,9 @@ import { podTemplateStrategy } from './core/podtemplate/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontroller/strategy.js';
 import type { ScaleStrategy } from './autoscaling/scale.js';
 import type { StreamLocation } from './rest/rest.js';
+import { genericObjectStructural, structuralForType } from '../apiextensions/schema/builtin.js';
+import { defaultDecoded } from '../apiextensions/schema/defaulting.js';
+import { prune, pruneUnknownKeys } from '../apiextensions/schema/pruning.js';
 import type { Structural } from '../apiextensions/schema/structural.js';
 import { secretStrategy } from './core/secret/strategy.js';
 import { serviceAccountStrategy } from './core/serviceaccount/strategy.js';
@@ -373,21 +376,34 @@ function jsonOrUndefined(value: unknown): string | undefined {
  * typed decode does: every field must have the Go type the schema source gives it (400 for a
  * body, 422 for a patch), nulls become Go zero values, and the kind's defaulting and conversion
  * apply. Every create, update and patch goes through here before the strategy sees the object.
- * `gvk` names a body of another kind (pods/binding: Binding, deployments/scale: Scale).
+ * `gvk` names a body of another kind (pods/binding: Binding, deployments/scale: Scale). With
+ * `unknown`, the fields the kind does not have are dropped too and their paths pushed there:
+ * a built-in kind's body is then walked once, pruned, decoded and defaulted in one pass over its
+ * structural schema (apiextensions/schema), as kube's decoder does it into Go structs.
  */
 export function decodeObject(
   definition: ResourceDefinition,
   value: unknown,
   source: DecodeSource,
   gvk?: SchemaGvk,
+  unknown?: string[],
 ): KubeObject {
   if (!isRecord(value)) throw ApiError.badRequest('the body of the request must be a JSON object');
   const kind = gvk?.kind ?? definition.kind;
-  const failure = decodeTypedObject(value, kind, schemaFor(gvk ?? definition)?.name);
+  const typeName = schemaFor(gvk ?? definition)?.name;
+  const visitor =
+    typeName || unknown ? pruneAndDefaultVisitor(unknown, builtinDefaulters) : undefined;
+  const failure = decodeTypedObject(value, kind, typeName, visitor);
   if (failure) throw decodeError({ ...definition, kind }, value, failure, source);
   const object = value as KubeObject;
-  setObjectDefaults(object, gvk ?? definition);
-  if (!gvk) strategyOf(definition).decode?.(object);
+  if (!gvk) {
+    const { structural } = strategyOf(definition);
+    // A kind the source lacks (a custom resource): its metadata was pruned by the decode above,
+    // the rest is its CRD's (or kept, as TypeMeta, spec and status).
+    if (unknown && !typeName)
+      unknown.push(...prune(object, structural ?? genericObjectStructural()));
+    strategyOf(definition).decode?.(object);
+  }
   return object;
 }
 

@@ -83,3 +83,51 @@ export function defaultFields(
 export function hasDefaults(openAPIV3Schema: unknown): boolean {
   return isRecord(openAPIV3Schema) && structuralHasDefaults(fromOpenAPI(openAPIV3Schema));
 }
+
+const defaulted = new WeakMap<Structural, readonly (readonly [string, Structural])[]>();
+
+/** The properties of `s` that have a default (walked on every decoded object: kept once). */
+function propertiesWithDefaults(s: Structural): readonly (readonly [string, Structural])[] {
+  let list = defaulted.get(s);
+  if (!list) {
+    list = [...(s.properties ?? [])].filter(([, child]) => child.default !== undefined);
+    defaulted.set(s, list);
+  }
+  return list;
+}
+
+/**
+ * One decoded object's defaults, when what it holds is decoded and defaulted already (the write
+ * path's one pass, typed decode and pruning included): its SetDefaults_* and the defaults of its
+ * missing fields, then the defaults of what those and `filled` (the decoder's Go zero values)
+ * add. A SetDefaults_* sees its children defaulted; none of kube's reads a child's defaults.
+ */
+export function defaultDecoded(
+  object: Record<string, unknown>,
+  s: Structural,
+  defaulters: Defaulters,
+  filled: readonly string[],
+): void {
+  const hook = s.goType !== undefined ? defaulters.get(s.goType) : undefined;
+  const count = hook ? Object.keys(object).length : 0;
+  hook?.(object);
+  // Struct fields are never integer-like, so what the hook adds comes last in key order.
+  const added: string[] = hook ? Object.keys(object).slice(count) : [];
+  const builtin = s.goType !== undefined;
+  for (const [key, child] of propertiesWithDefaults(s)) {
+    const current = object[key];
+    if (
+      !(builtin && zeroMarker(child.default)) &&
+      (current === undefined || (current === null && child.nullable !== true))
+    ) {
+      object[key] = copy(child.default);
+      added.push(key);
+    }
+  }
+  for (const key of [...filled, ...added]) {
+    const child =
+      s.properties?.get(key) ??
+      (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    if (child) walk(object[key], child, defaulters, 0);
+  }
+}

@@ -9,7 +9,7 @@ import { MAX_WALK_DEPTH, type Structural } from './structural.js';
 /** The path of the field being walked, as segments: a string is only built for a pruned one. */
 type Segments = (string | number)[];
 
-function pathOf(segments: Segments, key: string): string {
+function pathOf(segments: readonly (string | number)[], key: string): string {
   let path = '';
   for (const s of segments)
     path = typeof s === 'number' ? `${path}[${s}]` : path ? `${path}.${s}` : s;
@@ -40,35 +40,50 @@ function walk(value: unknown, s: Structural, at: Segments, pruned: string[], dep
   pruneFields(value as Record<string, unknown>, s, at, pruned, depth);
 }
 
-/** The fields of one object: walked by their schema, or dropped when it has none for them. */
-export function pruneFields(
+/**
+ * Drops the fields of one object its schema does not specify, recording their paths below `at`;
+ * what it holds is left to the caller's walk (the walk above, or the typed decode's on writes).
+ */
+export function pruneUnknownKeys(
+  object: Record<string, unknown>,
+  s: Structural,
+  at: readonly (string | number)[],
+  pruned: string[],
+): void {
+  if (s.preserveUnknownFields || s.additionalProperties === true) return;
+  const { properties } = s;
+  if (properties === undefined && s.type !== 'object' && s.embeddedResource !== true) return;
+  if (typeof s.additionalProperties === 'object') return;
+  for (const key of Object.keys(object)) {
+    if (properties?.has(key)) continue;
+    // An embedded resource's type and object meta are objectmeta's, not the schema's.
+    if (s.embeddedResource && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))
+      continue;
+    pruned.push(pathOf(at, key));
+    delete object[key];
+  }
+}
+
+/** One object: its unknown fields dropped, then what it holds walked by its schema. */
+function pruneFields(
   object: Record<string, unknown>,
   s: Structural,
   at: Segments,
   pruned: string[],
   depth: number,
 ): void {
+  pruneUnknownKeys(object, s, at, pruned);
   const { properties, additionalProperties: additional } = s;
-  const closed =
-    !s.preserveUnknownFields &&
-    additional !== true &&
-    (properties !== undefined || s.type === 'object' || s.embeddedResource === true);
-  if (!closed && properties === undefined && typeof additional !== 'object') return;
+  if (properties === undefined && typeof additional !== 'object') return;
   for (const key of Object.keys(object)) {
-    // An embedded resource's type and object meta are objectmeta's, not the schema's.
     if (s.embeddedResource && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))
       continue;
     const child = properties?.get(key) ?? (typeof additional === 'object' ? additional : undefined);
-    if (child) {
-      const value = object[key];
-      if (value !== null && typeof value === 'object') {
-        at.push(key);
-        walk(value, child, at, pruned, depth + 1);
-        at.pop();
-      }
-    } else if (closed) {
-      pruned.push(pathOf(at, key));
-      delete object[key];
+    const value = object[key];
+    if (child && value !== null && typeof value === 'object') {
+      at.push(key);
+      walk(value, child, at, pruned, depth + 1);
+      at.pop();
     }
   }
 }

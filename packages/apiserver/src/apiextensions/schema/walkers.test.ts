@@ -1,10 +1,11 @@
-import { schemaSource } from '@listwatch/api';
+import { decodeTypedObject, schemaSource } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { atomForCustomResource, atomFromStructural, type Atom } from '../../fieldmanager/index.js';
 import { builtinDefaulters } from '../../registry/defaulting.js';
 import type { JSONSchemaProps } from '../types.js';
 import { customResourceRoot, structuralForType } from './builtin.js';
+import { pruneAndDefaultVisitor } from './decode-visitor.js';
 import { applyDefaults } from './defaulting.js';
 import { prune } from './pruning.js';
 import { fromOpenAPI, type Structural } from './structural.js';
@@ -133,7 +134,12 @@ const crdCase = fc
   );
 
 /** Structural equality of two atom graphs (both may be cyclic). */
-function sameAtom(a: Atom, b: Atom, seen = new Set<string>(), ids = new Map<Atom, number>()) {
+function sameAtom(
+  a: Atom,
+  b: Atom,
+  seen = new Set<string>(),
+  ids = new Map<Atom, number>(),
+): boolean {
   const id = (x: Atom) => ids.get(x) ?? (ids.set(x, ids.size), ids.size - 1);
   const key = `${id(a)}:${id(b)}`;
   if (seen.has(key)) return true;
@@ -209,6 +215,34 @@ describe('one structural form for built-in kinds and CRDs', () => {
         expect(after).toEqual(before);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('a written built-in body is pruned, decoded and defaulted in one pass with the result of the three walks it had', () => {
+    fc.assert(
+      fc.property(builtinValue, ({ name, value }) => {
+        const kind = name.slice(name.lastIndexOf('.') + 1);
+        const before = structuredClone(value) as Record<string, unknown>;
+        const after = structuredClone(value) as Record<string, unknown>;
+        const failedBefore = decodeTypedObject(before, kind, name);
+        let unknownBefore: string[] = [];
+        if (!failedBefore) {
+          builtinDefaultBefore(name, before);
+          unknownBefore = builtinPruneBefore(name, before);
+        }
+        const unknown: string[] = [];
+        const failed = decodeTypedObject(
+          after,
+          kind,
+          name,
+          pruneAndDefaultVisitor(unknown, builtinDefaulters),
+        );
+        expect(failed).toEqual(failedBefore);
+        if (failed) return;
+        expect(unknown).toEqual(unknownBefore);
+        expect(after).toEqual(before);
+      }),
+      { numRuns: 500 },
     );
   });
 
