@@ -69,13 +69,18 @@ function goTypeName(shape: JsonShape): string {
 }
 
 /**
- * What the apiserver does to each struct in the same pass as its typed decode, so that a written
- * body is walked once: `enter` before its fields are decoded (pruning: unknown fields are dropped
- * there, as kube's decoder never stores them), `leave` once they and what they hold are
- * (defaulting; `filled` names the fields the decoder wrote as Go zero values).
+ * What the apiserver does in the same pass as the typed decode, so that a written body is walked
+ * once: `unknownField` for each field a struct's type lacks, in document order (pruning: kube's
+ * decoder never stores one), `leave` once a struct and what it holds are decoded (defaulting;
+ * `filled` names the fields the decoder wrote as Go zero values). `at` is the path from the root,
+ * list indices and map keys included.
  */
 export interface DecodeVisitor {
-  enter(typeName: string, object: Record<string, unknown>, at: readonly (string | number)[]): void;
+  unknownField(
+    object: Record<string, unknown>,
+    key: string,
+    at: readonly (string | number)[],
+  ): void;
   leave(typeName: string, object: Record<string, unknown>, filled: readonly string[]): void;
 }
 
@@ -255,11 +260,14 @@ function decodeStruct(
 ): Record<string, unknown> {
   const fields = jsonFields(typeName);
   const visit = at.visit;
-  visit?.visitor.enter(typeName, object, visit.at);
   // Document order, as Go reports the first mismatch it meets.
   for (const name of Object.keys(object)) {
     const field = fields.get(name);
-    if (!field) continue; // unknown fields are field validation's (registry/field-validation.ts)
+    if (!field) {
+      // Unknown fields are field validation's (apiserver registry/field-validation.ts).
+      visit?.visitor.unknownField(object, name, visit.at);
+      continue;
+    }
     const value = object[name];
     if (value === null) {
       delete object[name];

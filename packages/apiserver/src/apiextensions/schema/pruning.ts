@@ -40,31 +40,7 @@ function walk(value: unknown, s: Structural, at: Segments, pruned: string[], dep
   pruneFields(value as Record<string, unknown>, s, at, pruned, depth);
 }
 
-/**
- * Drops the fields of one object its schema does not specify, recording their paths below `at`;
- * what it holds is left to the caller's walk (the walk above, or the typed decode's on writes).
- */
-export function pruneUnknownKeys(
-  object: Record<string, unknown>,
-  s: Structural,
-  at: readonly (string | number)[],
-  pruned: string[],
-): void {
-  if (s.preserveUnknownFields || s.additionalProperties === true) return;
-  const { properties } = s;
-  if (properties === undefined && s.type !== 'object' && s.embeddedResource !== true) return;
-  if (typeof s.additionalProperties === 'object') return;
-  for (const key of Object.keys(object)) {
-    if (properties?.has(key)) continue;
-    // An embedded resource's type and object meta are objectmeta's, not the schema's.
-    if (s.embeddedResource && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))
-      continue;
-    pruned.push(pathOf(at, key));
-    delete object[key];
-  }
-}
-
-/** One object: its unknown fields dropped, then what it holds walked by its schema. */
+/** One object: each field walked by its schema, or dropped when it has none, in document order. */
 function pruneFields(
   object: Record<string, unknown>,
   s: Structural,
@@ -72,18 +48,38 @@ function pruneFields(
   pruned: string[],
   depth: number,
 ): void {
-  pruneUnknownKeys(object, s, at, pruned);
   const { properties, additionalProperties: additional } = s;
-  if (properties === undefined && typeof additional !== 'object') return;
+  const closed =
+    !s.preserveUnknownFields &&
+    additional !== true &&
+    (properties !== undefined || s.type === 'object' || s.embeddedResource === true);
+  if (!closed && properties === undefined && typeof additional !== 'object') return;
   for (const key of Object.keys(object)) {
+    // An embedded resource's type and object meta are objectmeta's, not the schema's.
     if (s.embeddedResource && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))
       continue;
     const child = properties?.get(key) ?? (typeof additional === 'object' ? additional : undefined);
-    const value = object[key];
-    if (child && value !== null && typeof value === 'object') {
-      at.push(key);
-      walk(value, child, at, pruned, depth + 1);
-      at.pop();
-    }
+    if (child) {
+      const value = object[key];
+      if (value !== null && typeof value === 'object') {
+        at.push(key);
+        walk(value, child, at, pruned, depth + 1);
+        at.pop();
+      }
+    } else if (closed) pruneField(object, key, at, pruned);
   }
+}
+
+/**
+ * Drops one field its schema does not specify, recording its path below `at` (also the typed
+ * decode's, on writes: a built-in struct is closed, so what its Go type lacks is unknown).
+ */
+export function pruneField(
+  object: Record<string, unknown>,
+  key: string,
+  at: readonly (string | number)[],
+  pruned: string[],
+): void {
+  pruned.push(pathOf(at, key));
+  delete object[key];
 }
