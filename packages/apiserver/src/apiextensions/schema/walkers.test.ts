@@ -55,9 +55,11 @@ function valueFor(s: Structural, depth: number): fc.Arbitrary<unknown> {
       )
       .chain(([picked, extra, unknownLast]) =>
         fc.tuple(...picked.map((name) => below(s.properties!.get(name)!))).map((values) => {
+          // Unknown fields before or after the known ones: paths come in document order.
           const object: Record<string, unknown> = {};
-          for (const [k, v] of extra) object[k] = v;
+          if (!unknownLast) for (const [k, v] of extra) object[k] = v;
           picked.forEach((name, i) => (object[name] = values[i]));
+          if (unknownLast) for (const [k, v] of extra) object[k] = v;
           return object;
         }),
       );
@@ -130,7 +132,7 @@ const crdCase = fc
       .filter(([v]) => typeof v === 'object' && v !== null && !Array.isArray(v))
       .map(([value, metadata]) => ({
         schema,
-        value: { metadata, ...(value as Record<string, unknown>) } as Record<string, unknown>,
+        value: { metadata, ...(value as Record<string, unknown>) },
       })),
   );
 
