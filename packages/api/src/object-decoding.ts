@@ -68,12 +68,37 @@ function goTypeName(shape: JsonShape): string {
   }
 }
 
+/**
+ * What the apiserver does in the same pass as the typed decode, so that a written body is walked
+ * once: `unknownField` for each field a struct's type lacks, in document order (pruning: kube's
+ * decoder never stores one), `leave` once a struct and what it holds are decoded (defaulting;
+ * `filled` names the fields the decoder wrote as Go zero values). `at` is the path from the root,
+ * list indices and map keys included.
+ */
+export interface DecodeVisitor {
+  unknownField(
+    object: Record<string, unknown>,
+    key: string,
+    at: readonly (string | number)[],
+  ): void;
+  leave(typeName: string, object: Record<string, unknown>, filled: readonly string[]): void;
+}
+
+/** A visitor and the path of the value being decoded (list indices and map keys included). */
+interface Visit {
+  readonly visitor: DecodeVisitor;
+  readonly at: (string | number)[];
+}
+
 interface Context {
   /** The innermost struct being decoded. */
   struct: string;
   /** JSON field names from the root (Go leaves out map keys and list indices). */
   path: readonly string[];
+  visit?: Visit | undefined;
 }
+
+const NONE_FILLED: readonly string[] = [];
 
 function mismatch(what: string, typeName: string, at: Context): TypeMismatch {
   return new TypeMismatch(
@@ -131,7 +156,9 @@ function decodeValue(value: unknown, shape: JsonShape, at: Context): unknown {
       const resourceList = shape.values.kind === 'special' && shape.values.form === 'quantity';
       for (const key of Object.keys(value)) {
         const item = value[key];
+        at.visit?.at.push(key);
         value[key] = item === null ? zero(shape.values) : decodeValue(item, shape.values, at);
+        at.visit?.at.pop();
         if (resourceList && typeof value[key] === 'string')
           value[key] = canonicalQuantity(value[key], true);
       }
@@ -141,13 +168,19 @@ function decodeValue(value: unknown, shape: JsonShape, at: Context): unknown {
       if (!Array.isArray(value)) throw mismatch(jsonKind(value), goTypeName(shape), at);
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
+        at.visit?.at.push(i);
         value[i] = item === null ? zero(shape.items) : decodeValue(item, shape.items, at);
+        at.visit?.at.pop();
       }
       return value;
     }
     case 'struct':
       if (!isRecord(value)) throw mismatch(jsonKind(value), goTypeName(shape), at);
-      return decodeStruct(value, shape.name, { struct: structName(shape.name), path: at.path });
+      return decodeStruct(value, shape.name, {
+        struct: structName(shape.name),
+        path: at.path,
+        visit: at.visit,
+      });
   }
 }
 
@@ -202,17 +235,19 @@ function decodeSchemaOr(
   at: Context,
 ): unknown {
   const schema = (v: Record<string, unknown>, path: readonly string[]) =>
-    decodeStruct(v, schemaType, { struct: structName(schemaType), path });
+    decodeStruct(v, schemaType, { struct: structName(schemaType), path, visit: at.visit });
   if (isRecord(value)) return schema(value, at.path);
   if (form === 'schema-or-bool') {
     if (typeof value !== 'boolean') throw new TypeMismatch('boolean or JSON schema expected');
     return value;
   }
   if (!Array.isArray(value)) return value;
-  value.forEach((item) => {
+  value.forEach((item, i) => {
     if (form === 'schema-or-array') {
       if (!isRecord(item)) throw mismatch(jsonKind(item), structName(schemaType), at);
+      at.visit?.at.push(i);
       schema(item, at.path);
+      at.visit?.at.pop();
     } else if (typeof item !== 'string') throw mismatch(jsonKind(item), 'string', at);
   });
   return value;
@@ -224,20 +259,29 @@ function decodeStruct(
   at: Context,
 ): Record<string, unknown> {
   const fields = jsonFields(typeName);
+  const visit = at.visit;
   // Document order, as Go reports the first mismatch it meets.
   for (const name of Object.keys(object)) {
     const field = fields.get(name);
-    if (!field) continue; // unknown fields are field validation's (registry/field-validation.ts)
+    if (!field) {
+      // Unknown fields are field validation's (apiserver registry/field-validation.ts).
+      visit?.visitor.unknownField(object, name, visit.at);
+      continue;
+    }
     const value = object[name];
     if (value === null) {
       delete object[name];
       continue;
     }
+    visit?.at.push(name);
     object[name] = decodeValue(value, jsonShape(field.type), {
       struct: at.struct,
       path: [...at.path, name],
+      visit,
     });
+    visit?.at.pop();
   }
+  let filled: string[] | undefined;
   // A field whose Go json tag lacks omitempty (the source's `keepEmpty`, from the Go types) is
   // written by encoding/json as its zero value when missing: kube's OpenAPI lists it as required
   // and typed clients (the Python client's models) refuse an object without it. A +required
@@ -250,7 +294,9 @@ function decodeStruct(
     } else if (field.required && shape.kind === 'scalar') {
       object[field.name] = zero(shape);
     }
+    if (visit && object[field.name] !== undefined) (filled ??= []).push(field.name);
   }
+  visit?.visitor.leave(typeName, object, filled ?? NONE_FILLED);
   return object;
 }
 
@@ -270,12 +316,14 @@ export interface DecodeFailure {
  * (`typeName`, a type of the schema source) has, of its Go type; a kind the source lacks (a
  * custom resource) has its ObjectMeta checked only. Values are replaced in place by what Go
  * decodes and re-encodes them to (a null map value becomes `""`, a Time is written in UTC).
+ * `visitor` sees each struct in the same pass (the apiserver prunes and defaults there).
  * Returns the first failure.
  */
 export function decodeTypedObject(
   object: Record<string, unknown>,
   kind: string,
   typeName?: string,
+  visitor?: DecodeVisitor,
 ): DecodeFailure | undefined {
   if (exceedsJsonDepth(object)) return { message: 'exceeded max depth', typeMeta: true };
   for (const name of ['apiVersion', 'kind']) {
@@ -289,12 +337,15 @@ export function decodeTypedObject(
     }
   }
   if (object['metadata'] === null || object['metadata'] === undefined) object['metadata'] = {};
+  const visit: Visit | undefined = visitor ? { visitor, at: [] } : undefined;
   try {
-    if (typeName) decodeStruct(object, typeName, { struct: kind, path: [] });
+    if (typeName) decodeStruct(object, typeName, { struct: kind, path: [], visit });
     else {
+      visit?.at.push('metadata');
       object['metadata'] = decodeValue(object['metadata'], jsonShape(OBJECT_META), {
         struct: kind,
         path: ['metadata'],
+        visit,
       });
     }
   } catch (err) {

@@ -3,8 +3,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serverForFile } from '../testing/test-server.js';
 import { compileSchema } from './schema-validator.js';
-import { SCHEMA_KEYS, validateOpenAPISchema } from './structural-schema.js';
-import { applyDefaults, pruneObject } from './structural-pruning.js';
+import { SCHEMA_KEYS, validateOpenAPISchema } from './schema/validation.js';
+import { customResourceRoot } from './schema/builtin.js';
+import { applyDefaults as applyStructuralDefaults } from './schema/defaulting.js';
+import { prune } from './schema/pruning.js';
+import { fromOpenAPI } from './schema/structural.js';
+import type { JSONSchemaProps } from './types.js';
+
+// A CRD version's schema as its strategy walks it: rooted, metadata an ObjectMeta.
+const applyDefaults = (object: unknown, schema: JSONSchemaProps) =>
+  applyStructuralDefaults(object, customResourceRoot(fromOpenAPI(schema)));
+const pruneObject = (object: unknown, schema: JSONSchemaProps) =>
+  prune(object, customResourceRoot(fromOpenAPI(schema)));
 
 // Hostile openAPIV3Schemas (and objects sent against whatever schema got accepted) are answered
 // with a 201 or a 4xx Status, never a 500, a crash or a hang: the schema checks, the compiled

@@ -10,7 +10,7 @@ import { customResourceDefinitions } from './customresourcedefinition-resource.j
 import { namesAndConditions } from './naming-controller.js';
 import { ConvertingStorage } from '../registry/generic/converting-storage.js';
 import { nopConversion } from './nop-converter.js';
-import { hasDefaults } from './structural-pruning.js';
+import { hasDefaults } from './schema/defaulting.js';
 import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 
 // What serves custom resources: kube's crdHandler (apiextensions-apiserver

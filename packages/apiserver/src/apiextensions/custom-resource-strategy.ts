@@ -1,16 +1,13 @@
 import { isRecord, type KubeObject } from '@listwatch/api';
-import {
-  atomForCustomResource,
-  replicasPath,
-  type ReplicasPathMappings,
-} from '../fieldmanager/index.js';
-import { pruneObjectMeta } from '../registry/field-validation.js';
+import { replicasPath, type ReplicasPathMappings } from '../fieldmanager/index.js';
 import { scaleOf, type ScaleStrategy } from '../registry/autoscaling/scale.js';
 import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
 import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
 import { compileRules, hasRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
-import { applyDefaults, pruneObject } from './structural-pruning.js';
+import { customResourceRoot } from './schema/builtin.js';
+import { applyDefaults } from './schema/defaulting.js';
+import { fromOpenAPI } from './schema/structural.js';
 import {
   type CustomResourceDefinition,
   type CustomResourceDefinitionVersion,
@@ -95,16 +92,14 @@ export function customResourceStrategy(
   const rules = hasRules(schema) ? compileRules(schema, '').rules : undefined;
   const statusEnabled = version.subresources?.status !== undefined;
   const scale = scaleStrategy(version.subresources?.scale, crd);
-  // Server-side apply merges by the schema's list and map types (customresource_handler.go
-  // builds the version's TypeConverter from its structural schema).
-  const applySchema = atomForCustomResource(schema);
+  // One structural schema, rooted as the CRD's published OpenAPI (metadata an ObjectMeta), that
+  // pruning, defaulting and server-side apply walk (customresource_handler.go builds the
+  // version's TypeConverter from it too).
+  const structural = customResourceRoot(fromOpenAPI(schema));
   return {
-    applySchema,
+    structural,
     decode(object) {
-      applyDefaults(object, schema);
-    },
-    pruneUnknownFields(object) {
-      return [...pruneObjectMeta(object), ...pruneObject(object, schema)];
+      applyDefaults(object, structural);
     },
     prepareForCreate(object) {
       if (statusEnabled) delete object['status'];

@@ -7,7 +7,7 @@ import {
 } from '@listwatch/api';
 import { compileRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
-import { validateOpenAPISchema } from './structural-schema.js';
+import { validateOpenAPISchema } from './schema/validation.js';
 import { type CustomResourceDefinition, type CustomResourceDefinitionNames } from './types.js';
 
 // ValidateCustomResourceDefinition and ValidateCustomResourceDefinitionUpdate

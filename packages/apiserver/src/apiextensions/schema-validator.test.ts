@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchema } from './schema-validator.js';
-import { applyDefaults, pruneObject } from './structural-pruning.js';
+import { customResourceRoot } from './schema/builtin.js';
+import { applyDefaults as applyStructuralDefaults } from './schema/defaulting.js';
+import { prune } from './schema/pruning.js';
+import { fromOpenAPI } from './schema/structural.js';
+import type { JSONSchemaProps } from './types.js';
+
+// A CRD version's schema as its strategy walks it: rooted, metadata an ObjectMeta.
+const applyDefaults = (object: unknown, schema: JSONSchemaProps) =>
+  applyStructuralDefaults(object, customResourceRoot(fromOpenAPI(schema)));
+const pruneObject = (object: unknown, schema: JSONSchemaProps) =>
+  prune(object, customResourceRoot(fromOpenAPI(schema)));
 
 // The compiled validator with kube's extensions (apiextensions-apiserver pkg/apiserver/validation,
 // schema/pruning, schema/defaulting), on objects directly.

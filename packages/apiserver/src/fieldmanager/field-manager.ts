@@ -49,7 +49,7 @@ export interface FieldManagerScope {
   readonly subresource?: string;
   /** The kind has a status subresource: its main resource owns no status (GetResetFields). */
   readonly hasStatusSubresource: boolean;
-  /** The schema, for kinds the schema source lacks (a CRD's, from atomFromOpenApi). */
+  /** The schema, for kinds the schema source lacks (a CRD's, from atomFromStructural). */
   readonly atom?: Atom;
 }
 

@@ -8,13 +8,7 @@ export {
 } from './field-manager.js';
 export { FieldSet, pathString, type Path, type PathElement } from './fieldpath.js';
 export { fieldsV1ToSet, setToFieldsV1, setToJson } from './fields-v1.js';
-export {
-  atomForCustomResource,
-  atomForKind,
-  atomFromOpenApi,
-  type Atom,
-  type OpenApiSchema,
-} from './schema.js';
+export { atomForCustomResource, atomForKind, atomFromStructural, type Atom } from './schema.js';
 export {
   parentEntries,
   replicasPath,

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FieldSet, type Path } from './fieldpath.js';
 import type { ManagedFields } from './merge.js';
-import { atomForKind, atomFromOpenApi } from './schema.js';
+import { fromOpenAPI } from '../apiextensions/schema/structural.js';
+import { atomForKind, atomFromStructural } from './schema.js';
 import {
   KBF,
   P,
@@ -500,35 +501,37 @@ describe('apply properties (built-in ConfigMap and Deployment schemas)', () => {
 });
 
 describe('custom resource schemas (kube-openapi schemaconv of a structural schema)', () => {
-  const crd = atomFromOpenApi({
-    type: 'object',
-    properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
-      metadata: { type: 'object' },
-      spec: {
-        type: 'object',
-        properties: {
-          items: {
-            type: 'array',
-            'x-kubernetes-list-type': 'map',
-            'x-kubernetes-list-map-keys': ['name'],
+  const crd = atomFromStructural(
+    fromOpenAPI({
+      type: 'object',
+      properties: {
+        apiVersion: { type: 'string' },
+        kind: { type: 'string' },
+        metadata: { type: 'object' },
+        spec: {
+          type: 'object',
+          properties: {
             items: {
-              type: 'object',
-              properties: { name: { type: 'string' }, size: { type: 'integer' } },
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              items: {
+                type: 'object',
+                properties: { name: { type: 'string' }, size: { type: 'integer' } },
+              },
             },
+            tags: { type: 'array', items: { type: 'string' } },
+            selector: {
+              type: 'object',
+              'x-kubernetes-map-type': 'atomic',
+              additionalProperties: { type: 'string' },
+            },
+            free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
           },
-          tags: { type: 'array', items: { type: 'string' } },
-          selector: {
-            type: 'object',
-            'x-kubernetes-map-type': 'atomic',
-            additionalProperties: { type: 'string' },
-          },
-          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
         },
       },
-    },
-  });
+    }),
+  );
 
   it('x-kubernetes-list-type map merges items by key; lists without a type are atomic', () => {
     const updater = new Updater(crd);

@@ -1,20 +1,13 @@
-import {
-  jsonFields,
-  jsonShape,
-  schemaFor,
-  schemaType,
-  type JsonShape,
-  type SchemaGvk,
-  type SourceField,
-} from '@listwatch/api';
+import type { SchemaGvk } from '@listwatch/api';
+import { customResourceRoot, structuralForKind } from '../apiextensions/schema/builtin.js';
+import { fromOpenAPI, type Structural } from '../apiextensions/schema/structural.js';
+import type { JSONSchemaProps } from '../apiextensions/types.js';
 import type { JsonValue } from '../patch/json-value.js';
 
-// The server-side apply schema of a kind (structured-merge-diff's schema.Atom), derived from the
-// one schema source of @listwatch/api as k8s.io/kube-openapi's schemaconv (smd.go) converts
-// OpenAPI: `+listType`/`+listMapKey` decide a list's semantics; without them a list with
-// `+patchStrategy=merge` is associative, keyed by its `+patchMergeKey` (a set when it has none),
-// and any other list is atomic. Maps and structs are granular unless `+mapType`/`+structType`
-// say atomic. Kinds without a schema (custom resources without one) are deduced from the value.
+// The server-side apply schema of a kind (structured-merge-diff's schema.Atom), converted from the
+// kind's structural schema (apiextensions/schema: built-in types from the schema source, custom
+// resources from their CRD) as k8s.io/kube-openapi's schemaconv (smd.go) converts OpenAPI.
+// Kinds without a schema are deduced from the value.
 
 export type Atom =
   | { readonly kind: 'scalar' }
@@ -45,76 +38,63 @@ const ATOMIC_OBJECT: Atom = Object.freeze({
   element: DEDUCED,
 });
 
-const structs = new Map<string, Atom>();
+const atoms = new WeakMap<Structural, Atom>();
 
-function structAtom(name: string): Atom {
-  const known = structs.get(name);
+/**
+ * The apply schema of a structural schema, as k8s.io/kube-openapi schemaconv converts OpenAPI:
+ * lists are atomic unless x-kubernetes-list-type says set or map (keyed by
+ * x-kubernetes-list-map-keys), objects granular unless x-kubernetes-map-type is atomic, and what
+ * x-kubernetes-preserve-unknown-fields keeps is deduced from the value. Built-in and custom
+ * kinds alike (apimachinery managedfields typeconverter.go builds from the published OpenAPI).
+ */
+export function atomFromStructural(s: Structural): Atom {
+  const known = atoms.get(s);
   if (known) return known;
-  const fields = new Map<string, Atom>();
-  const defaults = new Map<string, JsonValue>();
-  const atom: Atom = {
-    kind: 'map',
-    atomic: schemaType(name)?.structType === 'atomic',
-    fields,
-    defaults,
-    element: DEDUCED,
-  };
-  structs.set(name, atom);
-  for (const [key, field] of jsonFields(name)) {
-    fields.set(key, fieldAtom(field));
-    if (field.default !== undefined) defaults.set(key, field.default);
+  if (s.marshals) return s.marshals === 'object' ? ATOMIC_OBJECT : SCALAR;
+  if (s.intOrString) return SCALAR;
+  if (s.type === 'array') {
+    const atom: Atom = {
+      kind: 'list',
+      atomic: s.listType !== 'set' && s.listType !== 'map',
+      keys: s.listType === 'map' ? (s.listMapKeys ?? []) : [],
+      element: s.items ? atomFromStructural(s.items) : DEDUCED,
+    };
+    atoms.set(s, atom);
+    return atom;
   }
-  return atom;
-}
-
-function shapeAtom(shape: JsonShape, field?: SourceField): Atom {
-  switch (shape.kind) {
-    case 'scalar':
-      return SCALAR;
-    case 'special':
-      return shape.form === 'object' ? ATOMIC_OBJECT : SCALAR;
-    case 'struct':
-      return structAtom(shape.name);
-    case 'map':
-      return {
-        kind: 'map',
-        atomic: field?.mapType === 'atomic',
-        element: shapeAtom(shape.values),
-      };
-    case 'list': {
-      const element = shapeAtom(shape.items);
-      const { atomic, keys } = listSemantics(field);
-      return { kind: 'list', atomic, keys, element };
+  const extra = s.additionalProperties;
+  if (s.type === 'object' || s.properties || extra) {
+    const atomic = s.mapType === 'atomic';
+    const element =
+      s.goType !== undefined
+        ? DEDUCED
+        : typeof extra === 'object'
+          ? atomFromStructural(extra)
+          : extra === true || s.preserveUnknownFields
+            ? DEDUCED
+            : SCALAR;
+    if (!s.properties) {
+      return s.preserveUnknownFields && !extra ? DEDUCED : { kind: 'map', atomic, element };
     }
+    // A struct's atom is cached before its fields are converted: types may be recursive.
+    const fields = new Map<string, Atom>();
+    const defaults = new Map<string, JsonValue>();
+    const atom: Atom = { kind: 'map', atomic, fields, defaults, element };
+    atoms.set(s, atom);
+    for (const [name, property] of s.properties) {
+      fields.set(name, atomFromStructural(property));
+      if (property.default !== undefined) defaults.set(name, property.default as JsonValue);
+    }
+    return atom;
   }
-}
-
-/** kube-openapi schemaconv getListElementRelationship. */
-function listSemantics(field?: SourceField): { atomic: boolean; keys: readonly string[] } {
-  if (field?.listType === 'map') return { atomic: false, keys: field.listMapKeys ?? [] };
-  if (field?.listType === 'set') return { atomic: false, keys: [] };
-  if (field?.listType === 'atomic') return { atomic: true, keys: [] };
-  if (field?.patchStrategy?.split(',').includes('merge')) {
-    return { atomic: false, keys: field.patchMergeKey ? [field.patchMergeKey] : [] };
-  }
-  return { atomic: true, keys: [] };
-}
-
-const fieldAtoms = new WeakMap<SourceField, Atom>();
-
-function fieldAtom(field: SourceField): Atom {
-  let atom = fieldAtoms.get(field);
-  if (!atom) {
-    atom = shapeAtom(jsonShape(field.type), field);
-    fieldAtoms.set(field, atom);
-  }
-  return atom;
+  if (s.preserveUnknownFields || s.type === undefined) return DEDUCED;
+  return SCALAR;
 }
 
 /** The schema of a kind, or DEDUCED for one the source does not have. */
 export function atomForKind(gvk: SchemaGvk): Atom {
-  const kind = schemaFor(gvk);
-  return kind ? structAtom(kind.name) : DEDUCED;
+  const structural = structuralForKind(gvk);
+  return structural ? atomFromStructural(structural) : DEDUCED;
 }
 
 /** The atom of a struct field or map value below `atom`. */
@@ -137,78 +117,10 @@ export function keyDefault(list: Atom, key: string): JsonValue | undefined {
   return list.element.defaults?.get(key);
 }
 
-/** The parts of an OpenAPI v3 / CRD structural schema (JSONSchemaProps) the merge reads. */
-export interface OpenApiSchema {
-  readonly type?: string;
-  readonly properties?: Readonly<Record<string, OpenApiSchema>>;
-  readonly additionalProperties?: OpenApiSchema | boolean;
-  readonly items?: OpenApiSchema;
-  readonly default?: unknown;
-  readonly 'x-kubernetes-list-type'?: string;
-  readonly 'x-kubernetes-list-map-keys'?: readonly string[];
-  readonly 'x-kubernetes-map-type'?: string;
-  readonly 'x-kubernetes-preserve-unknown-fields'?: boolean;
-  readonly 'x-kubernetes-int-or-string'?: boolean;
-}
-
 /**
- * The apply schema of a custom resource's structural schema, as k8s.io/kube-openapi schemaconv
- * converts it: lists are atomic unless `x-kubernetes-list-type` says set or map (with
- * `x-kubernetes-list-map-keys`), objects granular unless `x-kubernetes-map-type: atomic`, and
- * what `x-kubernetes-preserve-unknown-fields` keeps is deduced from the value.
+ * The apply schema of a CRD version's openAPIV3Schema (customresource_handler.go builds the
+ * version's TypeConverter from its structural schema, rooted as its published OpenAPI is).
  */
-export function atomFromOpenApi(schema: OpenApiSchema): Atom {
-  if (schema['x-kubernetes-int-or-string']) return SCALAR;
-  if (schema.type === 'array') {
-    const listType = schema['x-kubernetes-list-type'];
-    return {
-      kind: 'list',
-      atomic: listType !== 'set' && listType !== 'map',
-      keys: listType === 'map' ? (schema['x-kubernetes-list-map-keys'] ?? []) : [],
-      element: schema.items ? atomFromOpenApi(schema.items) : DEDUCED,
-    };
-  }
-  if (schema.type === 'object' || schema.properties || schema.additionalProperties) {
-    const atomic = schema['x-kubernetes-map-type'] === 'atomic';
-    const extra = schema.additionalProperties;
-    const element =
-      typeof extra === 'object'
-        ? atomFromOpenApi(extra)
-        : extra === true || schema['x-kubernetes-preserve-unknown-fields']
-          ? DEDUCED
-          : SCALAR;
-    if (!schema.properties) {
-      return schema['x-kubernetes-preserve-unknown-fields'] && !extra
-        ? DEDUCED
-        : { kind: 'map', atomic, element };
-    }
-    const fields = new Map<string, Atom>();
-    const defaults = new Map<string, JsonValue>();
-    for (const [name, property] of Object.entries(schema.properties)) {
-      fields.set(name, atomFromOpenApi(property));
-      if (property.default !== undefined) defaults.set(name, property.default as JsonValue);
-    }
-    return { kind: 'map', atomic, fields, defaults, element };
-  }
-  if (schema['x-kubernetes-preserve-unknown-fields'] || schema.type === undefined) return DEDUCED;
-  return SCALAR;
-}
-
-const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
-
-/**
- * The apply schema of a custom resource: its structural schema as the CRD's published OpenAPI
- * has it (apiextensions-apiserver pkg/controller/openapi/builder: apiVersion and kind strings,
- * metadata the ObjectMeta of the schema source, so labels merge per key and finalizers as a set),
- * converted by atomFromOpenApi (customresource_handler.go builds its TypeConverter from it).
- */
-export function atomForCustomResource(schema: OpenApiSchema): Atom {
-  const converted = atomFromOpenApi({ ...schema, type: 'object' });
-  const root: Extract<Atom, { kind: 'map' }> =
-    converted.kind === 'map' ? converted : { kind: 'map', atomic: false, element: DEDUCED };
-  const fields = new Map(root.fields ?? []);
-  fields.set('apiVersion', SCALAR);
-  fields.set('kind', SCALAR);
-  fields.set('metadata', structAtom(OBJECT_META));
-  return { ...root, fields };
+export function atomForCustomResource(schema: JSONSchemaProps): Atom {
+  return atomFromStructural(customResourceRoot(fromOpenAPI(schema)));
 }

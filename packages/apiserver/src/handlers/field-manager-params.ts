@@ -6,7 +6,7 @@ import {
   type KubeObject,
 } from '@listwatch/api';
 import { parseDocument } from 'yaml';
-import { FieldManager, managerOrUserAgent } from '../fieldmanager/index.js';
+import { atomFromStructural, FieldManager, managerOrUserAgent } from '../fieldmanager/index.js';
 import { badPatch } from '../patch/patch-error.js';
 import {
   isJsonObject,
@@ -36,12 +36,12 @@ export function fieldManagerOf(
   let fm = bySub.get(subresource ?? '');
   if (!fm) {
     const { definition } = resource;
-    const { applySchema } = resource.strategy;
+    const { structural } = resource.strategy;
     fm = new FieldManager({
       gvk: { group: definition.group, version: definition.version, kind: definition.kind },
       ...(subresource ? { subresource } : {}),
       hasStatusSubresource: hasStatusSubresource(definition),
-      ...(applySchema ? { atom: applySchema } : {}),
+      ...(structural ? { atom: atomFromStructural(structural) } : {}),
     });
     bySub.set(subresource ?? '', fm);
   }

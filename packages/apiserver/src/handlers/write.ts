@@ -66,8 +66,25 @@ export function dropUnknownBodyFields(
   validation: FieldValidation,
   duplicated: readonly DuplicateField[] = [],
 ): KubeObject {
-  const { definition } = kind;
-  const unknown = kind.pruneUnknownFields(object);
+  return reportUnknownBodyFields(
+    scope,
+    kind.definition,
+    object,
+    validation,
+    kind.pruneUnknownFields(object),
+    duplicated,
+  );
+}
+
+/** What fieldValidation makes of a body's unknown (already dropped) and duplicated fields. */
+function reportUnknownBodyFields(
+  scope: RequestScope,
+  definition: ResourceDefinition,
+  object: KubeObject,
+  validation: FieldValidation,
+  unknown: readonly string[],
+  duplicated: readonly DuplicateField[] = [],
+): KubeObject {
   const duplicates = duplicated.length ? duplicateFieldPaths(definition, duplicated) : [];
   if (validation === 'Strict' && (unknown.length || duplicates.length))
     throw strictBodyError(definition, object, unknown, duplicates);
@@ -109,8 +126,17 @@ export async function decodeWriteBody(
     // Duplicated keys are looked for only where they cost something (Warn, Strict).
     const duplicates: DuplicateField[] | undefined = validation === 'Ignore' ? undefined : [];
     const decoded = decodeBodyAs(scope.definition, raw, scope.ctx.get('content-type'), duplicates);
-    const object = decodeObject(scope.store, decoded, 'body');
-    return dropUnknownBodyFields(scope, scope.store, object, validation, duplicates);
+    // One pass: unknown fields dropped, the rest decoded and defaulted.
+    const unknown: string[] = [];
+    const object = decodeObject(scope.store, decoded, 'body', unknown);
+    return reportUnknownBodyFields(
+      scope,
+      scope.definition,
+      object,
+      validation,
+      unknown,
+      duplicates,
+    );
   });
 }
 
@@ -198,8 +224,8 @@ export async function patchObject(scope: RequestScope): Promise<void> {
           kind: definition.kind,
         });
         // The patched object is decoded, strictly (patch.go applyPatchToCurrentObject).
-        const patched = decodeObject(scope.store, result, 'patch');
-        unknown = scope.store.pruneUnknownFields(patched);
+        unknown = [];
+        const patched = decodeObject(scope.store, result, 'patch', unknown);
         if (unknown.length && validation === 'Strict')
           throw ApiError.badRequest(strictDecodingMessage(unknown));
         return patched;

@@ -1,23 +1,16 @@
-import {
-  ApiError,
-  fieldErrors,
-  isRecord,
-  jsonFields,
-  jsonShape,
-  schemaFor,
-  type JsonShape,
-  type KubeObject,
-  type ResourceDefinition,
-} from '@listwatch/api';
+import { ApiError, fieldErrors, type KubeObject, type ResourceDefinition } from '@listwatch/api';
 import type { DuplicateField } from '@listwatch/codec';
+import { genericObjectStructural, structuralForKind } from '../apiextensions/schema/builtin.js';
+import { prune } from '../apiextensions/schema/pruning.js';
+import type { Structural } from '../apiextensions/schema/structural.js';
 
 // Server-side field validation (KEP-2885), as kube-apiserver does it for built-in types: the
 // body is decoded strictly against the kind's schema (k8s.io/apimachinery runtime/serializer/json
 // with sigs.k8s.io/json), and the `fieldValidation` query parameter decides what an unknown
 // field costs (k8s.io/apiserver pkg/endpoints/handlers/create.go, update.go, patch.go).
-// The fields are those of the schema source (@listwatch/api, from upstream's generated.proto),
-// so every type is closed as its Go struct is; what marshals itself (Quantity, RawExtension,
-// FieldsV1...) is taken as is. Kinds the source lacks keep any spec and status.
+// The fields are those of the kind's structural schema (apiextensions/schema: the schema source's
+// types, closed as their Go structs are, or a CRD's); what marshals itself (Quantity,
+// RawExtension, FieldsV1...) is taken as is. Kinds without either keep any spec and status.
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -43,88 +36,34 @@ export function fieldValidationOf(
   return value === '' ? 'Warn' : (value as FieldValidation);
 }
 
-const OBJECT_META = jsonShape('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
-
-/**
- * Walks `value` against `shape`, reporting each unknown field by its path (`spec.foo`,
- * `spec.containers[0].foo`, as sigs.k8s.io/json words it) and deleting it: kube decodes into Go
- * structs, so an unknown field is never stored, whatever the validation level.
- */
-/** The path of `key` inside `path` (a function, not a closure per call: prune runs per field). */
-function at(path: string, key: string): string {
-  return path ? `${path}.${key}` : key;
-}
-
-function prune(value: unknown, shape: JsonShape, path: string, unknown: string[]): void {
-  if (shape.kind === 'list') {
-    if (Array.isArray(value))
-      value.forEach((v, i) => prune(v, shape.items, `${path}[${i}]`, unknown));
-  } else if (shape.kind === 'map') {
-    if (isRecord(value))
-      for (const key of Object.keys(value)) prune(value[key], shape.values, at(path, key), unknown);
-  } else if (shape.kind === 'struct' && isRecord(value)) {
-    const fields = jsonFields(shape.name);
-    for (const key of Object.keys(value)) {
-      const field = fields.get(key);
-      if (field) prune(value[key], jsonShape(field.type), at(path, key), unknown);
-      else {
-        unknown.push(at(path, key));
-        delete value[key];
-      }
-    }
-  } else if (shape.kind === 'special' && shape.form.startsWith('schema-or-')) {
-    // JSONSchemaPropsOrBool/OrArray/OrStringArray: a schema is a struct like any other.
-    const schema = jsonShape(shape.name.replace(/Or\w+$/, ''));
-    if (isRecord(value)) prune(value, schema, path, unknown);
-    else if (Array.isArray(value) && shape.form === 'schema-or-array')
-      value.forEach((v, i) => prune(v, schema, `${path}[${i}]`, unknown));
-  }
-  // Scalars and other self-marshalling types (Quantity, RawExtension...): nothing below.
-}
-
-/** A kind the source lacks (a custom resource): TypeMeta, ObjectMeta, and any spec and status. */
-function pruneGeneric(object: Record<string, unknown>, unknown: string[]): void {
-  for (const key of Object.keys(object)) {
-    if (key === 'metadata') prune(object[key], OBJECT_META, key, unknown);
-    else if (!['apiVersion', 'kind', 'spec', 'status'].includes(key)) {
-      unknown.push(key);
-      delete object[key];
-    }
-  }
-}
-
 /**
  * Removes the fields `object` has that its kind does not, and returns their paths in document
- * order. `object` is changed in place. A kind the schema source lacks keeps any spec and status
- * (its Store prunes custom resources by their structural schema instead).
+ * order (apiextensions/schema/pruning.ts over the kind's structural schema: the schema source's
+ * type, a CRD's, or TypeMeta, ObjectMeta and any spec and status). `object` is changed in place.
  */
-export function pruneUnknownFields(definition: ResourceDefinition, object: KubeObject): string[] {
-  const unknown: string[] = [];
-  const schema = schemaFor(definition);
-  if (schema) prune(object, jsonShape(schema.name), '', unknown);
-  else pruneGeneric(object, unknown);
-  return unknown;
+export function pruneUnknownFields(
+  definition: ResourceDefinition,
+  object: KubeObject,
+  structural?: Structural,
+): string[] {
+  return prune(object, structuralOf(definition, structural));
 }
 
-/** Drops the fields an object's metadata has that ObjectMeta does not; returns their paths. */
-export function pruneObjectMeta(object: KubeObject): string[] {
-  const unknown: string[] = [];
-  prune(object.metadata, OBJECT_META, 'metadata', unknown);
-  return unknown;
+/** The structural schema unknown fields are found by: the strategy's, the source's, or generic. */
+export function structuralOf(definition: ResourceDefinition, structural?: Structural): Structural {
+  return structural ?? structuralForKind(definition) ?? genericObjectStructural();
 }
 
-/** The shape one step below `shape` (a struct field, list item or map value), if decoded. */
-function stepInto(shape: JsonShape, segment: string | number): JsonShape | undefined {
-  if (shape.kind === 'list') return typeof segment === 'number' ? shape.items : undefined;
-  if (shape.kind === 'map') return typeof segment === 'string' ? shape.values : undefined;
-  if (shape.kind === 'struct') {
-    const field = typeof segment === 'string' ? jsonFields(shape.name).get(segment) : undefined;
-    return field ? jsonShape(field.type) : undefined;
+/** The node one step below `s` (a struct field, list item or map value), if decoded. */
+function stepInto(s: Structural, segment: string | number): Structural | undefined {
+  if (s.marshals && s.marshals.startsWith('schema-or-')) {
+    // JSONSchemaPropsOr*: decoded field by field where it is a schema.
+    return typeof segment === 'string' ? s.properties?.get(segment) : undefined;
   }
-  if (shape.kind === 'special' && shape.form.startsWith('schema-or-')) {
-    return stepInto(jsonShape(shape.name.replace(/Or\w+$/, '')), segment);
-  }
-  return undefined;
+  if (s.marshals || s.preserveUnknownFields) return undefined;
+  if (typeof segment === 'number') return s.type === 'array' ? s.items : undefined;
+  if (s.properties) return s.properties.get(segment);
+  return typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
 }
 
 /**
@@ -137,13 +76,13 @@ export function duplicateFieldPaths(
   definition: ResourceDefinition,
   duplicates: readonly DuplicateField[],
 ): string[] {
-  const schema = schemaFor(definition);
+  const schema = structuralForKind(definition);
   const paths = duplicates.filter(
     (d) =>
       !schema ||
-      d.segments.reduce<JsonShape | undefined>(
-        (shape, segment) => shape && stepInto(shape, segment),
-        jsonShape(schema.name),
+      d.segments.reduce<Structural | undefined>(
+        (s, segment) => s && stepInto(s, segment),
+        schema,
       ) !== undefined,
   );
   return [...new Set(paths.map((d) => d.path))];

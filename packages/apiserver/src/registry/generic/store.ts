@@ -169,9 +169,7 @@ export class Store
    * strategy's pruning (custom resources: their structural schema), else the schema source's.
    */
   pruneUnknownFields(object: KubeObject): string[] {
-    return (
-      this.strategy.pruneUnknownFields?.(object) ?? pruneUnknownFields(this.definition, object)
-    );
+    return pruneUnknownFields(this.definition, object, this.strategy.structural);
   }
 
   /** Storage errors as the API reports them for this object (`pods "x" not found`). */

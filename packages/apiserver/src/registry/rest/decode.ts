@@ -9,7 +9,10 @@ import {
   type ResourceDefinition,
   type SchemaGvk,
 } from '@listwatch/api';
-import { setObjectDefaults } from '../defaulting.js';
+import { genericObjectStructural } from '../../apiextensions/schema/builtin.js';
+import { pruneAndDefaultVisitor } from '../../apiextensions/schema/decode-visitor.js';
+import { prune } from '../../apiextensions/schema/pruning.js';
+import { builtinDefaulters } from '../defaulting.js';
 import { cannotBeHandled } from '../field-validation.js';
 import type { ServedResource } from './resource-strategy.js';
 
@@ -55,33 +58,43 @@ function jsonOrUndefined(value: unknown): string | undefined {
  * Decodes a request body or a patch result into an object of `definition`'s kind, as kube's
  * typed decode does: every field must have the Go type the schema source gives it (400 for a
  * body, 422 for a patch), nulls become Go zero values, and the kind's defaulting applies. `gvk`
- * names a body of another kind (pods/binding: Binding, deployments/scale: Scale).
+ * names a body of another kind (pods/binding: Binding, deployments/scale: Scale). With
+ * `unknown`, the fields the kind does not have are dropped too and their paths pushed there:
+ * a built-in kind's body is then walked once, pruned, decoded and defaulted in one pass over its
+ * structural schema (apiextensions/schema), as kube's decoder does it into Go structs.
  */
 export function decodeTyped(
   definition: ResourceDefinition,
   value: unknown,
   source: DecodeSource,
   gvk?: SchemaGvk,
+  unknown?: string[],
 ): KubeObject {
   if (!isRecord(value)) throw ApiError.badRequest('the body of the request must be a JSON object');
   const kind = gvk?.kind ?? definition.kind;
-  const failure = decodeTypedObject(value, kind, schemaFor(gvk ?? definition)?.name);
+  const typeName = schemaFor(gvk ?? definition)?.name;
+  const visitor =
+    typeName || unknown ? pruneAndDefaultVisitor(unknown, builtinDefaulters) : undefined;
+  const failure = decodeTypedObject(value, kind, typeName, visitor);
   if (failure) throw decodeError({ ...definition, kind }, value, failure, source);
-  const object = value as KubeObject;
-  setObjectDefaults(object, gvk ?? definition);
-  return object;
+  return value as KubeObject;
 }
 
 /**
  * decodeTyped into the resource's own kind, then its strategy's defaulting and conversion.
  * Every create, update and patch of a resource goes through here before the strategy sees it.
+ * With `unknown`, a kind the schema source lacks (a custom resource) is pruned by its strategy's
+ * structural schema (its metadata was pruned by the decode), or kept as TypeMeta, spec and status.
  */
 export function decodeObject(
   { definition, strategy }: ServedResource,
   value: unknown,
   source: DecodeSource,
+  unknown?: string[],
 ): KubeObject {
-  const object = decodeTyped(definition, value, source);
+  const object = decodeTyped(definition, value, source, undefined, unknown);
+  if (unknown && !schemaFor(definition))
+    unknown.push(...prune(object, strategy.structural ?? genericObjectStructural()));
   strategy.decode?.(object);
   return object;
 }

@@ -12,7 +12,7 @@ import type { AdmissionRequest } from '../../admission/admission.js';
 import type { RequestAuthenticator } from '../../authentication/request-authenticator.js';
 import type { UserInfo } from '../../authentication/user.js';
 import type { RequestAuthorizer } from '../../authorization/request-authorizer.js';
-import type { Atom } from '../../fieldmanager/index.js';
+import type { Structural } from '../../apiextensions/schema/structural.js';
 import type { ScaleStrategy } from '../autoscaling/scale.js';
 import type { StorageConversion } from '../generic/converting-storage.js';
 import type { ResourceRegistry } from '../resource-registry.js';
@@ -75,15 +75,10 @@ export interface ResourceStrategy<
    */
   allocate?(object: T, context: AllocateContext): Promise<void>;
   /**
-   * Drops the fields a kind without a schema-source entry does not have (custom resources: the
-   * CRD's structural schema), returning their paths; replaces the schema source's pruning.
+   * The structural schema of a kind the schema source lacks (custom resources: their CRD's),
+   * which pruning, unknown-field detection and server-side apply walk instead of the source's.
    */
-  pruneUnknownFields?(object: T): string[];
-  /**
-   * The server-side apply schema of a kind the schema source lacks (custom resources: their
-   * structural schema's list and map types); replaces the schema source's.
-   */
-  applySchema?: Atom;
+  structural?: Structural;
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */
   returnDeletedObject?: boolean;
   /** The scale subresource (autoscaling/v1 Scale), for kinds that serve one. */

@@ -1,6 +1,6 @@
 import { fieldErrorMessage } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
-import { validateOpenAPISchema } from './structural-schema.js';
+import { validateOpenAPISchema } from './validation.js';
 
 // Structural-schema rules (apiextensions-apiserver pkg/apiserver/schema/validation.go) and CRD
 // schema checks (pkg/apis/apiextensions/validation/validation.go), in kube's words and paths.

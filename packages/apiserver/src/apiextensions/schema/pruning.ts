@@ -1,0 +1,85 @@
+import { MAX_WALK_DEPTH, type Structural } from './structural.js';
+
+// Pruning (apiextensions-apiserver pkg/apiserver/schema/pruning/algorithm.go): a field the
+// structural schema does not specify is dropped, unless x-kubernetes-preserve-unknown-fields or
+// additionalProperties keeps it. The same walk is the unknown-field detection of fieldValidation
+// (KEP-2885) for built-in kinds, whose structs are closed as their Go types are; the paths it
+// returns are those strict decoding reports (`spec.containers[0].foo`).
+
+/** The path of the field being walked, as segments: a string is only built for a pruned one. */
+type Segments = (string | number)[];
+
+function pathOf(segments: readonly (string | number)[], key: string): string {
+  let path = '';
+  for (const s of segments)
+    path = typeof s === 'number' ? `${path}[${s}]` : path ? `${path}.${s}` : s;
+  return path ? `${path}.${key}` : key;
+}
+
+/** Drops the fields of `value` that `schema` does not specify, in place; returns their paths. */
+export function prune(value: unknown, schema: Structural): string[] {
+  const pruned: string[] = [];
+  walk(value, schema, [], pruned, 0);
+  return pruned;
+}
+
+function walk(value: unknown, s: Structural, at: Segments, pruned: string[], depth: number): void {
+  if (depth > MAX_WALK_DEPTH || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    const items = s.items;
+    if (!items) return;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === null || typeof item !== 'object') continue;
+      at.push(i);
+      walk(item, items, at, pruned, depth + 1);
+      at.pop();
+    }
+    return;
+  }
+  pruneFields(value as Record<string, unknown>, s, at, pruned, depth);
+}
+
+/** One object: each field walked by its schema, or dropped when it has none, in document order. */
+function pruneFields(
+  object: Record<string, unknown>,
+  s: Structural,
+  at: Segments,
+  pruned: string[],
+  depth: number,
+): void {
+  const { properties, additionalProperties: additional } = s;
+  const closed =
+    !s.preserveUnknownFields &&
+    additional !== true &&
+    (properties !== undefined || s.type === 'object' || s.embeddedResource === true);
+  if (!closed && properties === undefined && typeof additional !== 'object') return;
+  for (const key of Object.keys(object)) {
+    // An embedded resource's type and object meta are objectmeta's, not the schema's.
+    if (s.embeddedResource && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))
+      continue;
+    const child = properties?.get(key) ?? (typeof additional === 'object' ? additional : undefined);
+    if (child) {
+      const value = object[key];
+      if (value !== null && typeof value === 'object') {
+        at.push(key);
+        walk(value, child, at, pruned, depth + 1);
+        at.pop();
+      }
+    } else if (closed) pruneField(object, key, at, pruned);
+  }
+}
+
+/**
+ * Drops one field its schema does not specify, recording its path below `at` (also the typed
+ * decode's, on writes: a built-in struct is closed, so what its Go type lacks is unknown).
+ */
+export function pruneField(
+  object: Record<string, unknown>,
+  key: string,
+  at: readonly (string | number)[],
+  pruned: string[],
+): void {
+  pruned.push(pathOf(at, key));
+  delete object[key];
+}
