@@ -113,11 +113,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const listeners = await listen(options, context.requestTimeoutMs, handler, upgrade);
   const { port, host, url } = listeners;
   // The Service `default/kubernetes` and its endpoints, once the port is known.
-  const stopKubernetesService = await startKubernetesService(
-    storage,
-    { address: host.replace(/^\[|\]$/g, ''), port },
-    logger,
-  );
+  const stopKubernetesService = await startKubernetesService(registry, context, {
+    address: host.replace(/^\[|\]$/g, ''),
+    port,
+  });
   if (serviceAccounts) {
     const { issuer, keys } = serviceAccounts;
     const metadata = await openIDMetadata(

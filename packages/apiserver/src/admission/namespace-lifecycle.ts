@@ -1,11 +1,7 @@
 import { ApiError, metaV1Now, type DeleteOptions, type KubeObject } from '@listwatch/api';
 import type { Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { loopbackContext } from '../registry/rest/loopback-context.js';
-import type { RequestContext } from '../registry/rest/rest.js';
-
-/** What the server's own writes need of it. */
-export type LoopbackParts = Pick<RequestContext, 'authorizer' | 'authenticator' | 'logger'>;
+import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
 
 /** The namespaces a fresh Kubernetes cluster has. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
