@@ -64,7 +64,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   registry.serviceAccountTokens = serviceAccounts;
   // Options that refuse to start do so before the authorizer follows storage.
   const authenticator = authenticatorOf(options, serviceAccounts);
-  const { authorizer, policy } = await startAuthorizer(options, storage, logger);
+  const { authorizer, policy } = await startAuthorizer(options, registry, authenticator, logger);
   const context = serverContextOf(options, {
     registry,
     storage,

@@ -34,9 +34,10 @@ async function ensure(
   wanted: KubeObject,
   fields: readonly string[],
 ): Promise<void> {
-  const slash = wanted.apiVersion.lastIndexOf('/');
-  const group = slash < 0 ? '' : wanted.apiVersion.slice(0, slash);
-  const store = registry.lookup(group, wanted.apiVersion.slice(slash + 1), resource)?.store;
+  const apiVersion = wanted.apiVersion ?? '';
+  const slash = apiVersion.lastIndexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const store = registry.lookup(group, apiVersion.slice(slash + 1), resource)?.store;
   if (!store) return;
   const ctx = (verb: string) =>
     loopbackContext(loopback, { verb, apiGroup: group, resource, namespace: NAMESPACE });
