@@ -94,7 +94,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     apiServices.version,
     apiServices.plural,
   )
-    ? new APIServiceController(registry, logger)
+    ? new APIServiceController(registry, context)
     : undefined;
   await apiServiceController?.start();
   if (apiServiceController) context.apiServices = apiServiceController;
