@@ -85,7 +85,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     customResourceDefinitions.version,
     customResourceDefinitions.plural,
   )
-    ? new CustomResourceDefinitionHandler(registry, logger)
+    ? new CustomResourceDefinitionHandler(registry, context)
     : undefined;
   await crdHandler?.start();
   // Local APIServices for what is served (CRDs' included), before the server answers.
