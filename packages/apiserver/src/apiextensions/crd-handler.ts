@@ -2,7 +2,6 @@ import {
   ApiError,
   metaV1Now,
   parseListOptions,
-  type KubeObject,
   type Logger,
   type ResourceDefinition,
 } from '@listwatch/api';

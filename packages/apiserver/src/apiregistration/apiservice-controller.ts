@@ -233,7 +233,7 @@ export class APIServiceController {
           if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
         });
       // Available at once, before start resolves (the watch brings it to `known` later).
-      if (created) await this.setAvailable(created as APIService, LOCAL);
+      if (created) await this.setAvailable(created, LOCAL);
       return;
     }
     // An APIService a user made for a served group version stays theirs (autoregister only
@@ -332,7 +332,10 @@ export class APIServiceController {
           updatedObject: (latest) => {
             const stored = latest as APIService;
             if (stored.metadata.uid !== service.metadata.uid)
-              throw ApiError.conflict({ resource: apiServices.plural }, service.metadata.name ?? '');
+              throw ApiError.conflict(
+                { resource: apiServices.plural },
+                service.metadata.name ?? '',
+              );
             const conditions = stored.status?.conditions ?? [];
             const old = conditions.find((c) => c.type === 'Available');
             const condition: APIServiceCondition = {

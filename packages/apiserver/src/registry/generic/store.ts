@@ -457,6 +457,8 @@ export class Store
           current,
           options,
           dryRun,
+          update: (mark) =>
+            dryRun ? Promise.resolve(mark(current)) : storage.guaranteedUpdate(key, mark),
         });
         if (object) return { object, deleted: false };
       }

@@ -125,7 +125,7 @@ const PENDING_MS = 60_000;
 
 function pendingOf(storage: Storage): Map<string, number> {
   let pending = pendingByStorage.get(storage);
-  if (!pending) pendingByStorage.set(storage, (pending = new Map()));
+  if (!pending) pendingByStorage.set(storage, (pending = new Map<string, number>()));
   return pending;
 }
 
