@@ -259,21 +259,18 @@ export function authenticatorOf(
 }
 
 /**
- * The authorizer `--authorization-mode` asks for; with RBAC, the default roles are ensured and the
- * policy followed from storage before the first request.
+ * The authorizer `--authorization-mode` asks for; with RBAC, the default roles are ensured
+ * through the registry as the loopback client and the policy followed from storage before the
+ * first request.
  */
 export async function startAuthorizer(
   options: ApiServerOptions,
-  storage: Storage,
+  registry: ResourceRegistry,
+  authenticator: RequestAuthenticator,
   logger: Logger,
 ): Promise<{ authorizer: RequestAuthorizer; policy: RbacPolicyStore | undefined }> {
   const modes = options.authorizationMode ?? ['AlwaysAllow'];
-  let policy: RbacPolicyStore | undefined;
-  if (modes.includes('RBAC')) {
-    await ensureBootstrapPolicy(storage);
-    policy = new RbacPolicyStore(storage, logger);
-    await policy.start();
-  }
+  const policy = modes.includes('RBAC') ? new RbacPolicyStore(registry.storage, logger) : undefined;
   const authorizer = new RequestAuthorizer(
     unionAuthorizer([
       privilegedGroups,
@@ -287,6 +284,11 @@ export async function startAuthorizer(
     ]),
     policy && ((listener) => policy.onChange(listener)),
   );
+  if (policy) {
+    // The loopback user is system:masters: the privileged-groups authorizer admits its writes.
+    await ensureBootstrapPolicy(registry, { authorizer, authenticator, logger });
+    await policy.start();
+  }
   return { authorizer, policy };
 }
 

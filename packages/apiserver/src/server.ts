@@ -67,7 +67,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   registry.serviceAccountTokens = serviceAccounts;
   // Options that refuse to start do so before the authorizer follows storage.
   const authenticator = authenticatorOf(options, serviceAccounts);
-  const { authorizer, policy } = await startAuthorizer(options, storage, logger);
+  const { authorizer, policy } = await startAuthorizer(options, registry, authenticator, logger);
   const context = serverContextOf(options, {
     registry,
     storage,
@@ -89,7 +89,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     customResourceDefinitions.version,
     customResourceDefinitions.plural,
   )
-    ? new CustomResourceDefinitionHandler(registry, logger)
+    ? new CustomResourceDefinitionHandler(registry, context)
     : undefined;
   await crdHandler?.start();
   // Local APIServices for what is served (CRDs' included), before the server answers.
@@ -98,7 +98,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
     apiServices.version,
     apiServices.plural,
   )
-    ? new APIServiceController(registry, logger)
+    ? new APIServiceController(registry, context)
     : undefined;
   await apiServiceController?.start();
   if (apiServiceController) context.apiServices = apiServiceController;
@@ -117,11 +117,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   const listeners = await listen(options, context.requestTimeoutMs, handler, upgrade);
   const { port, host, url } = listeners;
   // The Service `default/kubernetes` and its endpoints, once the port is known.
-  const stopKubernetesService = await startKubernetesService(
-    storage,
-    { address: host.replace(/^\[|\]$/g, ''), port },
-    logger,
-  );
+  const stopKubernetesService = await startKubernetesService(registry, context, {
+    address: host.replace(/^\[|\]$/g, ''),
+    port,
+  });
   if (serviceAccounts) {
     const { issuer, keys } = serviceAccounts;
     const metadata = await openIDMetadata(

@@ -1,16 +1,23 @@
-import { isStorageError, type Storage } from '@listwatch/storage';
-import { metaV1Now, type KubeObject, type Logger, type ResourceDefinition } from '@listwatch/api';
+import {
+  ApiError,
+  metaV1Now,
+  parseListOptions,
+  type Logger,
+  type ResourceDefinition,
+} from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { StorageFollower } from '../controllers/storage-follower.js';
-import type { ServedResource } from '../registry/rest/resource-strategy.js';
-import { customResourceOf } from './custom-resource.js';
-import { customResourceStrategy } from './custom-resource-strategy.js';
+import {
+  customResourceStorage,
+  customResourceStore,
+  type CustomResourceStorage,
+} from '../registry/apiextensions/customresource/storage.js';
+import type { Store } from '../registry/generic/store.js';
+import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
+import type { RequestContext } from '../registry/rest/rest.js';
 import { CLEANUP_FINALIZER } from './customresourcedefinition-strategy.js';
 import { customResourceDefinitions } from './customresourcedefinition-resource.js';
 import { namesAndConditions } from './naming-controller.js';
-import { ConvertingStorage } from '../registry/generic/converting-storage.js';
-import { nopConversion } from './nop-converter.js';
-import { hasDefaults } from './schema/defaulting.js';
 import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 
 // What serves custom resources: kube's crdHandler (apiextensions-apiserver
@@ -18,7 +25,18 @@ import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 // (status.acceptedNames, NamesAccepted), establishing (Established) and finalizing
 // (pkg/controller/finalizer/crd_finalizer.go: a deleted CRD's objects go, then its finalizer).
 // It follows CRDs in storage, so a CRD written through another apiserver on the same etcd is
-// served here too, and registers each established CRD's served versions in the registry.
+// served here too, and registers each established CRD's served versions in the registry. Its
+// writes (status, finalizer, the custom resources a deleted CRD leaves) go through Stores as the
+// loopback client.
+
+/** How long a finalizer waits before looking again at custom resources that are still there. */
+const FINALIZE_RETRY_MS = 1000;
+
+/** A 404, or a 409 (the CRD changed meanwhile: its watch event syncs it again). */
+function goneOrChanged(err: unknown): undefined {
+  if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return undefined;
+  throw err;
+}
 
 /** One served CRD: what it was registered from and the definitions it gave. */
 interface Served {
@@ -33,11 +51,14 @@ export class CustomResourceDefinitionHandler {
   /** Changes are handled one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
+  private readonly logger: Logger;
 
   constructor(
     private readonly registry: ResourceRegistry,
-    private readonly logger: Logger,
+    private readonly loopback: LoopbackParts,
   ) {
+    const logger = (this.logger = loopback.logger);
     this.follower = new StorageFollower(
       registry.storage,
       this.keys().prefix,
@@ -68,21 +89,26 @@ export class CustomResourceDefinitionHandler {
 
   stop(): void {
     this.stopped = true;
+    clearTimeout(this.retry);
     this.follower.stop();
   }
 
-  private get storage(): Storage {
-    return this.registry.storage;
-  }
-
-  private keys() {
+  private entry() {
     const entry = this.registry.lookup(
       customResourceDefinitions.group,
       'v1',
       customResourceDefinitions.plural,
     );
     if (!entry) throw new Error('customresourcedefinitions are not served');
-    return entry.source.keys;
+    return entry;
+  }
+
+  private keys() {
+    return this.entry().source.keys;
+  }
+
+  private context(verb: string, resource: string, apiGroup: string): RequestContext {
+    return loopbackContext(this.loopback, { verb, apiGroup, resource });
   }
 
   private enqueue(): Promise<void> {
@@ -141,19 +167,24 @@ export class CustomResourceDefinitionHandler {
     else await this.unserve(name);
   }
 
+  /**
+   * Writes the CRD's status through its status storage, as the controllers' UpdateStatus: from
+   * the CRD as last seen, whose resourceVersion is the write's precondition.
+   */
   private async writeStatus(
     crd: CustomResourceDefinition,
     update: (stored: CustomResourceDefinition) => CustomResourceDefinition,
   ): Promise<void> {
-    const key = this.keys().object(undefined, crd.metadata.name ?? '');
-    await this.storage
-      .guaranteedUpdate(key, (stored) => {
-        if (stored.metadata.uid !== crd.metadata.uid) throw new Error('the CRD was replaced');
-        return update(stored as CustomResourceDefinition);
-      })
-      .catch((err: unknown) => {
-        if (!isStorageError(err, 'KeyNotFound')) throw err;
-      });
+    const { group, plural } = customResourceDefinitions;
+    await this.entry()
+      .store.restStorage('status')
+      ?.update?.(
+        this.context('update', `${plural}/status`, group),
+        crd.metadata.name ?? '',
+        { updatedObject: () => update(structuredClone(crd)) },
+        { dryRun: false },
+      )
+      .catch(goneOrChanged);
   }
 
   private async serve(crd: CustomResourceDefinition): Promise<void> {
@@ -162,28 +193,12 @@ export class CustomResourceDefinitionHandler {
     const current = this.served.get(name);
     if (current?.fingerprint === fingerprint) return;
     const definitions: ResourceDefinition[] = [];
-    const views = new Map<ResourceDefinition, ConvertingStorage>();
-    const resources: ServedResource[] = [];
-    const stored = crd.spec.versions.find((v) => v.storage)?.name ?? '';
+    const views = new Map<ResourceDefinition, CustomResourceStorage>();
     for (const version of crd.spec.versions) {
       if (!version.served) continue;
-      const definition = customResourceOf(crd, version);
-      const strategy = customResourceStrategy(crd, version);
-      resources.push({ definition, strategy });
-      definitions.push(definition);
-      views.set(
-        definition,
-        new ConvertingStorage(
-          this.storage,
-          nopConversion(
-            `${crd.spec.group}/${version.name}`,
-            `${crd.spec.group}/${stored}`,
-            hasDefaults(version.schema?.openAPIV3Schema)
-              ? (object: KubeObject) => strategy.decode?.(object)
-              : undefined,
-          ),
-        ),
-      );
+      const served = customResourceStorage(this.registry.storage, crd, version);
+      definitions.push(served.definition);
+      views.set(served.definition, served);
     }
     // A built-in resource is never replaced (kube serves built-ins before the CRD handler).
     const own = new Set((current?.definitions ?? []).map((d) => `${d.version}/${d.plural}`));
@@ -205,8 +220,10 @@ export class CustomResourceDefinitionHandler {
       if (!definitions.some((d) => d.version === old.version && d.plural === old.plural))
         await this.registry.remove(old.group, old.version, old.plural);
     }
-    for (const resource of resources)
-      await this.registry.add(resource, views.get(resource.definition));
+    for (const definition of definitions) {
+      const served = views.get(definition);
+      if (served) await this.registry.add(served, served.storage);
+    }
     this.served.set(name, { fingerprint, definitions });
     this.logger.info('serving custom resource', {
       name,
@@ -237,40 +254,53 @@ export class CustomResourceDefinitionHandler {
     this.logger.info('stopped serving custom resource', { name });
   }
 
-  /** crd_finalizer.go: delete every object of the CRD, then drop its finalizer. */
+  /**
+   * crd_finalizer.go: every object of the CRD is deleted through its Store, namespace by
+   * namespace (their own finalizers are honoured); once none is left the CRD's finalizer goes,
+   * and with it the CRD (the Store deletes an object whose last finalizer an update removes).
+   * Objects still there are looked at again a moment later.
+   */
   private async finalize(crd: CustomResourceDefinition): Promise<void> {
     if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
-    const plural = crd.status?.acceptedNames?.plural ?? crd.spec.names.plural;
-    if (plural) {
-      const prefix = `${this.storage.prefix}/${crd.spec.group}/${plural}/`;
-      for (;;) {
-        const page = await this.storage.list(prefix, { limit: 500 });
-        for (const key of page.keys) {
-          await this.storage.delete(key).catch((err: unknown) => {
-            if (!isStorageError(err, 'KeyNotFound')) throw err;
-          });
-        }
-        if (!page.more) break;
-      }
+    const store = customResourceStore(this.registry, crd);
+    if (store?.definition.plural && !(await this.deleteAll(store))) {
+      clearTimeout(this.retry);
+      this.retry = setTimeout(() => void this.enqueue(), FINALIZE_RETRY_MS).unref();
+      return;
     }
-    const key = this.keys().object(undefined, crd.metadata.name ?? '');
-    let finalized: KubeObject | undefined;
-    await this.writeStatus(crd, (stored) => {
-      finalized = {
-        ...stored,
-        metadata: {
-          ...stored.metadata,
-          finalizers: (stored.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER),
+    const { group, plural } = customResourceDefinitions;
+    await this.entry()
+      .store.update(
+        this.context('update', plural, group),
+        crd.metadata.name ?? '',
+        {
+          updatedObject: (stored) => {
+            const current = stored ?? crd;
+            const finalizers = (current.metadata.finalizers ?? []).filter(
+              (f) => f !== CLEANUP_FINALIZER,
+            );
+            return { ...current, metadata: { ...current.metadata, finalizers } };
+          },
         },
-      };
-      return finalized as CustomResourceDefinition;
-    });
-    // registry/generic Store: an object being deleted goes once its last finalizer does.
-    if (finalized && (finalized.metadata.finalizers ?? []).length === 0) {
-      await this.storage.delete(key).catch((err: unknown) => {
-        if (!isStorageError(err, 'KeyNotFound')) throw err;
-      });
-    }
+        { dryRun: false },
+      )
+      .catch(goneOrChanged);
+  }
+
+  /** Deletes the custom resources of `store`; whether none is left. */
+  private async deleteAll(store: Store): Promise<boolean> {
+    const { group, plural } = store.definition;
+    const everything = parseListOptions(new URLSearchParams());
+    const list = () =>
+      store.list({ ...this.context('list', plural, group), namespace: undefined }, everything);
+    const namespaces = new Set((await list()).items.map((o) => o.metadata.namespace));
+    for (const namespace of namespaces)
+      await store.deleteCollection(
+        { ...this.context('deletecollection', plural, group), namespace },
+        {},
+        everything,
+      );
+    return (await list()).items.length === 0;
   }
 }
 

@@ -56,18 +56,8 @@ export const customResourceDefinitionStrategy: ResourceStrategy = {
       old as CustomResourceDefinition,
     );
   },
-  async delete({ registry, name, current, dryRun }) {
-    const marked = markTerminating(current as CustomResourceDefinition);
-    if (dryRun) return marked;
-    const source = registry.lookup(
-      'apiextensions.k8s.io',
-      'v1',
-      'customresourcedefinitions',
-    )?.source;
-    if (!source) return marked;
-    return registry.storage.guaranteedUpdate(source.keys.object(undefined, name), (stored) =>
-      markTerminating(stored as CustomResourceDefinition),
-    );
+  delete({ update }) {
+    return update((stored) => markTerminating(stored as CustomResourceDefinition));
   },
 };
 

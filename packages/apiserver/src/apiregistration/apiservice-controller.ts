@@ -1,8 +1,9 @@
-import { metaV1Now, type KubeObject, type Logger } from '@listwatch/api';
-import { isStorageError, type Storage } from '@listwatch/storage';
+import { ApiError, metaV1Now, type KubeObject, type Logger } from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { StorageFollower } from '../controllers/storage-follower.js';
-import { prepareForCreate } from '../registry/rest/create.js';
+import type { Store } from '../registry/generic/store.js';
+import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
+import type { RequestContext } from '../registry/rest/rest.js';
 import { apiServices } from './apiservice-resource.js';
 import {
   apiServiceName,
@@ -21,7 +22,7 @@ import {
 //   local/local_available_controller.go): local ones are Available, one that names a Service is
 //   not, with the reason kube would give first, since this server does not proxy to it.
 // It follows APIServices, Services and Endpoints in storage, so every apiserver on one etcd
-// answers alike.
+// answers alike, and writes through the APIServices' Store as the loopback client.
 
 interface Priority {
   group: number;
@@ -53,6 +54,12 @@ const CRD_PRIORITY: Priority = { group: 1000, version: 100 };
 
 type Availability = Omit<APIServiceCondition, 'type' | 'lastTransitionTime'>;
 
+/** A 404, or a 409 (the object changed or was replaced meanwhile: its watch event syncs again). */
+function goneOrChanged(err: unknown): undefined {
+  if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return undefined;
+  throw err;
+}
+
 const LOCAL: Availability = {
   status: 'True',
   reason: 'Local',
@@ -72,10 +79,13 @@ export class APIServiceController {
   private stopped = false;
   private unsubscribe: (() => void) | undefined;
 
+  private readonly logger: Logger;
+
   constructor(
     private readonly registry: ResourceRegistry,
-    private readonly logger: Logger,
+    private readonly loopback: LoopbackParts,
   ) {
+    const logger = (this.logger = loopback.logger);
     this.followers = [
       new StorageFollower(
         registry.storage,
@@ -143,8 +153,10 @@ export class APIServiceController {
     return false;
   }
 
-  private get storage(): Storage {
-    return this.registry.storage;
+  private store(): Store {
+    const entry = this.registry.lookup(apiServices.group, apiServices.version, apiServices.plural);
+    if (!entry) throw new Error('apiservices are not served');
+    return entry.store;
   }
 
   private entry() {
@@ -155,6 +167,10 @@ export class APIServiceController {
 
   private keys() {
     return this.entry().source.keys;
+  }
+
+  private context(verb: string, apiGroup = apiServices.group, resource = apiServices.plural) {
+    return loopbackContext(this.loopback, { verb, apiGroup, resource });
   }
 
   /** One sync at a time; changes during one are taken by the next, only one more. */
@@ -180,9 +196,7 @@ export class APIServiceController {
     // autoregister removes what it manages once its group version is no longer served.
     for (const [name, service] of this.known)
       if (service.metadata.labels?.[AUTO_MANAGED_LABEL] && !wanted.has(name))
-        await this.storage.delete(this.keys().object(undefined, name)).catch((err: unknown) => {
-          if (!isStorageError(err, 'KeyNotFound')) throw err;
-        });
+        await this.store().delete(this.context('delete'), name, {}).catch(goneOrChanged);
     for (const service of [...this.known.values()]) {
       const available = service.spec?.service ? await this.probe(service) : LOCAL;
       await this.setAvailable(service, available);
@@ -216,27 +230,28 @@ export class APIServiceController {
   /** Creates a local APIService, or puts back the spec of one someone changed. */
   private async register(name: string, want: APIService): Promise<void> {
     const current = this.known.get(name);
-    const key = this.keys().object(undefined, name);
     if (!current) {
-      const object = prepareForCreate(this.entry().store, structuredClone(want), undefined);
-      // Written available at once: one write per APIService at start, not two.
-      object['status'] = {
-        conditions: [{ type: 'Available', ...LOCAL, lastTransitionTime: metaV1Now() }],
-      };
-      await this.storage.create(key, object).catch((err: unknown) => {
-        if (!isStorageError(err, 'KeyExists')) throw err;
-      });
+      const created = await this.store()
+        .create(this.context('create'), undefined, structuredClone(want), { dryRun: false })
+        .catch((err: unknown) => {
+          if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+        });
+      // Available at once, before start resolves (the watch brings it to `known` later).
+      if (created) await this.setAvailable(created, LOCAL);
       return;
     }
     // An APIService a user made for a served group version stays theirs (autoregister only
     // touches what it labelled).
     if (!current.metadata.labels?.[AUTO_MANAGED_LABEL]) return;
     if (JSON.stringify(current.spec) === JSON.stringify(want.spec)) return;
-    await this.storage
-      .guaranteedUpdate(key, (stored) => ({ ...stored, spec: structuredClone(want.spec) }))
-      .catch((err: unknown) => {
-        if (!isStorageError(err, 'KeyNotFound')) throw err;
-      });
+    await this.store()
+      .update(
+        this.context('update'),
+        name,
+        { updatedObject: (stored) => ({ ...stored!, spec: structuredClone(want.spec) }) },
+        { dryRun: false },
+      )
+      .catch(goneOrChanged);
   }
 
   /**
@@ -299,7 +314,8 @@ export class APIServiceController {
   ): Promise<KubeObject | undefined> {
     const entry = this.registry.lookup('', 'v1', resource);
     if (!entry || !namespace || !name) return undefined;
-    return entry.storage.get(entry.source.keys.object(namespace, name));
+    const ctx: RequestContext = { ...this.context('get', '', resource), namespace };
+    return entry.store.get(ctx, name, {}).catch(goneOrChanged);
   }
 
   /** Writes the Available condition when it differs; its transition time moves with status. */
@@ -311,33 +327,40 @@ export class APIServiceController {
       current.message === available.message
     )
       return;
-    const key = this.keys().object(undefined, service.metadata.name ?? '');
-    await this.storage
-      .guaranteedUpdate(key, (stored) => {
-        if (stored.metadata.uid !== service.metadata.uid) throw new Error('replaced');
-        const status = (stored as APIService).status ?? {};
-        const conditions = status.conditions ?? [];
-        const old = conditions.find((c) => c.type === 'Available');
-        const condition: APIServiceCondition = {
-          type: 'Available',
-          ...available,
-          lastTransitionTime:
-            old?.status === available.status && old.lastTransitionTime
-              ? old.lastTransitionTime
-              : metaV1Now(),
-        };
-        return {
-          ...stored,
-          status: {
-            ...status,
-            conditions: [...conditions.filter((c) => c.type !== 'Available'), condition],
+    const status = this.store().restStorage('status');
+    await status
+      ?.update?.(
+        this.context('update'),
+        service.metadata.name ?? '',
+        {
+          updatedObject: (latest) => {
+            const stored = latest as APIService;
+            if (stored.metadata.uid !== service.metadata.uid)
+              throw ApiError.conflict(
+                { resource: apiServices.plural },
+                service.metadata.name ?? '',
+              );
+            const conditions = stored.status?.conditions ?? [];
+            const old = conditions.find((c) => c.type === 'Available');
+            const condition: APIServiceCondition = {
+              type: 'Available',
+              ...available,
+              lastTransitionTime:
+                old?.status === available.status && old.lastTransitionTime
+                  ? old.lastTransitionTime
+                  : metaV1Now(),
+            };
+            return {
+              ...stored,
+              status: {
+                ...stored.status,
+                conditions: [...conditions.filter((c) => c.type !== 'Available'), condition],
+              },
+            };
           },
-        };
-      })
-      .catch((err: unknown) => {
-        if (isStorageError(err, 'KeyNotFound')) return;
-        if (err instanceof Error && err.message === 'replaced') return;
-        throw err;
-      });
+        },
+        { dryRun: false },
+      )
+      .catch(goneOrChanged);
   }
 }

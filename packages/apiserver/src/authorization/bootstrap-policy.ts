@@ -1,11 +1,13 @@
-import { metaV1Now, type KubeObject } from '@listwatch/api';
-import { isStorageError, type Storage } from '@listwatch/storage';
+import { ApiError, type KubeObject } from '@listwatch/api';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
 import type { PolicyRule } from './policy-rule.js';
 
 // The default roles and bindings every cluster starts with, a subset of
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go for the resources served here.
 
-const API_VERSION = 'rbac.authorization.k8s.io/v1';
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const API_VERSION = `${RBAC_GROUP}/v1`;
 const BOOTSTRAP = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 const AGGREGATE = (to: 'admin' | 'edit' | 'view') => `rbac.authorization.k8s.io/aggregate-to-${to}`;
@@ -224,18 +226,22 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly KubeObject[] = [
   ]),
 ];
 
-/** Creates the default roles and bindings that are missing (the rbac/bootstrap-roles hook). */
-export async function ensureBootstrapPolicy(storage: Storage): Promise<void> {
+/**
+ * Creates the default roles and bindings that are missing (the rbac/bootstrap-roles post-start
+ * hook), through the RBAC resources' Stores as the loopback client.
+ */
+export async function ensureBootstrapPolicy(
+  registry: ResourceRegistry,
+  loopback: LoopbackParts,
+): Promise<void> {
   const create = async (resource: string, object: KubeObject) => {
-    const now = metaV1Now();
-    const stored = {
-      ...object,
-      metadata: { ...object.metadata, uid: crypto.randomUUID(), creationTimestamp: now },
-    };
-    await storage
-      .create(`${storage.prefix}/${resource}/${object.metadata.name ?? ''}`, stored)
+    const store = registry.lookup(RBAC_GROUP, 'v1', resource)?.store;
+    if (!store) return;
+    const ctx = loopbackContext(loopback, { verb: 'create', apiGroup: RBAC_GROUP, resource });
+    await store
+      .create(ctx, undefined, structuredClone(object), { dryRun: false })
       .catch((err: unknown) => {
-        if (!isStorageError(err, 'KeyExists')) throw err;
+        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
       });
   };
   for (const role of BOOTSTRAP_CLUSTER_ROLES) await create('clusterroles', role);

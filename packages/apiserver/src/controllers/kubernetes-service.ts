@@ -1,12 +1,14 @@
-import { metaV1Now, type KubeObject, type Logger } from '@listwatch/api';
-import { isStorageError, type Storage } from '@listwatch/storage';
+import { ApiError, type KubeObject } from '@listwatch/api';
 import { isDeepStrictEqual } from 'node:util';
 import { SERVICE_CIDR } from '../registry/core/service/strategy.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
 
 // The `default/kubernetes` Service every cluster has, with the endpoints that lead to this
 // apiserver: kube-apiserver's bootstrap controller
 // (pkg/controlplane/controller/kubernetesservice/controller.go) and its endpoint reconciler
-// (pkg/controlplane/reconcilers/), written straight to storage as the system namespaces are.
+// (pkg/controlplane/reconcilers/), written through each resource's Store as the loopback
+// client, as the system namespaces are: strategy, validation and allocation as for any request.
 
 /** The first address of the service CIDR (kube's ServiceIPRange's first IP). */
 export const KUBERNETES_SERVICE_IP = SERVICE_CIDR.replace(/\.0\/\d+$/, '.1');
@@ -14,38 +16,49 @@ export const KUBERNETES_SERVICE_IP = SERVICE_CIDR.replace(/\.0\/\d+$/, '.1');
 const NAMESPACE = 'default';
 const NAME = 'kubernetes';
 
-function stamp(): { uid: string; creationTimestamp: string } {
-  return {
-    uid: crypto.randomUUID(),
-    creationTimestamp: metaV1Now(),
-  };
+/** A 404 as nothing there. */
+function notFound(err: unknown): undefined {
+  if (err instanceof ApiError && err.code === 404) return undefined;
+  throw err;
 }
 
 /**
- * Creates the object, or makes its `field` what `wanted` says when it differs (the controller's
- * CreateOrUpdateMasterServiceIfNeeded and the reconciler's endpoint update): a restart on another
- * port or address is followed, an unchanged one writes nothing.
+ * Creates the object, or makes its `fields` what `wanted` says when they differ (the
+ * controller's CreateOrUpdateMasterServiceIfNeeded and the reconciler's endpoint update): a
+ * restart on another port or address is followed, an unchanged one writes nothing.
  */
 async function ensure(
-  storage: Storage,
-  plural: string,
+  registry: ResourceRegistry,
+  loopback: LoopbackParts,
+  resource: string,
   wanted: KubeObject,
   fields: readonly string[],
 ): Promise<void> {
-  const key = `${storage.prefix}/${plural}/${NAMESPACE}/${NAME}`;
-  try {
-    await storage.create(key, { ...wanted, metadata: { ...wanted.metadata, ...stamp() } });
+  const apiVersion = wanted.apiVersion ?? '';
+  const slash = apiVersion.lastIndexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const store = registry.lookup(group, apiVersion.slice(slash + 1), resource)?.store;
+  if (!store) return;
+  const ctx = (verb: string) =>
+    loopbackContext(loopback, { verb, apiGroup: group, resource, namespace: NAMESPACE });
+  const current = await store.get(ctx('get'), NAME, {}).catch(notFound);
+  if (!current) {
+    await store.create(ctx('create'), undefined, structuredClone(wanted), { dryRun: false });
     return;
-  } catch (err) {
-    if (!isStorageError(err, 'KeyExists')) throw err;
   }
-  const current = await storage.get(key);
-  if (!current || fields.every((f) => isDeepStrictEqual(current[f], wanted[f]))) return;
-  await storage.guaranteedUpdate(key, (latest) => {
-    const next = structuredClone(latest);
-    for (const f of fields) next[f] = structuredClone(wanted[f]);
-    return next;
-  });
+  if (fields.every((f) => isDeepStrictEqual(current[f], wanted[f]))) return;
+  await store.update(
+    ctx('update'),
+    NAME,
+    {
+      updatedObject: (latest) => {
+        const next = structuredClone(latest ?? current);
+        for (const f of fields) next[f] = structuredClone(wanted[f]);
+        return next;
+      },
+    },
+    { dryRun: false },
+  );
 }
 
 /**
@@ -53,7 +66,8 @@ async function ensure(
  * to this server's port) and its Endpoints and EndpointSlice naming this server's address.
  */
 export async function ensureKubernetesService(
-  storage: Storage,
+  registry: ResourceRegistry,
+  loopback: LoopbackParts,
   server: { address: string; port: number },
 ): Promise<void> {
   const labels = { component: 'apiserver', provider: 'kubernetes' };
@@ -79,10 +93,11 @@ export async function ensureKubernetesService(
     },
     status: { loadBalancer: {} },
   };
-  await ensure(storage, 'services', service, ['spec']);
+  await ensure(registry, loopback, 'services', service, ['spec']);
   const port = { name: 'https', port: server.port, protocol: 'TCP' };
   await ensure(
-    storage,
+    registry,
+    loopback,
     'endpoints',
     {
       apiVersion: 'v1',
@@ -97,7 +112,8 @@ export async function ensureKubernetesService(
     ['subsets'],
   );
   await ensure(
-    storage,
+    registry,
+    loopback,
     'endpointslices',
     {
       apiVersion: 'discovery.k8s.io/v1',
@@ -122,15 +138,16 @@ export async function ensureKubernetesService(
  * that ends the retries.
  */
 export async function startKubernetesService(
-  storage: Storage,
+  registry: ResourceRegistry,
+  loopback: LoopbackParts,
   server: { address: string; port: number },
-  logger: Logger,
   retryMs = 10_000,
 ): Promise<() => void> {
+  const { logger } = loopback;
   let timer: NodeJS.Timeout | undefined;
   const attempt = async (): Promise<void> => {
     try {
-      await ensureKubernetesService(storage, server);
+      await ensureKubernetesService(registry, loopback, server);
     } catch (err) {
       logger.warn('the Service default/kubernetes could not be written; retrying', {
         error: err instanceof Error ? err.message : String(err),

@@ -1,9 +1,8 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
 import type { StorageEventType } from '@listwatch/storage';
-import type { LoopbackParts } from '../admission/namespace-lifecycle.js';
 import { StorageFollower } from './storage-follower.js';
 import type { ResourceEntry, ResourceRegistry } from '../registry/resource-registry.js';
-import { loopbackContext } from '../registry/rest/loopback-context.js';
+import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
 
 // kube-controller-manager's serviceaccounts controller
 // (pkg/controller/serviceaccount/serviceaccounts_controller.go), run in the apiserver: every

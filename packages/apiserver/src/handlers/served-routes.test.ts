@@ -3,7 +3,9 @@ import { MemoryStorage } from '@listwatch/storage';
 import type { IncomingMessage } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fooCrd } from '../apiextensions/crd.test-helper.js';
+import { customResourceStorage } from '../registry/apiextensions/customresource/storage.js';
 import { apiServices } from '../apiregistration/apiservice-resource.js';
 import { customResourceDefinitions } from '../apiextensions/customresourcedefinition-resource.js';
 import { subresourceInfo } from '../discovery/subresources.js';
@@ -37,7 +39,25 @@ const REQUESTS: readonly [string, string][] = [
   ['DELETE', ''],
 ];
 
-const served = [...builtinResources, customResourceDefinitions, apiServices];
+const builtins = [...builtinResources, customResourceDefinitions, apiServices];
+
+/**
+ * Custom resources, served from their CRD as the CRD handler serves them: one with status and
+ * scale subresources, one (cluster-scoped) without.
+ */
+const withSubresources = fooCrd({ group: 'routes.example.com' });
+const without = fooCrd({
+  group: 'routes.example.com',
+  plural: 'bars',
+  kind: 'Bar',
+  scope: 'Cluster',
+});
+for (const v of without.spec.versions) delete v.subresources;
+const customResources = [withSubresources, without].map((crd) =>
+  customResourceStorage(new MemoryStorage({ compactionInterval: 0 }), crd, crd.spec.versions[0]!),
+);
+
+const served = [...builtins, ...customResources.map((c) => c.definition)];
 
 function prefixOf(d: ResourceDefinition): string {
   return d.group ? `/apis/${d.group}/${d.version}` : `/api/${d.version}`;
@@ -103,9 +123,13 @@ function servedRoutes(registry: ResourceRegistry): string[] {
 describe('routes exist where a storage implements a verb (installer.go), as served-routes.txt lists them', () => {
   const registry = new ResourceRegistry(
     new MemoryStorage({ compactionInterval: 0 }),
-    withBuiltinStrategies(served),
+    withBuiltinStrategies(builtins),
   );
-  const routes = servedRoutes(registry);
+  let routes: string[] = [];
+  beforeAll(async () => {
+    for (const resource of customResources) await registry.add(resource, resource.storage);
+    routes = servedRoutes(registry);
+  });
 
   it('every (group, version, resource, subresource, verb) served is the checked-in list', () => {
     const text = `${routes.join('\n')}\n`;

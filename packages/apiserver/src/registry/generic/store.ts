@@ -475,6 +475,8 @@ export class Store
           current,
           options,
           dryRun,
+          update: (mark) =>
+            dryRun ? Promise.resolve(mark(current)) : storage.guaranteedUpdate(key, mark),
         });
         if (object) return { object, deleted: false };
       }

@@ -1,6 +1,9 @@
 import type { Attributes } from '../../authorization/attributes.js';
 import type { RequestContext } from './rest.js';
 
+/** What the server's own writes need of it: who authorizes and authenticates, and its log. */
+export type LoopbackParts = Pick<RequestContext, 'authorizer' | 'authenticator' | 'logger'>;
+
 /** What the server's own writes are attributed to: kube's loopback client. */
 const LOOPBACK_USER = { name: 'system:apiserver', groups: ['system:masters'] };
 
@@ -9,7 +12,7 @@ const LOOPBACK_USER = { name: 'system:apiserver', groups: ['system:masters'] };
  * controller): as kube-apiserver's loopback client, through the same Store as any request.
  */
 export function loopbackContext(
-  server: Pick<RequestContext, 'authorizer' | 'authenticator' | 'logger'>,
+  server: LoopbackParts,
   request: Pick<Attributes, 'verb' | 'apiGroup' | 'resource'> & { namespace?: string },
 ): RequestContext {
   const { namespace } = request;

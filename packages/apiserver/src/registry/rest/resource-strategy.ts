@@ -142,6 +142,11 @@ export interface DeleteRequest {
   current: KubeObject;
   options: DeleteOptions;
   dryRun: boolean;
+  /**
+   * The Store's update of the object being deleted (its storage's GuaranteedUpdate of `mark`;
+   * in a dry run, `mark` of `current`): how a kind's delete marks it without reaching storage.
+   */
+  update: (mark: (current: KubeObject) => KubeObject) => Promise<KubeObject>;
 }
 
 /**

@@ -1,8 +1,5 @@
-import {
-  admitNamespaceDeletion,
-  beginNamespaceDeletion,
-  forceLiveLookup,
-} from '../../../admission/namespace-lifecycle.js';
+import { admitNamespaceDeletion, forceLiveLookup } from '../../../admission/namespace-lifecycle.js';
+import { beginNamespaceDeletion } from './delete.js';
 import { fieldErrors, isRecord, type KubeObject } from '@listwatch/api';
 import type { ResourceStrategy } from '../../rest/resource-strategy.js';
 
@@ -37,11 +34,10 @@ export const namespaceStrategy: ResourceStrategy = {
   },
   // NamespaceLifecycle refuses the immortal ones. The first delete marks the namespace
   // Terminating; once its spec.finalizers are gone, a delete is the store's.
-  async delete({ registry, name, current, options, dryRun }) {
+  async delete({ registry, name, current, options, update }) {
     admitNamespaceDeletion(name);
     forceLiveLookup(registry, name);
-    if (!current.metadata.deletionTimestamp)
-      return beginNamespaceDeletion(registry, name, options, dryRun);
+    if (!current.metadata.deletionTimestamp) return beginNamespaceDeletion(name, options, update);
     if (specFinalizers(current).length > 0) return current;
     return undefined;
   },

@@ -116,13 +116,20 @@ function keepAllocated(next: KubeObject, current: KubeObject): void {
 }
 
 /**
- * Addresses and ports handed out in this process and maybe not yet stored: two creates racing
- * never get the same one. An entry is dropped once storage shows it, or after a minute.
+ * Addresses and ports handed out in this process and maybe not yet stored, per storage (two
+ * servers in one process keep their own): two creates racing never get the same one. An entry
+ * is dropped after a minute.
  */
-const pending = new Map<string, number>();
+const pendingByStorage = new WeakMap<Storage, Map<string, number>>();
 const PENDING_MS = 60_000;
 
-function isPending(key: string): boolean {
+function pendingOf(storage: Storage): Map<string, number> {
+  let pending = pendingByStorage.get(storage);
+  if (!pending) pendingByStorage.set(storage, (pending = new Map<string, number>()));
+  return pending;
+}
+
+function isPending(pending: Map<string, number>, key: string): boolean {
   const until = pending.get(key);
   if (until === undefined) return false;
   if (until < Date.now()) {
@@ -189,6 +196,7 @@ export async function allocateService(
 ): Promise<void> {
   const spec = specOf(service);
   const used = await inUse(context.storage, context.prefix, context.current);
+  const pending = pendingOf(context.storage);
   const reserve = (key: string) => {
     if (!context.dryRun) pending.set(key, Date.now() + PENDING_MS);
   };
@@ -211,7 +219,7 @@ export async function allocateService(
       const n = pick(
         (candidate) => {
           const ip = numberToIp(candidate);
-          return used.ips.has(ip) || isPending(`ip:${ip}`);
+          return used.ips.has(ip) || isPending(pending, `ip:${ip}`);
         },
         CIDR_BASE + 1,
         CIDR_BASE + CIDR_SIZE - 2,
@@ -244,7 +252,7 @@ export async function allocateService(
             `failed to allocate IP ${asked}: the provided IP (${asked}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`,
           ),
         ]);
-      if (used.ips.has(asked) || isPending(`ip:${asked}`))
+      if (used.ips.has(asked) || isPending(pending, `ip:${asked}`))
         throw allocationError(service, [
           fieldErrors.invalid(
             field,
@@ -267,7 +275,7 @@ export async function allocateService(
         context.current !== undefined &&
         records(specOf(context.current)['ports']).some((p) => p['nodePort'] === asked);
       if (asked !== 0) {
-        if (!kept && (used.nodePorts.has(asked) || isPending(`port:${asked}`))) {
+        if (!kept && (used.nodePorts.has(asked) || isPending(pending, `port:${asked}`))) {
           throw allocationError(service, [
             fieldErrors.invalid(
               'spec.ports[0].nodePort',
@@ -280,7 +288,7 @@ export async function allocateService(
         continue;
       }
       const n = pick(
-        (p) => used.nodePorts.has(p) || own.has(p) || isPending(`port:${p}`),
+        (p) => used.nodePorts.has(p) || own.has(p) || isPending(pending, `port:${p}`),
         NODE_PORT_MIN,
         NODE_PORT_MAX,
         NODE_PORT_OFFSET,
