@@ -1,5 +1,5 @@
 import { ageSince } from '../human-duration.js';
-import { labelSelectorFromMetaV1 } from '../label-selector.js';
+import { labelSelectorFromMetaV1 } from '../meta-label-selector.js';
 import type { KubeObject } from '../object-meta.js';
 import type { TableColumn } from '../resource-definition.js';
 import { fieldAtPath } from '../schema.js';
