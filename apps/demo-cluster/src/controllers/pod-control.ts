@@ -16,11 +16,11 @@ export type OwnerEvent = (type: 'Normal' | 'Warning', reason: string, message: s
  */
 export async function createPodFromTemplate(
   pods: ResourceClient<Pod>,
-  owner: KubeObject,
+  owner: KubeObject & { spec?: { template?: PodTemplate } },
   ownerType: { apiVersion: string; kind: string },
-  template: PodTemplate | undefined,
   event: OwnerEvent,
 ): Promise<void> {
+  const template = owner.spec?.template;
   const namespace = owner.metadata.namespace ?? '';
   let created: Pod;
   try {

@@ -8,7 +8,7 @@ import {
   type SharedIndexInformer,
 } from '@listwatch/client';
 import { ControllerExpectations } from './controller-expectations.js';
-import { createPodFromTemplate, deletedControlledPod } from './pod-control.js';
+import { createPodFromTemplate, deletedControlledPod, type OwnerEvent } from './pod-control.js';
 import {
   cachedObject,
   controllerOf,
@@ -38,6 +38,9 @@ const FIELD_MANAGER = 'replicaset-controller';
 const BURST_REPLICAS = 500;
 /** Creations start with one pod and double while they succeed (SlowStartInitialBatchSize). */
 const SLOW_START_INITIAL_BATCH_SIZE = 1;
+
+/** What owns the pods this controller creates. */
+const REPLICASET_TYPE = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 
 /**
  * Keeps `spec.replicas` pods for every apps/v1 ReplicaSet: creates pods from the template (owned
@@ -186,13 +189,8 @@ export class ReplicaSetController {
 
   /** A pod from the template, owned by the ReplicaSet (controller_utils.go GetPodFromTemplate). */
   private async createPod(rs: ReplicaSet): Promise<void> {
-    await createPodFromTemplate(
-      this.pods,
-      rs,
-      { apiVersion: 'apps/v1', kind: 'ReplicaSet' },
-      rs.spec?.template,
-      (type, reason, message) => this.event(rs, type, reason, message),
-    );
+    const event: OwnerEvent = (type, reason, message) => this.event(rs, type, reason, message);
+    await createPodFromTemplate(this.pods, rs, REPLICASET_TYPE, event);
   }
 
   private async deletePodObject(pod: Pod, rs: ReplicaSet): Promise<void> {

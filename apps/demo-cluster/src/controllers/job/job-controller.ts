@@ -9,7 +9,7 @@ import {
 } from '@listwatch/client';
 import { isDeepStrictEqual } from 'node:util';
 import { ControllerExpectations } from '../controller-expectations.js';
-import { createPodFromTemplate, deletedControlledPod } from '../pod-control.js';
+import { createPodFromTemplate, deletedControlledPod, type OwnerEvent } from '../pod-control.js';
 import {
   cachedResource,
   recordEvent,
@@ -75,6 +75,9 @@ export function jobCondition(job: Job, type: string): JobCondition | undefined {
 export function isJobFinished(job: Job): boolean {
   return jobCondition(job, 'Complete') !== undefined || jobCondition(job, 'Failed') !== undefined;
 }
+
+/** What owns the pods this controller creates. */
+const JOB_TYPE = { apiVersion: 'batch/v1', kind: 'Job' };
 
 /**
  * Runs every batch/v1 Job to completion: creates pods from its template (owned by it, named by
@@ -281,13 +284,8 @@ export class JobController {
 
   /** A pod from the template, owned by the Job (job_controller.go manageJob, GetPodFromTemplate). */
   private async createPod(job: Job): Promise<void> {
-    await createPodFromTemplate(
-      this.pods,
-      job,
-      { apiVersion: 'batch/v1', kind: 'Job' },
-      job.spec?.template,
-      (type, reason, message) => this.event(job, type, reason, message),
-    );
+    const event: OwnerEvent = (type, reason, message) => this.event(job, type, reason, message);
+    await createPodFromTemplate(this.pods, job, JOB_TYPE, event);
   }
 
   /** controller_utils.go RealPodControl's and job_controller.go's recorder.Event on the Job. */
