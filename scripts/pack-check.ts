@@ -533,9 +533,7 @@ async function main(): Promise<void> {
     check(
       "@listwatch/client: the README's operator example, run against the installed apiserver, creates a Deployment owned by a labelled ConfigMap and records an Event",
       await runOperatorExample(
-        join(project, 'out', 'examples', 'client-operator.js'),
-        project,
-        env,
+        { js: join(project, 'out', 'examples', 'client-operator.js'), cwd: project, env },
         url,
       ),
     );
@@ -544,7 +542,7 @@ async function main(): Promise<void> {
       if (name === '@listwatch/client') {
         check(
           `${name}: the README example, run against the installed apiserver, sees a ConfigMap created and stops on SIGINT`,
-          await runClientExample(js, project, env, url),
+          await runClientExample({ js, cwd: project, env }, url),
         );
         continue;
       }
@@ -563,13 +561,15 @@ async function main(): Promise<void> {
   }
 }
 
-/** Runs the client example; creates a ConfigMap and waits for the example to report it. */
-async function runClientExample(
-  js: string,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  url: string,
-): Promise<string[]> {
+/** A compiled example script, the project it runs in and its environment. */
+interface Example {
+  js: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Starts an example script the way a user runs it, collecting what it prints. */
+function startExample({ js, cwd, env }: Example): { child: ChildProcess; output: () => string } {
   const child: ChildProcess = spawn(process.execPath, [js], {
     cwd,
     env,
@@ -578,6 +578,22 @@ async function runClientExample(
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  return { child, output: () => output };
+}
+
+/** Interrupts an example as Ctrl-C would: it must exit 0 within 15 s. */
+async function interruptExample(child: ChildProcess, output: () => string): Promise<string[]> {
+  child.kill('SIGINT');
+  const [code] = (await Promise.race([
+    once(child, 'exit'),
+    new Promise((r) => setTimeout(() => r(['timeout']), 15_000)),
+  ])) as [number | string | null];
+  return code === 0 ? [] : [`exit ${code} after SIGINT`, ...output().split('\n').slice(-20)];
+}
+
+/** Runs the client example; creates a ConfigMap and waits for the example to report it. */
+async function runClientExample(example: Example, url: string): Promise<string[]> {
+  const { child, output } = startExample(example);
   const name = `pack-check-${Date.now()}`;
   try {
     const created = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {
@@ -592,16 +608,15 @@ async function runClientExample(
     });
     if (created.status !== 201) return [`creating the ConfigMap: HTTP ${created.status}`];
     const deadline = Date.now() + 30_000;
-    while (!output.includes(`default/${name}`) && Date.now() < deadline && child.exitCode === null)
+    while (
+      !output().includes(`default/${name}`) &&
+      Date.now() < deadline &&
+      child.exitCode === null
+    )
       await new Promise((r) => setTimeout(r, 100));
-    if (!output.includes(`default/${name}`))
-      return [`the example never reported default/${name}`, ...output.split('\n').slice(-20)];
-    child.kill('SIGINT');
-    const [code] = (await Promise.race([
-      once(child, 'exit'),
-      new Promise((r) => setTimeout(() => r(['timeout']), 15_000)),
-    ])) as [number | string | null];
-    return code === 0 ? [] : [`exit ${code} after SIGINT`, ...output.split('\n').slice(-20)];
+    if (!output().includes(`default/${name}`))
+      return [`the example never reported default/${name}`, ...output().split('\n').slice(-20)];
+    return await interruptExample(child, output);
   } finally {
     child.kill('SIGKILL');
   }
@@ -621,20 +636,8 @@ factory.start();
 `;
 
 /** Runs the operator example; a ConfigMap labelled `app` gets its Deployment and an Event. */
-async function runOperatorExample(
-  js: string,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  url: string,
-): Promise<string[]> {
-  const child: ChildProcess = spawn(process.execPath, [js], {
-    cwd,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+async function runOperatorExample(example: Example, url: string): Promise<string[]> {
+  const { child, output } = startExample(example);
   const name = 'pack-check-web';
   const api = `${url}/api/v1/namespaces/default`;
   try {
@@ -665,13 +668,8 @@ async function runOperatorExample(
         ? []
         : [`no CreatedDeployment Event: ${reasons.join(', ')}`]),
     ];
-    if (problems.length > 0) return [...problems, ...output.split('\n').slice(-20)];
-    child.kill('SIGINT');
-    const [code] = (await Promise.race([
-      once(child, 'exit'),
-      new Promise((r) => setTimeout(() => r(['timeout']), 15_000)),
-    ])) as [number | string | null];
-    return code === 0 ? [] : [`exit ${code} after SIGINT`, ...output.split('\n').slice(-20)];
+    if (problems.length > 0) return [...problems, ...output().split('\n').slice(-20)];
+    return await interruptExample(child, output);
   } finally {
     child.kill('SIGKILL');
   }

@@ -20,6 +20,8 @@ export * from './builtin-field-labels.js';
 export { AGE_COLUMN, NAME_COLUMN } from './builtin-table-printers.js';
 export * from './names.js';
 export * from './label-selector.js';
+export * from './label-selector-parser.js';
+export * from './meta-label-selector.js';
 export * from './field-selector.js';
 export * from './resource-version.js';
 export * from './parse-bool.js';

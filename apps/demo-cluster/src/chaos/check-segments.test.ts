@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSegments, type Seen } from './chaos.js';
+import { checkSegments, type Seen } from './validate-watch.js';
 
 // The chaos suite's watch checker (etcd-io/etcd tests/robustness/validate/watch.go's guarantees):
 // it must flag every way a watcher can diverge from etcd's history.

@@ -1,7 +1,6 @@
 import { isApiError, objectKey, toApiError, type ApiError } from '@listwatch/api';
 import type { Controller } from '@listwatch/client';
 import {
-  deletedObject,
   enqueueKeys,
   splitMetaNamespaceKey,
   type DeletedFinalStateUnknown,
@@ -9,10 +8,10 @@ import {
   type SharedIndexInformer,
 } from '@listwatch/client';
 import { ControllerExpectations } from './controller-expectations.js';
+import { createPodFromTemplate, deletedControlledPod, type OwnerEvent } from './pod-control.js';
 import {
   cachedObject,
   controllerOf,
-  newControllerRef,
   isPodActive,
   isPodReady,
   resolveControllerRef,
@@ -39,6 +38,9 @@ const FIELD_MANAGER = 'replicaset-controller';
 const BURST_REPLICAS = 500;
 /** Creations start with one pod and double while they succeed (SlowStartInitialBatchSize). */
 const SLOW_START_INITIAL_BATCH_SIZE = 1;
+
+/** What owns the pods this controller creates. */
+const REPLICASET_TYPE = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 
 /**
  * Keeps `spec.replicas` pods for every apps/v1 ReplicaSet: creates pods from the template (owned
@@ -118,13 +120,10 @@ export class ReplicaSetController {
   }
 
   private deletePod(obj: Pod | DeletedFinalStateUnknown<Pod>): void {
-    const pod = deletedObject(obj);
-    if (!pod) return;
-    const ref = controllerOf(pod);
-    if (!ref || ref.kind !== 'ReplicaSet') return;
-    const key = objectKey({ namespace: pod.metadata.namespace ?? '', name: ref.name });
-    this.expectations.deletionObserved(key, objectKey(pod.metadata));
-    this.controller.enqueue(key);
+    const deleted = deletedControlledPod(obj, 'ReplicaSet');
+    if (!deleted) return;
+    this.expectations.deletionObserved(deleted.ownerKey, deleted.podKey);
+    this.controller.enqueue(deleted.ownerKey);
   }
 
   /** One pass over one ReplicaSet (replica_set.go syncReplicaSet). */
@@ -190,29 +189,8 @@ export class ReplicaSetController {
 
   /** A pod from the template, owned by the ReplicaSet (controller_utils.go GetPodFromTemplate). */
   private async createPod(rs: ReplicaSet): Promise<void> {
-    const template = rs.spec?.template ?? {};
-    const namespace = rs.metadata.namespace ?? '';
-    let created: Pod;
-    try {
-      created = await this.pods.namespace(namespace).create({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          generateName: `${rs.metadata.name ?? ''}-`,
-          namespace,
-          labels: { ...template.metadata?.labels },
-          ...(template.metadata?.annotations
-            ? { annotations: { ...template.metadata.annotations } }
-            : {}),
-          ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
-        },
-        spec: structuredClone(template.spec ?? {}),
-      });
-    } catch (err) {
-      this.event(rs, 'Warning', 'FailedCreate', `Error creating: ${toApiError(err).message}`);
-      throw err;
-    }
-    this.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name ?? ''}`);
+    const event: OwnerEvent = (type, reason, message) => this.event(rs, type, reason, message);
+    await createPodFromTemplate(this.pods, rs, REPLICASET_TYPE, event);
   }
 
   private async deletePodObject(pod: Pod, rs: ReplicaSet): Promise<void> {

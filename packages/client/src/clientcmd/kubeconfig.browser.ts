@@ -1,16 +1,8 @@
 // kubeconfig.ts in a browser (package.json "browser" field): kubeconfigs are files and exec
 // plugins programs, neither of which a page has. Give RestClient a RestConfig instead.
-import { ApiError } from '@listwatch/api';
+import { KubeConfigError } from './kubeconfig-error.js';
 
-export class KubeConfigError extends ApiError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(
-      { code: 400, reason: 'BadRequest', message: `invalid configuration: ${message}` },
-      options,
-    );
-    this.name = 'KubeConfigError';
-  }
-}
+export { KubeConfigError };
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 

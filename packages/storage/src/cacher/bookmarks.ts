@@ -6,6 +6,7 @@ import {
   type WatchEvent,
 } from '@listwatch/api';
 import { listResourceVersion } from '../api-object-versioner.js';
+import type { CacheWatcher } from './cache-watcher.js';
 
 /**
  * A BOOKMARK: an empty object of the watched kind carrying only the resourceVersion (and, at the
@@ -25,4 +26,32 @@ export function bookmarkEvent(
     },
   };
   return { type: 'BOOKMARK', object };
+}
+
+/**
+ * When each watcher that asked for bookmarks gets its next one (cacher.go
+ * watcherBookmarkTimeBuckets): every interval, and once just before the watch's deadline so the
+ * client resumes from a fresh revision.
+ */
+export class BookmarkSchedule {
+  private readonly next = new Map<CacheWatcher, number>();
+
+  constructor(private readonly intervalMs: number) {}
+
+  schedule(watcher: CacheWatcher, now: number): void {
+    if (!watcher.options.allowBookmarks) return;
+    let next = now + this.intervalMs;
+    const deadline = watcher.options.deadline;
+    if (deadline !== undefined && deadline - 2000 < next) next = Math.max(now, deadline - 2000);
+    this.next.set(watcher, next);
+  }
+
+  isDue(watcher: CacheWatcher, now: number): boolean {
+    const due = this.next.get(watcher);
+    return due !== undefined && now >= due;
+  }
+
+  delete(watcher: CacheWatcher): void {
+    this.next.delete(watcher);
+  }
 }

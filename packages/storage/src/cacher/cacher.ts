@@ -4,7 +4,6 @@ import {
   classifyGet,
   classifyList,
   classifyWatch,
-  encodeContinue,
   isContinuedList,
   silentLogger,
   type CacheableRead,
@@ -12,12 +11,17 @@ import {
   type Logger,
   type ResourceDefinition,
 } from '@listwatch/api';
-import { bookmarkEvent } from './bookmarks.js';
+import { BookmarkSchedule, bookmarkEvent } from './bookmarks.js';
 import { ResourceKeys } from './resource-keys.js';
 import type { Storage, StorageWatch } from '../storage.js';
 import { StorageError, isStorageError } from '../storage-error.js';
-import type { StoreElement, StoreSnapshot } from './cache-store.js';
-import { keyAfter } from '../keys.js';
+import {
+  cachePage,
+  indexedCandidates,
+  initialObjects,
+  pinnedIndex,
+  type ServedPage,
+} from './cache-lister.js';
 import {
   initialEvents,
   newCacheWatcher,
@@ -37,7 +41,8 @@ import type {
 import { SelectionPredicate } from './predicate.js';
 import { listFromStorage, pageResult } from './storage-lister.js';
 import { WatchCache } from './watch-cache.js';
-import { listResourceVersion } from '../api-object-versioner.js';
+import { listAll, type ListedState } from './lister-watcher.js';
+import { ConditionalProgressRequester } from './progress-requester.js';
 
 export interface CacherOptions {
   storage: Storage;
@@ -78,14 +83,6 @@ function notReady(): ApiError {
   return ApiError.tooManyRequests('storage is (re)initializing', RETRY_AFTER_NOT_READY);
 }
 
-interface ServedPage {
-  result: CacheListResult;
-  /** Elements looked at (apiserver_cache_list_fetched_objects_total). */
-  fetched: number;
-  /** The index that chose the candidates, '' for none (the `index` label). */
-  index: string;
-}
-
 /**
  * The watch cache of one resource (kube-apiserver's Cacher): a single storage watch feeds a
  * store and a window of recent events, and every LIST and WATCH of the resource is served from
@@ -118,8 +115,8 @@ export class Cacher implements ListWatchSource {
   private storageWatch: StorageWatch | undefined;
   private loop: Promise<void> | undefined;
   private ticker: NodeJS.Timeout | undefined;
-  private progressTimer: NodeJS.Timeout | undefined;
-  private readonly nextBookmark = new Map<CacheWatcher, number>();
+  private readonly progress: ConditionalProgressRequester;
+  private readonly bookmarks: BookmarkSchedule;
   /** One function for every watcher's end, not a closure per watcher (idle watches are many). */
   private readonly endWatcher = (w: CacheWatcher, reason: WatcherEndReason) =>
     this.onWatcherEnd(w, reason);
@@ -160,6 +157,12 @@ export class Cacher implements ListWatchSource {
       this.now,
     );
     this.dispatcher = new Dispatcher(options.definition);
+    this.progress = new ConditionalProgressRequester(
+      () => this.storageWatch,
+      () => this.cache.hasWaiters,
+      this.opts.progressIntervalMs,
+    );
+    this.bookmarks = new BookmarkSchedule(this.opts.bookmarkIntervalMs);
   }
 
   get resource(): string {
@@ -205,7 +208,7 @@ export class Cacher implements ListWatchSource {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.ticker) clearInterval(this.ticker);
-    this.stopProgress();
+    this.progress.stop();
     this.storageWatch?.close();
     this.endAll('shutdown');
     this.cache.failWaiters(ApiError.serviceUnavailable('the watch cache is shutting down'));
@@ -288,7 +291,7 @@ export class Cacher implements ListWatchSource {
     // Revision 1 is the oldest any backend can be read at (0 means "the latest"). A compaction
     // this process does not know of shows as Expired: then half as far back, and so on.
     const floor = Math.max(this.storage.compactRevision(), 1);
-    let listed: Awaited<ReturnType<Cacher['listAll']>>;
+    let listed: ListedState | undefined;
     for (
       let back = replay ? this.opts.replayRevisions : 0;
       back >= 1 && !listed;
@@ -296,9 +299,10 @@ export class Cacher implements ListWatchSource {
     ) {
       const past = Math.max(current - back, floor);
       if (past >= current) break;
-      listed = await this.listAll(past);
+      listed = await listAll(this.storage, this.keys.prefix, past);
     }
-    const { items, revision, corrupt } = listed ?? (await this.listAll(0))!;
+    const { items, revision, corrupt } =
+      listed ?? (await listAll(this.storage, this.keys.prefix, 0))!;
     this.cache.replace(items, revision);
     this.corrupt = new Map(corrupt.map((err) => [err.key, err]));
     for (const err of corrupt)
@@ -314,46 +318,6 @@ export class Cacher implements ListWatchSource {
       replaying: Math.max(0, current - revision),
     });
     return { revision, current };
-  }
-
-  /** All objects at `at` (0: the latest); undefined when storage no longer has that revision. */
-  private async listAll(
-    at: number,
-  ): Promise<
-    | { items: { key: string; object: KubeObject }[]; revision: number; corrupt: StorageError[] }
-    | undefined
-  > {
-    const items: { key: string; object: KubeObject }[] = [];
-    const corrupt: StorageError[] = [];
-    let revision = at;
-    let continueFrom: string | undefined;
-    for (;;) {
-      let page;
-      try {
-        page = await this.storage.list(this.keys.prefix, {
-          limit: 10_000,
-          skipCorrupt: true,
-          ...(revision ? { revision } : {}),
-          ...(continueFrom !== undefined ? { continueFrom } : {}),
-        });
-      } catch (err) {
-        if (at > 0 && isStorageError(err, 'Expired')) return undefined;
-        throw err;
-      }
-      revision = page.revision;
-      page.items.forEach((object, i) => items.push({ key: page.keys[i]!, object }));
-      corrupt.push(...(page.corrupt ?? []));
-      if (!page.more) break;
-      // After the last key read, kept or left out (a page may hold only corrupt ones).
-      const lastKept = page.keys.at(-1);
-      const lastCorrupt = page.corrupt?.at(-1)?.key;
-      const last =
-        lastKept === undefined || (lastCorrupt !== undefined && lastCorrupt > lastKept)
-          ? lastCorrupt!
-          : lastKept;
-      continueFrom = `${last}\u0000`;
-    }
-    return { items, revision, corrupt };
   }
 
   private setReady(ready: boolean): void {
@@ -374,11 +338,11 @@ export class Cacher implements ListWatchSource {
   /** Waits until the cache has seen `revision`, asking storage for progress meanwhile. */
   private async waitFresh(revision: number): Promise<void> {
     if (revision <= this.cache.revision) return;
-    this.startProgress();
+    this.progress.start();
     try {
       await this.cache.waitUntilFresh(revision, this.opts.freshnessTimeoutMs);
     } finally {
-      if (!this.cache.hasWaiters) this.stopProgress();
+      if (!this.cache.hasWaiters) this.progress.stop();
     }
   }
 
@@ -406,21 +370,6 @@ export class Cacher implements ListWatchSource {
 
   private progressRequestsSupported(): Promise<boolean> {
     return this.storage.supportsProgressRequests?.() ?? Promise.resolve(true);
-  }
-
-  private startProgress(): void {
-    if (this.progressTimer) return;
-    this.storageWatch?.requestProgress();
-    this.progressTimer = setInterval(() => {
-      if (!this.cache.hasWaiters) this.stopProgress();
-      else this.storageWatch?.requestProgress();
-    }, this.opts.progressIntervalMs);
-    this.progressTimer.unref();
-  }
-
-  private stopProgress(): void {
-    if (this.progressTimer) clearInterval(this.progressTimer);
-    this.progressTimer = undefined;
   }
 
   // --- LIST ---------------------------------------------------------------------------------
@@ -467,7 +416,7 @@ export class Cacher implements ListWatchSource {
       const miss = this.snapshotMiss(at);
       if (miss) return fromStorage(miss);
       const snapshot = this.cache.snapshotAt(at)!;
-      return fromCache(this.page(snapshot, at, scopePrefix, predicate, limit, startKey));
+      return fromCache(cachePage(snapshot, at, scopePrefix, predicate, limit, startKey));
     }
     // delegator.go: a consistent read is served from the cache only when storage answers
     // progress requests reliably (ConsistentListFromCache + RequestWatchProgress).
@@ -482,9 +431,11 @@ export class Cacher implements ListWatchSource {
     const revision = this.cache.revision;
     // A continuation carries no selector index (watch_cache.go waitAndListConsistent).
     const indexed =
-      startKey === undefined ? this.indexedCandidates(scopePrefix, predicate) : undefined;
+      startKey === undefined
+        ? indexedCandidates(this.cache.store, this.definition, scopePrefix, predicate)
+        : undefined;
     return fromCache(
-      this.page(this.cache.store, revision, scopePrefix, predicate, pageLimit, startKey, indexed),
+      cachePage(this.cache.store, revision, scopePrefix, predicate, pageLimit, startKey, indexed),
     );
   }
 
@@ -505,63 +456,6 @@ export class Cacher implements ListWatchSource {
     if (revision < this.storage.compactRevision()) return 'revision_compacted';
     if (revision > this.cache.revision) return 'revision_ahead_of_cache';
     return this.cache.snapshotAt(revision) ? undefined : 'revision_not_in_cache';
-  }
-
-  /**
-   * One page of `source` as the etcd3 store pages (cacher.go GetList, storage.PrepareContinueToken):
-   * `limit` matches from `startKey` on; a continue token after the last one when anything at all
-   * follows it; remainingItemCount only when no selector filtered.
-   */
-  private page(
-    source: Pick<StoreSnapshot, 'range' | 'count'>,
-    revision: number,
-    scopePrefix: string,
-    predicate: SelectionPredicate,
-    limit: number | undefined,
-    startKey: string | undefined,
-    indexed?: { index: string; elements: Iterable<StoreElement> },
-  ): ServedPage {
-    const items: KubeObject[] = [];
-    let lastKey: string | undefined;
-    let more = false;
-    let fetched = 0;
-    const candidates = indexed?.elements ?? source.range(scopePrefix, startKey);
-    for (const element of candidates) {
-      if (limit !== undefined && items.length >= limit) {
-        more = true;
-        break;
-      }
-      fetched++;
-      if (!predicate.matches(element.labels, element.fields)) continue;
-      items.push(element.object);
-      lastKey = element.key;
-    }
-    const result: CacheListResult = {
-      items,
-      resourceVersion: listResourceVersion(revision),
-      shared: true,
-    };
-    if (more && lastKey !== undefined) {
-      result.continue = encodeContinue(revision, lastKey, scopePrefix);
-      if (predicate.empty) result.remainingItemCount = source.count(scopePrefix, keyAfter(lastKey));
-    }
-    return { result, fetched, index: indexed?.index ?? '' };
-  }
-
-  /** Uses a resource index when the field selector pins it (pods by spec.nodeName). */
-  private indexedCandidates(
-    scopePrefix: string,
-    predicate: SelectionPredicate,
-  ): { index: string; elements: StoreElement[] } | undefined {
-    for (const index of Object.keys(this.definition.indexes)) {
-      const value = predicate.exactField(index);
-      if (value === undefined) continue;
-      const elements = this.cache.store
-        .byIndex(index, value)
-        .filter((e) => e.key.startsWith(scopePrefix));
-      return { index, elements };
-    }
-    return undefined;
   }
 
   // --- GET ----------------------------------------------------------------------------------
@@ -616,7 +510,8 @@ export class Cacher implements ListWatchSource {
     });
     const { keyPrefix, exactKey, predicate } = watcher.options;
     if (semantics.initialEvents) {
-      const objects = this.initialObjects(keyPrefix, exactKey, predicate);
+      const store = this.cache.store;
+      const objects = initialObjects(store, this.definition, keyPrefix, exactKey, predicate);
       watcher.seed(
         initialEvents(this.definition, objects, revision, semantics.initialEventsEndBookmark),
       );
@@ -631,25 +526,9 @@ export class Cacher implements ListWatchSource {
       for (const event of backlog) watcher.dispatch(event);
     }
     this.dispatcher.add(watcher, this.scopeOf(keyPrefix, exactKey, predicate));
-    this.scheduleBookmark(watcher, now);
+    this.bookmarks.schedule(watcher, now);
     this.metrics.watchers?.(this.resource, this.dispatcher.size);
     return watcher;
-  }
-
-  /** The cached objects a watch starts with, in key order. */
-  private *initialObjects(
-    scopePrefix: string,
-    exactKey: string | undefined,
-    predicate: SelectionPredicate,
-  ): Generator<KubeObject> {
-    const elements: Iterable<StoreElement> =
-      exactKey !== undefined
-        ? [this.cache.store.get(exactKey)].filter((e) => e !== undefined)
-        : (this.indexedCandidates(scopePrefix, predicate)?.elements ??
-          this.cache.store.range(scopePrefix));
-    for (const element of elements) {
-      if (predicate.matches(element.labels, element.fields)) yield element.object;
-    }
   }
 
   private scopeOf(
@@ -658,16 +537,13 @@ export class Cacher implements ListWatchSource {
     predicate: SelectionPredicate,
   ): WatcherScope {
     if (exactKey !== undefined) return { kind: 'key', key: exactKey };
-    for (const index of Object.keys(this.definition.indexes)) {
-      const value = predicate.exactField(index);
-      if (value !== undefined) return { kind: 'index', index, value };
-    }
-    return { kind: 'prefix', prefix: scopePrefix };
+    const pinned = pinnedIndex(this.definition, predicate);
+    return pinned ? { kind: 'index', ...pinned } : { kind: 'prefix', prefix: scopePrefix };
   }
 
   private onWatcherEnd(watcher: CacheWatcher, reason: WatcherEndReason): void {
     this.dispatcher.remove(watcher);
-    this.nextBookmark.delete(watcher);
+    this.bookmarks.delete(watcher);
     if (reason === 'slow') {
       this.terminations++;
       this.logger.warn('terminated slow watcher', {
@@ -686,15 +562,6 @@ export class Cacher implements ListWatchSource {
 
   // --- bookmarks and deadlines --------------------------------------------------------------
 
-  private scheduleBookmark(watcher: CacheWatcher, now: number): void {
-    if (!watcher.options.allowBookmarks) return;
-    let next = now + this.opts.bookmarkIntervalMs;
-    const deadline = watcher.options.deadline;
-    // One bookmark just before the deadline, so the client resumes from a fresh revision.
-    if (deadline !== undefined && deadline - 2000 < next) next = Math.max(now, deadline - 2000);
-    this.nextBookmark.set(watcher, next);
-  }
-
   /** Once a second: deadlines, due bookmarks, blocked watchers, window metrics. */
   private tick(): void {
     const now = this.now();
@@ -705,10 +572,9 @@ export class Cacher implements ListWatchSource {
         continue;
       }
       watcher.checkBlocked();
-      const due = this.nextBookmark.get(watcher);
-      if (due !== undefined && now >= due) {
+      if (this.bookmarks.isDue(watcher, now)) {
         watcher.bookmark(this.cache.revision, (rev) => bookmarkEvent(this.definition, rev));
-        this.scheduleBookmark(watcher, now);
+        this.bookmarks.schedule(watcher, now);
       }
     }
     this.metrics.window?.(

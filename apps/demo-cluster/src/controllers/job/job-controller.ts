@@ -1,6 +1,5 @@
 import { isApiError, objectKey, toApiError, type ApiError, type KubeObject } from '@listwatch/api';
 import {
-  deletedObject,
   enqueueKeys,
   splitMetaNamespaceKey,
   type Controller,
@@ -10,6 +9,7 @@ import {
 } from '@listwatch/client';
 import { isDeepStrictEqual } from 'node:util';
 import { ControllerExpectations } from '../controller-expectations.js';
+import { createPodFromTemplate, deletedControlledPod, type OwnerEvent } from '../pod-control.js';
 import {
   cachedResource,
   recordEvent,
@@ -22,7 +22,6 @@ import {
   controllerOf,
   isPodActive,
   isPodReady,
-  newControllerRef,
   now,
   resolveControllerRef,
   resources,
@@ -76,6 +75,9 @@ export function jobCondition(job: Job, type: string): JobCondition | undefined {
 export function isJobFinished(job: Job): boolean {
   return jobCondition(job, 'Complete') !== undefined || jobCondition(job, 'Failed') !== undefined;
 }
+
+/** What owns the pods this controller creates. */
+const JOB_TYPE = { apiVersion: 'batch/v1', kind: 'Job' };
 
 /**
  * Runs every batch/v1 Job to completion: creates pods from its template (owned by it, named by
@@ -138,13 +140,10 @@ export class JobController {
   }
 
   private deletePod(obj: Pod | DeletedFinalStateUnknown<Pod>): void {
-    const pod = deletedObject(obj);
-    if (!pod) return;
-    const ref = controllerOf(pod);
-    if (!ref || ref.kind !== 'Job') return;
-    const key = objectKey({ namespace: pod.metadata.namespace ?? '', name: ref.name });
-    this.expectations.deletionObserved(key, objectKey(pod.metadata));
-    this.controller.enqueue(key);
+    const deleted = deletedControlledPod(obj, 'Job');
+    if (!deleted) return;
+    this.expectations.deletionObserved(deleted.ownerKey, deleted.podKey);
+    this.controller.enqueue(deleted.ownerKey);
   }
 
   /** One pass over one Job (job_controller.go syncJob). */
@@ -285,29 +284,8 @@ export class JobController {
 
   /** A pod from the template, owned by the Job (job_controller.go manageJob, GetPodFromTemplate). */
   private async createPod(job: Job): Promise<void> {
-    const template = job.spec?.template ?? {};
-    const namespace = job.metadata.namespace ?? '';
-    let created: Pod;
-    try {
-      created = await this.pods.namespace(namespace).create({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          generateName: `${job.metadata.name ?? ''}-`,
-          namespace,
-          labels: { ...template.metadata?.labels },
-          ...(template.metadata?.annotations
-            ? { annotations: { ...template.metadata.annotations } }
-            : {}),
-          ownerReferences: [newControllerRef(job, 'batch/v1', 'Job')],
-        },
-        spec: structuredClone(template.spec ?? {}),
-      });
-    } catch (err) {
-      this.event(job, 'Warning', 'FailedCreate', `Error creating: ${toApiError(err).message}`);
-      throw err;
-    }
-    this.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name ?? ''}`);
+    const event: OwnerEvent = (type, reason, message) => this.event(job, type, reason, message);
+    await createPodFromTemplate(this.pods, job, JOB_TYPE, event);
   }
 
   /** controller_utils.go RealPodControl's and job_controller.go's recorder.Event on the Job. */
