@@ -58,12 +58,14 @@ describe('DashboardServer', () => {
     expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
   });
 
-  it('serves @listwatch/client bundled for the browser as client.js: the informer and REST client the page imports, and no Node built-in', async () => {
+  it("serves @listwatch/client bundled for the browser as client.js: the informer and REST client the page imports, no Node built-in, and nothing the page's CSP (no 'unsafe-eval') refuses", async () => {
     const res = await fetch(`${url}client.js`);
     expect(res.status).toBe(200);
     const js = await res.text();
     expect(js).toMatch(/export\s*\{[^}]*\bSharedIndexInformer\b/);
     expect(js).not.toMatch(/from\s*["']node:|require\(["']node:/);
+    // cbor-x's default build probes `new Function('')` on import: a CSP violation in the console.
+    expect(js).not.toMatch(/new Function\(|\beval\(/);
   });
 
   it("takes the break-it panel's actions only from a page of its own origin: storage is compacted to the current revision", async () => {

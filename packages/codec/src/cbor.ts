@@ -1,4 +1,4 @@
-import { Decoder, Encoder, Tag, type Options } from 'cbor-x';
+import { Decoder, Encoder, Tag, type Options } from './cbor-x.js';
 import type { WatchEventType } from '@listwatch/api';
 import { CborItemScanner, normalizeCbor } from './cbor-scanner.js';
 import { CodecError, DuplicateMapKeyError, errorText } from './codec-error.js';
