@@ -40,8 +40,16 @@ describe('discovery served from a registry', () => {
     await fromDefinitions.close();
   });
 
-  it('is byte for byte the documents the built-in definitions declare', async () => {
-    const paths = ['/api/v1', '/apis/apps/v1', '/apis/authorization.k8s.io/v1', '/apis/policy/v1'];
+  it('is byte for byte the documents (discovery and OpenAPI) the built-in definitions declare', async () => {
+    const paths = [
+      '/api/v1',
+      '/apis/apps/v1',
+      '/apis/authorization.k8s.io/v1',
+      '/apis/policy/v1',
+      '/openapi/v2',
+      '/openapi/v3/api/v1',
+      '/openapi/v3/apis/apps/v1',
+    ];
     for (const path of paths)
       expect(await body(fromRegistry, path), path).toBe(await body(fromDefinitions, path));
     for (const root of ['/api', '/apis'])
