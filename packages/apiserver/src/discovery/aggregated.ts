@@ -1,6 +1,11 @@
 import type { ResourceDefinition, Verb } from '@listwatch/api';
 import type { ApiGroup } from './api-groups.js';
-import { subresourcesOf, type GroupVersionKind } from './subresources.js';
+import {
+  declaredRoutes,
+  discoveredSubresources,
+  type DiscoveredRoutes,
+  type GroupVersionKind,
+} from './subresources.js';
 
 // Aggregated discovery (KEP-3352): the whole of /api or /apis in one APIGroupDiscoveryList, so a
 // client learns every resource in one round trip. Types follow k8s.io/api/apidiscovery/v2.
@@ -53,18 +58,22 @@ function sortedVerbs(verbs: readonly Verb[]): Verb[] {
   return [...new Set(verbs)].sort();
 }
 
-export function apiResourceDiscovery(def: ResourceDefinition): ApiResourceDiscovery {
-  const subresources = subresourcesOf(def).map((sub): ApiSubresourceDiscovery => ({
+/** One resource of a version, with the verbs routed there (as the legacy APIResource). */
+export function apiResourceDiscovery(
+  def: ResourceDefinition,
+  routes: DiscoveredRoutes = declaredRoutes(def),
+): ApiResourceDiscovery {
+  const subresources = discoveredSubresources(def, routes).map((sub): ApiSubresourceDiscovery => ({
     subresource: sub.name,
     responseKind: sub.kind,
-    verbs: sortedVerbs(sub.verbs),
+    verbs: sub.verbs,
   }));
   return {
     resource: def.plural,
     responseKind: { group: def.group, version: def.version, kind: def.kind },
     scope: def.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: def.singular,
-    verbs: sortedVerbs(def.verbs),
+    verbs: sortedVerbs(routes.verbs),
     ...(def.shortNames.length ? { shortNames: [...def.shortNames] } : {}),
     ...(def.categories.length ? { categories: [...def.categories] } : {}),
     ...(subresources.length ? { subresources } : {}),
@@ -77,7 +86,7 @@ function apiGroupDiscovery(group: ApiGroup): ApiGroupDiscovery {
     metadata: group.name ? { name: group.name } : {},
     versions: group.versions.map((v) => ({
       version: v.version,
-      resources: v.resources.map(apiResourceDiscovery),
+      resources: v.resources.map((def) => apiResourceDiscovery(def, v.routesOf(def))),
       freshness: 'Current',
     })),
   };

@@ -1,4 +1,5 @@
 import type { ResourceDefinition } from '@listwatch/api';
+import { declaredRoutes, type RoutesOf } from './subresources.js';
 import { sortByVersionPriority } from './version-priority.js';
 
 /** The resources of one group/version, in name order (kube's discovery order). */
@@ -8,6 +9,8 @@ export interface ApiGroupVersion {
   /** `v1` or `apps/v1`. */
   groupVersion: string;
   resources: readonly ResourceDefinition[];
+  /** The verbs and subresources routed for each resource (what discovery lists). */
+  routesOf: RoutesOf;
 }
 
 /** One API group and its versions, highest priority (the preferred one) first. */
@@ -22,7 +25,10 @@ export interface ApiGroup {
  * appear, versions by Kubernetes version priority, resources by name. A definition that repeats
  * an earlier group/version/plural is dropped: one URL serves one resource.
  */
-export function apiGroupsOf(definitions: readonly ResourceDefinition[]): ApiGroup[] {
+export function apiGroupsOf(
+  definitions: readonly ResourceDefinition[],
+  routesOf: RoutesOf = declaredRoutes,
+): ApiGroup[] {
   const groups = new Map<string, Map<string, Map<string, ResourceDefinition>>>();
   for (const def of definitions) {
     let versions = groups.get(def.group);
@@ -41,6 +47,7 @@ export function apiGroupsOf(definitions: readonly ResourceDefinition[]): ApiGrou
       resources: [
         ...(versions.get(version) ?? new Map<string, ResourceDefinition>()).values(),
       ].sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0)),
+      routesOf,
     })),
   }));
 }
@@ -51,8 +58,9 @@ export class ApiGroupIndex {
   /** Named groups (served under /apis), in discovery order. */
   readonly groups: readonly ApiGroup[];
 
-  constructor(definitions: readonly ResourceDefinition[]) {
-    const all = apiGroupsOf(definitions);
+  /** `routesOf`: the registry's routes; fixed definitions' default to what they declare. */
+  constructor(definitions: readonly ResourceDefinition[], routesOf?: RoutesOf) {
+    const all = apiGroupsOf(definitions, routesOf);
     this.core = all.find((g) => g.name === '');
     this.groups = all.filter((g) => g.name !== '');
   }

@@ -6,7 +6,10 @@ import {
   apiGroupDiscoveryList,
   type AggregatedDiscoveryVersion,
 } from './aggregated.js';
+import type { Store } from '../registry/generic/store.js';
+import { discoveredRoutes } from '../handlers/routes.js';
 import { ApiGroupIndex } from './api-groups.js';
+import type { RoutesOf } from './subresources.js';
 import {
   acceptsJson,
   negotiateDiscovery,
@@ -67,10 +70,22 @@ function notAcceptable(aggregated: boolean): ApiError {
 
 type Handler = (ctx: Context) => void;
 
-/** What discovery is built from: fixed definitions, or a registry that changes at runtime. */
+/**
+ * What discovery is built from: fixed definitions, or a registry that changes at runtime, whose
+ * Stores give each resource's verbs and subresources (the routes the router serves).
+ */
 export interface DiscoverySource {
   readonly definitions: readonly ResourceDefinition[];
   onChange(listener: () => void): unknown;
+  lookup(group: string, version: string, resource: string): { store: Store } | undefined;
+}
+
+/** The routes of a registry's resource; a definition it no longer serves has none. */
+function registryRoutes(source: DiscoverySource): RoutesOf {
+  return (def) => {
+    const entry = source.lookup(def.group, def.version, def.plural);
+    return entry ? discoveredRoutes(entry.store) : { verbs: [], subresources: new Map() };
+  };
 }
 
 /**
@@ -84,10 +99,19 @@ export interface DiscoverySource {
 export function discoveryMiddleware(
   source: readonly ResourceDefinition[] | DiscoverySource,
 ): Middleware {
-  let route = discoveryRoutes('definitions' in source ? source.definitions : source);
-  if ('onChange' in source) source.onChange(() => (route = discoveryRoutes(source.definitions)));
+  if (!('onChange' in source)) {
+    const route = discoveryRoutes(source);
+    return serveDiscovery(() => route);
+  }
+  const routesOf = registryRoutes(source);
+  let route = discoveryRoutes(source.definitions, routesOf);
+  source.onChange(() => (route = discoveryRoutes(source.definitions, routesOf)));
+  return serveDiscovery(() => route);
+}
+
+function serveDiscovery(current: () => (path: string) => Handler | undefined): Middleware {
   return async (ctx, next) => {
-    const handler = route(ctx.path);
+    const handler = current()(ctx.path);
     if (!handler) {
       await next();
       return;
@@ -102,8 +126,9 @@ export function discoveryMiddleware(
 /** The handler of each discovery path for one set of definitions. */
 function discoveryRoutes(
   definitions: readonly ResourceDefinition[],
+  routesOf?: RoutesOf,
 ): (path: string) => Handler | undefined {
-  const index = new ApiGroupIndex(definitions);
+  const index = new ApiGroupIndex(definitions, routesOf);
   const coreGroups = index.core ? [index.core] : [];
   const coreVersions = index.core?.versions.map((v) => v.version) ?? [];
 

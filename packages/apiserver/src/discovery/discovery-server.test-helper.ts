@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ApiError, builtinResources, type ResourceDefinition } from '@listwatch/api';
 import { KUBECTL, tempDir } from '@listwatch/testing';
 import Koa from 'koa';
-import { discoveryMiddleware } from './discovery-router.js';
+import { discoveryMiddleware, type DiscoverySource } from './discovery-router.js';
 
 // Shared by the discovery tests: a real koa server with only the discovery middleware and a
 // 404 fallback that records what reached it, and a way to run the real kubectl against it.
@@ -19,7 +19,7 @@ export interface DiscoveryServer {
 }
 
 export async function startDiscoveryServer(
-  definitions: readonly ResourceDefinition[] = builtinResources,
+  definitions: readonly ResourceDefinition[] | DiscoverySource = builtinResources,
 ): Promise<DiscoveryServer> {
   const passedOn: string[] = [];
   const app = new Koa();

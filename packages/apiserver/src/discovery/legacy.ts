@@ -1,7 +1,7 @@
 import type { ResourceDefinition, Verb } from '@listwatch/api';
 import type { ApiGroup, ApiGroupVersion } from './api-groups.js';
 import { storageVersionHash } from './storage-version-hash.js';
-import { subresourcesOf } from './subresources.js';
+import { declaredRoutes, discoveredSubresources, type DiscoveredRoutes } from './subresources.js';
 
 // The unaggregated ("legacy") discovery documents: metav1.APIVersions, APIGroupList, APIGroup
 // and APIResourceList, shaped as k8s.io/apiserver/pkg/endpoints/discovery serves them.
@@ -92,24 +92,30 @@ function sortedVerbs(verbs: readonly Verb[]): Verb[] {
   return [...new Set(verbs)].sort();
 }
 
-/** The APIResource entries of one definition: the resource, then its subresources. */
-export function apiResourcesOf(def: ResourceDefinition): ApiResource[] {
+/**
+ * The APIResource entries of one definition: the resource, then its subresources, with the
+ * verbs routed there (installer.go builds them from the storage's interfaces).
+ */
+export function apiResourcesOf(
+  def: ResourceDefinition,
+  routes: DiscoveredRoutes = declaredRoutes(def),
+): ApiResource[] {
   const resource: ApiResource = {
     name: def.plural,
     singularName: def.singular,
     namespaced: def.namespaced,
     kind: def.kind,
-    verbs: sortedVerbs(def.verbs),
+    verbs: sortedVerbs(routes.verbs),
     ...(def.shortNames.length ? { shortNames: [...def.shortNames] } : {}),
     ...(def.categories.length ? { categories: [...def.categories] } : {}),
     // Only a store has a storage version (installer.go: a rest.StorageVersionProvider).
     // A resource served with create alone is a rest.Creater, not a store (the reviews; the
     // kind table test keeps this in step with their strategies).
-    ...(def.verbs.every((verb) => verb === 'create')
+    ...(routes.verbs.every((verb) => verb === 'create')
       ? {}
       : { storageVersionHash: storageVersionHash(def.group, def.version, def.kind) }),
   };
-  const subresources = subresourcesOf(def).map((sub): ApiResource => {
+  const subresources = discoveredSubresources(def, routes).map((sub): ApiResource => {
     const foreign = sub.kind.group !== def.group || sub.kind.version !== def.version;
     return {
       name: `${def.plural}/${sub.name}`,
@@ -118,7 +124,7 @@ export function apiResourcesOf(def: ResourceDefinition): ApiResource[] {
       namespaced: def.namespaced,
       ...(foreign ? { group: sub.kind.group, version: sub.kind.version } : {}),
       kind: sub.kind.kind,
-      verbs: sortedVerbs(sub.verbs),
+      verbs: sub.verbs,
     };
   });
   return [resource, ...subresources];
@@ -129,7 +135,7 @@ export function apiResourcesOf(def: ResourceDefinition): ApiResource[] {
  * serves it through stripVersionNegotiatedSerializer for 1.1 compatibility (discovery/version.go).
  */
 export function apiResourceList(gv: ApiGroupVersion): ApiResourceList {
-  const resources = gv.resources.flatMap(apiResourcesOf);
+  const resources = gv.resources.flatMap((def) => apiResourcesOf(def, gv.routesOf(def)));
   resources.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return gv.group === ''
     ? { kind: 'APIResourceList', groupVersion: gv.groupVersion, resources }

@@ -1,7 +1,13 @@
 import { PATCH_CONTENT_TYPES, type ResourceDefinition } from '@listwatch/api';
 import type { ApiGroupVersion } from './api-groups.js';
 import { kindSchema, listSchema, META, schemaNameOf, type Schema } from './openapi-schemas.js';
-import { subresourcesOf, type GroupVersionKind, type SubresourceInfo } from './subresources.js';
+import {
+  discoveredSubresources,
+  subresourceInfo,
+  type DiscoveredRoutes,
+  type GroupVersionKind,
+  type SubresourceInfo,
+} from './subresources.js';
 
 // The paths and operations of a group version's OpenAPI documents (kube-openapi's builder, as
 // endpoints/installer.go registers each route), shared by openapi-v3.ts and openapi-v2.ts.
@@ -195,15 +201,18 @@ function ok(schema: string, ...codes: string[]): Operation['responses'] {
   return codes.map((code) => ({ code, description: text[code] ?? code, schema }));
 }
 
-/** The paths and operations of one resource, as kube's installer.go registers them. */
-function resourcePaths(def: ResourceDefinition): PathItem[] {
+/**
+ * The paths and operations of one resource, as kube's installer.go registers them: for the
+ * verbs routed there (`routes`, as discovery lists them).
+ */
+function resourcePaths(def: ResourceDefinition, routes: DiscoveredRoutes): PathItem[] {
   const gvk: GroupVersionKind = { group: def.group, version: def.version, kind: def.kind };
   const id = `${groupCamel(def.group)}${camel(def.version)}`;
   const scoped = def.namespaced ? 'Namespaced' : '';
   const kindName = schemaNameOf(gvk);
   const listName = schemaNameOf({ ...gvk, kind: def.listKind });
   const tag = tagOf(def);
-  const has = (verb: string) => def.verbs.some((v) => v === verb);
+  const has = (verb: string) => routes.verbs.some((v) => v === verb);
   const prefix = pathPrefixOf(def);
   const collectionPath = def.namespaced
     ? `${prefix}/namespaces/{namespace}/${def.plural}`
@@ -307,7 +316,7 @@ function resourcePaths(def: ResourceDefinition): PathItem[] {
   if (item.length)
     items.push({ path: `${collectionPath}/{name}`, params: itemParams, operations: item });
 
-  for (const sub of subresourcesOf(def)) {
+  for (const sub of routedSubresources(def, routes)) {
     const operations = subresourceOperations(
       def,
       sub,
@@ -337,6 +346,14 @@ function resourcePaths(def: ResourceDefinition): PathItem[] {
     });
   }
   return items;
+}
+
+/** The subresources routed for a resource, each with the verbs its storage serves. */
+function routedSubresources(def: ResourceDefinition, routes: DiscoveredRoutes): SubresourceInfo[] {
+  return discoveredSubresources(def, routes).map((sub) => ({
+    ...subresourceInfo(def, sub.name),
+    verbs: sub.verbs,
+  }));
 }
 
 function subresourceOperations(
@@ -422,18 +439,22 @@ function resourceListPath(gv: ApiGroupVersion): PathItem {
 }
 
 export function groupVersionPaths(gv: ApiGroupVersion): PathItem[] {
-  return [resourceListPath(gv), ...gv.resources.flatMap(resourcePaths)];
+  return [
+    resourceListPath(gv),
+    ...gv.resources.flatMap((def) => resourcePaths(def, gv.routesOf(def))),
+  ];
 }
 
 /** The kinds a group/version's operations read and write, as component schemas. */
 export function groupVersionSchemas(gv: ApiGroupVersion): Record<string, Schema> {
   const schemas: Record<string, Schema> = {};
   for (const def of gv.resources) {
+    const routes = gv.routesOf(def);
     schemas[schemaNameOf(def)] = def.openAPISchema ? { ...def.openAPISchema } : kindSchema(def);
     // A list kind exists only for what lists (the reviews have none).
-    if (def.verbs.includes('list'))
+    if (routes.verbs.includes('list'))
       schemas[schemaNameOf({ ...def, kind: def.listKind })] = listSchema(def);
-    for (const sub of subresourcesOf(def)) {
+    for (const sub of routedSubresources(def, routes)) {
       if (sub.shape === 'object') schemas[schemaNameOf(sub.kind)] ??= kindSchema(sub.kind);
     }
   }

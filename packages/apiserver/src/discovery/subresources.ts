@@ -86,3 +86,39 @@ export function subresourceInfo(def: ResourceDefinition, name: string): Subresou
 export function subresourcesOf(def: ResourceDefinition): SubresourceInfo[] {
   return [...new Set(def.subresources)].sort().map((name) => subresourceInfo(def, name));
 }
+
+/**
+ * The verbs discovery lists for a resource and its subresources: those routed there
+ * (handlers/routes.ts discoveredRoutes), so a storage lacking an interface drops its verb.
+ */
+export interface DiscoveredRoutes {
+  verbs: readonly Verb[];
+  /** The subresources that have a storage, with the verbs it serves. */
+  subresources: ReadonlyMap<string, readonly Verb[]>;
+}
+
+/** Where discovery learns a resource's routes. */
+export type RoutesOf = (def: ResourceDefinition) => DiscoveredRoutes;
+
+/**
+ * A definition's routes as declared, for discovery of fixed definitions served without a
+ * registry (no storages to ask): its verbs and the verbs of kube's subresource storages.
+ */
+export function declaredRoutes(def: ResourceDefinition): DiscoveredRoutes {
+  return {
+    verbs: def.verbs,
+    subresources: new Map(subresourcesOf(def).map((sub) => [sub.name, sub.verbs])),
+  };
+}
+
+/** The subresources discovery lists, in name order, with the kinds they take and their verbs. */
+export function discoveredSubresources(
+  def: ResourceDefinition,
+  routes: DiscoveredRoutes,
+): { name: string; kind: GroupVersionKind; verbs: Verb[] }[] {
+  return [...routes.subresources.keys()].sort().map((name) => ({
+    name,
+    kind: subresourceInfo(def, name).kind,
+    verbs: [...new Set(routes.subresources.get(name))].sort(),
+  }));
+}

@@ -1,6 +1,7 @@
 import { ApiError, type Verb } from '@listwatch/api';
 import type { Store } from '../registry/generic/store.js';
 import type { RequestInfo } from '../request/request-info.js';
+import type { DiscoveredRoutes } from '../discovery/subresources.js';
 import { collectionVerbsOf, itemVerbsOf } from '../registry/rest/rest.js';
 
 // The routes a resource declares, as endpoints/installer.go registers them: a path exists
@@ -54,4 +55,28 @@ export function checkRoute(
   const verbs = routeVerbs(store, info);
   if (verbs === undefined) throw ApiError.pathNotFound();
   if (verb === undefined || !verbs.includes(verb)) throw ApiError.methodNotAllowed();
+}
+
+/**
+ * What discovery lists for a resource, from the same routes the router serves (installer.go
+ * builds each APIResource from the storage's interfaces): the verbs of its collection and item
+ * paths, and each subresource that has a storage, with the verbs routed there.
+ */
+export function discoveredRoutes(store: Store): DiscoveredRoutes {
+  // A namespaced resource's verbs are those of its namespaced paths (the all-namespaces path
+  // routes a subset: list and watch).
+  const at: RoutedInfo = {
+    legacyWatch: false,
+    ...(store.definition.namespaced ? { namespace: 'default' } : {}),
+  };
+  const verbs = new Set([
+    ...(routeVerbs(store, at) ?? []),
+    ...(routeVerbs(store, { ...at, name: 'x' }) ?? []),
+  ]);
+  const subresources = new Map<string, readonly Verb[]>();
+  for (const name of store.definition.subresources) {
+    const routed = routeVerbs(store, { ...at, name: 'x', subresource: name });
+    if (routed?.length) subresources.set(name, routed);
+  }
+  return { verbs: [...verbs], subresources };
 }

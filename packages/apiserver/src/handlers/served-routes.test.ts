@@ -8,13 +8,14 @@ import { fooCrd } from '../apiextensions/crd.test-helper.js';
 import { customResourceStorage } from '../registry/apiextensions/customresource/storage.js';
 import { apiServices } from '../apiregistration/apiservice-resource.js';
 import { customResourceDefinitions } from '../apiextensions/customresourcedefinition-resource.js';
-import { subresourceInfo } from '../discovery/subresources.js';
+import { apiResourceDiscovery } from '../discovery/aggregated.js';
+import { apiResourcesOf } from '../discovery/legacy.js';
 import type { Store } from '../registry/generic/store.js';
 import { parseRequestInfo } from '../request/request-info.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import { withBuiltinStrategies } from '../registry/served-resources.js';
 import { isWebSocketUpgrade } from '../transports/ignored-upgrade.js';
-import { routeVerbs } from './routes.js';
+import { discoveredRoutes, routeVerbs } from './routes.js';
 import { verbOf } from './verb.js';
 
 // Every route the server serves, as endpoints/installer.go registers them from what each
@@ -137,19 +138,37 @@ describe('routes exist where a storage implements a verb (installer.go), as serv
     expect(text).toBe(readFileSync(FILE, 'utf8'));
   });
 
-  it('discovery reports exactly the verbs routed: the resource’s and each subresource’s', () => {
+  it('discovery lists exactly the verbs and subresources routed, legacy and aggregated', () => {
     for (const d of served) {
       const store = registry.lookup(d.group, d.version, d.plural)!.store;
       const ns = d.namespaced ? '/namespaces/default' : '';
       const collection = servedAt(store, `${prefixOf(d)}${ns}/${d.plural}`).http;
       const item = servedAt(store, `${prefixOf(d)}${ns}/${d.plural}/x`).http;
-      expect([...new Set([...collection, ...item])].sort(), d.plural).toEqual([...d.verbs].sort());
-      for (const sub of d.subresources) {
+      const routed = new Map<string, Verb[]>([[d.plural, [...new Set([...collection, ...item])]]]);
+      for (const sub of [...SUBRESOURCES, ...CONNECT]) {
         const verbs = servedAt(store, `${prefixOf(d)}${ns}/${d.plural}/x/${sub}`).http;
-        expect(verbs.sort(), `${d.plural}/${sub}`).toEqual(
-          [...subresourceInfo(d, sub).verbs].sort(),
-        );
+        if (verbs.length) routed.set(`${d.plural}/${sub}`, verbs);
       }
+      const expected = new Map([...routed].map(([name, verbs]) => [name, [...verbs].sort()]));
+      const legacy = apiResourcesOf(d, discoveredRoutes(store));
+      expect(new Map(legacy.map((r) => [r.name, r.verbs])), d.plural).toEqual(expected);
+      const aggregated = apiResourceDiscovery(d, discoveredRoutes(store));
+      expect(
+        new Map([
+          [aggregated.resource, aggregated.verbs],
+          ...(aggregated.subresources ?? []).map(
+            (s) => [`${d.plural}/${s.subresource}`, s.verbs] as const,
+          ),
+        ]),
+        d.plural,
+      ).toEqual(expected);
+    }
+  });
+
+  it('each definition’s declared verbs (the client’s, and discovery of fixed definitions) are the routed ones', () => {
+    for (const d of served) {
+      const store = registry.lookup(d.group, d.version, d.plural)!.store;
+      expect(apiResourcesOf(d), d.plural).toEqual(apiResourcesOf(d, discoveredRoutes(store)));
     }
   });
 
