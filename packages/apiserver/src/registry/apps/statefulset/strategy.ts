@@ -1,17 +1,9 @@
-import { fieldErrors, isRecord, type FieldError, type KubeObject } from '@listwatch/api';
-import { semanticEqual } from '@listwatch/api';
-import {
-  child,
-  defaultTo,
-  kindStrategy,
-  listAt,
-  nonNegative,
-  oneOf,
-  recordAt,
-  selectorMatchesTemplate,
-} from '../../kind-helpers.js';
+import { fieldErrors, semanticEqual, type FieldError } from '@listwatch/api';
+import type * as appsv1 from 'kubernetes-types/apps/v1.js';
+import { kindStrategy, nonNegative, oneOf, selectorMatchesTemplate } from '../../kind-helpers.js';
 import { defaultPodTemplate, validatePodTemplate } from '../../core/pod/template.js';
 import { replicasScale } from '../../autoscaling/scale.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 
 // The StatefulSet: pkg/registry/apps/statefulset/strategy.go (status cleared on create, generation
 // bumped by spec changes), pkg/apis/apps/v1/defaults.go SetDefaults_StatefulSet and
@@ -21,74 +13,69 @@ const POD_MANAGEMENT_POLICIES = ['OrderedReady', 'Parallel'];
 const UPDATE_STRATEGIES = ['RollingUpdate', 'OnDelete'];
 const RETENTION_POLICIES = ['Retain', 'Delete'];
 
-function decode(set: KubeObject): void {
-  const spec = child(set, 'spec');
-  defaultTo(spec, 'podManagementPolicy', 'OrderedReady');
-  const strategy = child(spec, 'updateStrategy');
-  defaultTo(strategy, 'type', 'RollingUpdate');
-  if (strategy['type'] === 'RollingUpdate')
-    defaultTo(child(strategy, 'rollingUpdate'), 'partition', 0);
-  defaultTo(spec, 'replicas', 1);
-  defaultTo(spec, 'revisionHistoryLimit', 10);
-  const retention = child(spec, 'persistentVolumeClaimRetentionPolicy');
-  defaultTo(retention, 'whenDeleted', 'Retain');
-  defaultTo(retention, 'whenScaled', 'Retain');
-  defaultPodTemplate(child(spec, 'template'));
+/** A StatefulSet as decoded (kubernetes-types' apps/v1 StatefulSet). */
+export type StatefulSet = TypedObject<appsv1.StatefulSet>;
+
+function decode(set: StatefulSet): void {
+  const spec = (set.spec ??= {});
+  spec.podManagementPolicy ??= 'OrderedReady';
+  const strategy = (spec.updateStrategy ??= {});
+  strategy.type ??= 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') (strategy.rollingUpdate ??= {}).partition ??= 0;
+  spec.replicas ??= 1;
+  spec.revisionHistoryLimit ??= 10;
+  const retention = (spec.persistentVolumeClaimRetentionPolicy ??= {});
+  retention.whenDeleted ??= 'Retain';
+  retention.whenScaled ??= 'Retain';
+  defaultPodTemplate((spec.template ??= {}));
   // The claim templates get a claim's defaults (SetDefaults_PersistentVolumeClaim).
-  for (const claim of listAt(spec, 'volumeClaimTemplates')) {
-    if (!isRecord(claim)) continue;
-    defaultTo(child(claim, 'spec'), 'volumeMode', 'Filesystem');
-    defaultTo(child(claim, 'status'), 'phase', 'Pending');
+  for (const claim of spec.volumeClaimTemplates ?? []) {
+    (claim.spec ??= {}).volumeMode ??= 'Filesystem';
+    (claim.status ??= {}).phase ??= 'Pending';
   }
 }
 
-function validate(set: KubeObject): FieldError[] {
-  const spec = recordAt(set, 'spec');
-  const template = recordAt(spec, 'template');
-  const strategy = recordAt(spec, 'updateStrategy');
-  const retention = recordAt(spec, 'persistentVolumeClaimRetentionPolicy');
+function validate(set: StatefulSet): FieldError[] {
+  const spec = set.spec ?? {};
+  const strategy = spec.updateStrategy ?? {};
+  const retention = spec.persistentVolumeClaimRetentionPolicy ?? {};
   return [
-    ...oneOf(
-      spec['podManagementPolicy'],
-      'spec.podManagementPolicy',
-      POD_MANAGEMENT_POLICIES,
-      true,
-    ),
-    ...oneOf(strategy['type'], 'spec.updateStrategy.type', UPDATE_STRATEGIES, true),
-    ...(strategy['type'] === 'OnDelete' && strategy['rollingUpdate'] !== undefined
+    ...oneOf(spec.podManagementPolicy, 'spec.podManagementPolicy', POD_MANAGEMENT_POLICIES, true),
+    ...oneOf(strategy.type, 'spec.updateStrategy.type', UPDATE_STRATEGIES, true),
+    ...(strategy.type === 'OnDelete' && strategy.rollingUpdate !== undefined
       ? [
           fieldErrors.invalid(
             'spec.updateStrategy.rollingUpdate',
-            strategy['rollingUpdate'],
+            strategy.rollingUpdate,
             "only allowed for updateStrategy 'RollingUpdate'",
           ),
         ]
       : []),
     ...nonNegative(
-      recordAt(strategy, 'rollingUpdate')['partition'],
+      strategy.rollingUpdate?.partition,
       'spec.updateStrategy.rollingUpdate.partition',
     ),
     ...oneOf(
-      retention['whenDeleted'],
+      retention.whenDeleted,
       'spec.persistentVolumeClaimRetentionPolicy.whenDeleted',
       RETENTION_POLICIES,
       true,
     ),
     ...oneOf(
-      retention['whenScaled'],
+      retention.whenScaled,
       'spec.persistentVolumeClaimRetentionPolicy.whenScaled',
       RETENTION_POLICIES,
       true,
     ),
-    ...nonNegative(spec['replicas'], 'spec.replicas'),
-    ...nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds'),
+    ...nonNegative(spec.replicas, 'spec.replicas'),
+    ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'),
     ...selectorMatchesTemplate(
-      spec['selector'],
-      recordAt(template, 'metadata')['labels'],
+      spec.selector,
+      spec.template?.metadata?.labels,
       'spec',
       'spec.template',
     ),
-    ...validatePodTemplate(spec['template'], 'spec.template', ['Always']),
+    ...validatePodTemplate(spec.template, 'spec.template', ['Always']),
   ];
 }
 
@@ -102,9 +89,9 @@ const MUTABLE = [
   'minReadySeconds',
 ];
 
-function validateUpdate(next: KubeObject, current: KubeObject): FieldError[] {
-  const frozen = (o: KubeObject) =>
-    Object.fromEntries(Object.entries(recordAt(o, 'spec')).filter(([k]) => !MUTABLE.includes(k)));
+function validateUpdate(next: StatefulSet, current: StatefulSet): FieldError[] {
+  const frozen = (o: StatefulSet) =>
+    Object.fromEntries(Object.entries(o.spec ?? {}).filter(([k]) => !MUTABLE.includes(k)));
   return semanticEqual(frozen(next), frozen(current))
     ? []
     : [
@@ -115,7 +102,7 @@ function validateUpdate(next: KubeObject, current: KubeObject): FieldError[] {
       ];
 }
 
-export const statefulSetStrategy = kindStrategy({
+export const statefulSetStrategy = kindStrategy<StatefulSet>({
   generation: true,
   // StatefulSetStatus{} as JSON: its two non-omitempty counts.
   status: () => ({ replicas: 0, availableReplicas: 0 }),

@@ -1,13 +1,8 @@
-import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
-import {
-  child,
-  defaultTo,
-  kindStrategy,
-  nonNegative,
-  oneOf,
-  recordAt,
-} from '../../kind-helpers.js';
+import { fieldErrors, type FieldError } from '@listwatch/api';
+import type * as batchv1 from 'kubernetes-types/batch/v1.js';
+import { kindStrategy, nonNegative, oneOf } from '../../kind-helpers.js';
 import { defaultPodTemplate } from '../../core/pod/template.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 import { validateJobSpec } from '../job/strategy.js';
 
 // CronJobs: pkg/registry/batch/cronjob/strategy.go, SetDefaults_CronJob (pkg/apis/batch/v1/defaults.go)
@@ -33,21 +28,24 @@ function validSchedule(schedule: string): boolean {
   return fields.length === 5 && fields.every((f) => CRON_FIELD.test(f));
 }
 
-function decodeCronJob(cronJob: KubeObject): void {
-  const spec = child(cronJob, 'spec');
-  defaultTo(spec, 'concurrencyPolicy', 'Allow');
-  defaultTo(spec, 'suspend', false);
-  defaultTo(spec, 'successfulJobsHistoryLimit', 3);
-  defaultTo(spec, 'failedJobsHistoryLimit', 1);
-  defaultPodTemplate(child(child(child(spec, 'jobTemplate'), 'spec'), 'template'));
+/** A CronJob as decoded (kubernetes-types' batch/v1 CronJob). */
+export type CronJob = TypedObject<batchv1.CronJob>;
+
+function decodeCronJob(cronJob: CronJob): void {
+  const spec = (cronJob.spec ??= {});
+  spec.concurrencyPolicy ??= 'Allow';
+  spec.suspend ??= false;
+  spec.successfulJobsHistoryLimit ??= 3;
+  spec.failedJobsHistoryLimit ??= 1;
+  defaultPodTemplate((((spec.jobTemplate ??= {}).spec ??= {}).template ??= {}));
 }
 
 /** A CronJob's name becomes its Jobs' names plus an 11-character suffix: 52 at most. */
 const CRONJOB_NAME_MAX = 52;
 
-function validateCronJob(cronJob: KubeObject): FieldError[] {
-  const spec = recordAt(cronJob, 'spec');
-  const schedule = spec['schedule'];
+function validateCronJob(cronJob: CronJob): FieldError[] {
+  const spec = cronJob.spec ?? {};
+  const schedule = spec.schedule ?? '';
   const errors: FieldError[] = [];
   const name = cronJob.metadata.name ?? '';
   if (name.length > CRONJOB_NAME_MAX)
@@ -58,8 +56,7 @@ function validateCronJob(cronJob: KubeObject): FieldError[] {
         `must be no more than ${CRONJOB_NAME_MAX} characters`,
       ),
     );
-  if (typeof schedule !== 'string' || schedule === '')
-    errors.push(fieldErrors.required('spec.schedule', ''));
+  if (schedule === '') errors.push(fieldErrors.required('spec.schedule', ''));
   else if (!validSchedule(schedule))
     errors.push(
       fieldErrors.invalid('spec.schedule', schedule, `unparseable schedule "${schedule}"`),
@@ -74,24 +71,20 @@ function validateCronJob(cronJob: KubeObject): FieldError[] {
     );
   errors.push(
     ...oneOf(
-      spec['concurrencyPolicy'],
+      spec.concurrencyPolicy,
       'spec.concurrencyPolicy',
       ['Allow', 'Forbid', 'Replace'],
       true,
     ),
-    ...nonNegative(spec['startingDeadlineSeconds'], 'spec.startingDeadlineSeconds'),
-    ...nonNegative(spec['successfulJobsHistoryLimit'], 'spec.successfulJobsHistoryLimit'),
-    ...nonNegative(spec['failedJobsHistoryLimit'], 'spec.failedJobsHistoryLimit'),
-    ...validateJobSpec(
-      recordAt(recordAt(spec, 'jobTemplate'), 'spec'),
-      'spec.jobTemplate.spec',
-      false,
-    ),
+    ...nonNegative(spec.startingDeadlineSeconds, 'spec.startingDeadlineSeconds'),
+    ...nonNegative(spec.successfulJobsHistoryLimit, 'spec.successfulJobsHistoryLimit'),
+    ...nonNegative(spec.failedJobsHistoryLimit, 'spec.failedJobsHistoryLimit'),
+    ...validateJobSpec(spec.jobTemplate?.spec ?? {}, 'spec.jobTemplate.spec', false),
   );
   return errors;
 }
 
-export const cronJobStrategy = kindStrategy({
+export const cronJobStrategy = kindStrategy<CronJob>({
   generation: true,
   status: () => ({}),
   decode: decodeCronJob,

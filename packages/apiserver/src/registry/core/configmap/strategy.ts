@@ -1,28 +1,27 @@
 import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
 import { semanticEqual } from '@listwatch/api';
 import { decodedBase64Length, isConfigMapKey, MAX_SECRET_SIZE } from '../secret/strategy.js';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { ResourceStrategy } from '../../rest/resource-strategy.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 
 // The ConfigMap's validation: k8s.io/kubernetes pkg/apis/core/validation/validation.go
 // (ValidateConfigMap, ValidateConfigMapUpdate). ConfigMap data is string-only by its Go type,
 // which decoding already enforces (400).
 
-function stringMap(value: unknown): Record<string, string> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, string>)
-    : {};
-}
+/** A ConfigMap as decoded (kubernetes-types' core/v1 ConfigMap). */
+export type ConfigMap = TypedObject<corev1.ConfigMap>;
 
 /** ValidateConfigMap: config keys, no key in both data and binaryData, 1 MiB in all. */
-export function validateConfigMap(configMap: KubeObject): FieldError[] {
+export function validateConfigMap(configMap: ConfigMap): FieldError[] {
   const errs: FieldError[] = [];
   let total = 0;
-  const data = stringMap(configMap['data']);
+  const data = configMap.data ?? {};
   for (const [key, value] of Object.entries(data)) {
     for (const msg of isConfigMapKey(key)) errs.push(fieldErrors.invalid(`data[${key}]`, key, msg));
     total += Buffer.byteLength(value);
   }
-  for (const [key, value] of Object.entries(stringMap(configMap['binaryData']))) {
+  for (const [key, value] of Object.entries(configMap.binaryData ?? {})) {
     const field = `binaryData[${key}]`;
     for (const msg of isConfigMapKey(key)) errs.push(fieldErrors.invalid(field, key, msg));
     if (Object.hasOwn(data, key))
@@ -55,7 +54,7 @@ export function validateImmutableData(
   return errs;
 }
 
-export const configMapStrategy: ResourceStrategy = {
+export const configMapStrategy: ResourceStrategy<ConfigMap> = {
   validate: validateConfigMap,
   validateUpdate: (next, current) => validateImmutableData(next, current, ['data', 'binaryData']),
 };

@@ -1,7 +1,9 @@
 import { admitNamespaceDeletion, forceLiveLookup } from '../../../admission/namespace-lifecycle.js';
 import { beginNamespaceDeletion } from './delete.js';
-import { fieldErrors, isRecord, type KubeObject } from '@listwatch/api';
+import { fieldErrors } from '@listwatch/api';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
 import type { ResourceStrategy } from '../../rest/resource-strategy.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 
 // The Namespace's registry: k8s.io/kubernetes pkg/registry/core/namespace/strategy.go
 // (PrepareForCreate, PrepareForUpdate, Canonicalize, namespaceFinalizeStrategy,
@@ -14,17 +16,17 @@ import type { ResourceStrategy } from '../../rest/resource-strategy.js';
  */
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
-export const namespaceStrategy: ResourceStrategy = {
+/** A Namespace as decoded (kubernetes-types' core/v1 Namespace). */
+export type Namespace = TypedObject<corev1.Namespace>;
+
+export const namespaceStrategy: ResourceStrategy<Namespace> = {
   prepareForCreate(namespace) {
     namespace.metadata.labels = {
       ...namespace.metadata.labels,
       [NAMESPACE_NAME_LABEL]: namespace.metadata.name ?? '',
     };
-    namespace['spec'] = {
-      finalizers: ['kubernetes'],
-      ...(isRecord(namespace['spec']) ? namespace['spec'] : {}),
-    };
-    namespace['status'] = { phase: 'Active' };
+    namespace.spec = { finalizers: ['kubernetes'], ...namespace.spec };
+    namespace.status = { phase: 'Active' };
   },
   prepareForUpdate(next, current) {
     next.metadata.labels = {
@@ -38,7 +40,8 @@ export const namespaceStrategy: ResourceStrategy = {
     admitNamespaceDeletion(name);
     forceLiveLookup(registry, name);
     if (!current.metadata.deletionTimestamp) return beginNamespaceDeletion(name, options, update);
-    if (specFinalizers(current).length > 0) return current;
+    // The stored namespace, decoded by this strategy before it was written.
+    if (specFinalizers(current as Namespace).length > 0) return current;
     return undefined;
   },
   // PUT namespaces/{name}/finalize: spec.finalizers from the request, the status kept.
@@ -68,8 +71,6 @@ export const namespaceStrategy: ResourceStrategy = {
 /** Finalizers kube knows by their bare name (apimachinery standardFinalizers). */
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
 
-function specFinalizers(namespace: KubeObject): string[] {
-  const spec = namespace['spec'];
-  if (!isRecord(spec) || !Array.isArray(spec['finalizers'])) return [];
-  return spec['finalizers'].filter((f): f is string => typeof f === 'string');
+function specFinalizers(namespace: Namespace): string[] {
+  return namespace.spec?.finalizers ?? [];
 }

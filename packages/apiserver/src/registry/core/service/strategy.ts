@@ -1,16 +1,10 @@
-import {
-  ApiError,
-  fieldErrors,
-  goSyntax,
-  isDNS1123Label,
-  isRecord,
-  type FieldError,
-  type KubeObject,
-} from '@listwatch/api';
+import { ApiError, fieldErrors, goSyntax, isDNS1123Label, type FieldError } from '@listwatch/api';
 import type { Storage } from '@listwatch/storage';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { randomInt } from 'node:crypto';
-import { isValidPortName, isValidPortNum, records, text } from '../pod/validation.js';
+import { isValidPortName, isValidPortNum } from '../pod/validation.js';
 import type { ResourceStrategy } from '../../rest/resource-strategy.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 
 // The Service's registry: defaults from k8s.io/kubernetes pkg/apis/core/v1/defaults.go
 // (SetDefaults_Service), the REST storage's allocations (pkg/registry/core/service/storage/
@@ -43,74 +37,77 @@ function numberToIp(n: number): string {
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-function specOf(service: KubeObject): Record<string, unknown> {
-  if (!isRecord(service['spec'])) service['spec'] = {};
-  return service['spec'] as Record<string, unknown>;
+/** A Service as decoded (kubernetes-types' core/v1 Service). */
+export type Service = TypedObject<corev1.Service>;
+type ServiceSpec = NonNullable<Service['spec']>;
+
+function specOf(service: Service): ServiceSpec {
+  return (service.spec ??= {});
 }
 
 const externallyAccessible = (type: string) => type === 'NodePort' || type === 'LoadBalancer';
 
 /** SetDefaults_Service. */
-export function setServiceDefaults(service: KubeObject): void {
+export function setServiceDefaults(service: Service): void {
   const spec = specOf(service);
-  if (!spec['sessionAffinity']) spec['sessionAffinity'] = 'None';
-  if (spec['sessionAffinity'] === 'None') delete spec['sessionAffinityConfig'];
-  if (spec['sessionAffinity'] === 'ClientIP') {
-    const config = isRecord(spec['sessionAffinityConfig']) ? spec['sessionAffinityConfig'] : {};
-    const clientIP = isRecord(config['clientIP']) ? config['clientIP'] : {};
-    if (clientIP['timeoutSeconds'] === undefined)
-      spec['sessionAffinityConfig'] = { clientIP: { timeoutSeconds: 10800 } };
+  spec.sessionAffinity ||= 'None';
+  if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
+  if (spec.sessionAffinity === 'ClientIP') {
+    if (spec.sessionAffinityConfig?.clientIP?.timeoutSeconds === undefined)
+      spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
   }
-  if (!spec['type']) spec['type'] = 'ClusterIP';
-  const type = text(spec['type']);
-  for (const port of records(spec['ports'])) {
-    if (!port['protocol']) port['protocol'] = 'TCP';
-    if (port['targetPort'] === undefined || port['targetPort'] === 0 || port['targetPort'] === '')
-      port['targetPort'] = port['port'];
+  spec.type ||= 'ClusterIP';
+  const type = spec.type;
+  for (const port of spec.ports ?? []) {
+    port.protocol ||= 'TCP';
+    if (port.targetPort === undefined || port.targetPort === 0 || port.targetPort === '') {
+      if (port.port === undefined) delete port.targetPort;
+      else port.targetPort = port.port;
+    }
   }
-  if (externallyAccessible(type) && !spec['externalTrafficPolicy'])
-    spec['externalTrafficPolicy'] = 'Cluster';
+  if (externallyAccessible(type)) spec.externalTrafficPolicy ||= 'Cluster';
   if (
-    spec['internalTrafficPolicy'] === undefined &&
+    spec.internalTrafficPolicy === undefined &&
     (externallyAccessible(type) || type === 'ClusterIP')
   )
-    spec['internalTrafficPolicy'] = 'Cluster';
-  if (type === 'LoadBalancer' && spec['allocateLoadBalancerNodePorts'] === undefined)
-    spec['allocateLoadBalancerNodePorts'] = true;
+    spec.internalTrafficPolicy = 'Cluster';
+  if (type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
 }
 
-const needsClusterIP = (service: KubeObject) => text(specOf(service)['type']) !== 'ExternalName';
-const needsNodePorts = (service: KubeObject) => {
-  const spec = specOf(service);
-  const type = text(spec['type']);
+const needsClusterIP = (service: Service) => service.spec?.type !== 'ExternalName';
+const needsNodePorts = (service: Service) => {
+  const type = service.spec?.type;
   return (
     type === 'NodePort' ||
-    (type === 'LoadBalancer' && spec['allocateLoadBalancerNodePorts'] !== false)
+    (type === 'LoadBalancer' && service.spec?.allocateLoadBalancerNodePorts !== false)
   );
 };
 
 /** patchAllocatedValues: an update that leaves out what was allocated keeps it. */
-function keepAllocated(next: KubeObject, current: KubeObject): void {
+function keepAllocated(next: Service, current: Service): void {
   const spec = specOf(next);
-  const old = specOf(current);
+  const old = current.spec ?? {};
   if (needsClusterIP(current) && needsClusterIP(next)) {
-    const ip = text(spec['clusterIP']);
-    if (!Array.isArray(spec['clusterIPs']) || spec['clusterIPs'].length === 0) {
-      if (ip !== '') spec['clusterIPs'] = [ip];
-      else if (old['clusterIPs'] !== undefined) spec['clusterIPs'] = old['clusterIPs'];
+    const ip = spec.clusterIP ?? '';
+    if (!spec.clusterIPs || spec.clusterIPs.length === 0) {
+      if (ip !== '') spec.clusterIPs = [ip];
+      else if (old.clusterIPs !== undefined) spec.clusterIPs = old.clusterIPs;
     }
-    if (ip === '' && old['clusterIP'] !== undefined) spec['clusterIP'] = old['clusterIP'];
-    for (const key of ['ipFamilies', 'ipFamilyPolicy'])
-      if (spec[key] === undefined && old[key] !== undefined) spec[key] = old[key];
+    if (ip === '' && old.clusterIP !== undefined) spec.clusterIP = old.clusterIP;
+    if (spec.ipFamilies === undefined && old.ipFamilies !== undefined)
+      spec.ipFamilies = old.ipFamilies;
+    if (spec.ipFamilyPolicy === undefined && old.ipFamilyPolicy !== undefined)
+      spec.ipFamilyPolicy = old.ipFamilyPolicy;
   }
   if (needsNodePorts(current) && needsNodePorts(next)) {
-    const oldPorts = records(old['ports']);
-    for (const port of records(spec['ports'])) {
-      if (port['nodePort']) continue;
+    const oldPorts = old.ports ?? [];
+    const ports = spec.ports ?? [];
+    for (const port of ports) {
+      if (port.nodePort) continue;
       const match =
-        oldPorts.find((o) => o['port'] === port['port'] && o['protocol'] === port['protocol']) ??
-        (oldPorts.length === 1 && records(spec['ports']).length === 1 ? oldPorts[0] : undefined);
-      if (match?.['nodePort']) port['nodePort'] = match['nodePort'];
+        oldPorts.find((o) => o.port === port.port && o.protocol === port.protocol) ??
+        (oldPorts.length === 1 && ports.length === 1 ? oldPorts[0] : undefined);
+      if (match?.nodePort) port.nodePort = match.nodePort;
     }
   }
 }
@@ -144,17 +141,17 @@ interface InUse {
   nodePorts: Set<number>;
 }
 
-async function inUse(storage: Storage, prefix: string, except?: KubeObject): Promise<InUse> {
+async function inUse(storage: Storage, prefix: string, except?: Service): Promise<InUse> {
   const { items } = await storage.list(prefix);
   const ips = new Set<string>();
   const nodePorts = new Set<number>();
-  for (const item of items) {
+  // Stored services were decoded and defaulted by this strategy before they were written.
+  for (const item of items as Service[]) {
     if (except && item.metadata.uid === except.metadata.uid) continue;
-    const spec = isRecord(item['spec']) ? item['spec'] : {};
-    for (const ip of Array.isArray(spec['clusterIPs']) ? spec['clusterIPs'] : [spec['clusterIP']])
-      if (typeof ip === 'string') ips.add(ip);
-    for (const port of records(spec['ports']))
-      if (typeof port['nodePort'] === 'number') nodePorts.add(port['nodePort']);
+    const spec = item.spec ?? {};
+    for (const ip of spec.clusterIPs ?? [spec.clusterIP]) if (ip !== undefined) ips.add(ip);
+    for (const port of spec.ports ?? [])
+      if (port.nodePort !== undefined) nodePorts.add(port.nodePort);
   }
   return { ips, nodePorts };
 }
@@ -180,7 +177,7 @@ function pick(
   return undefined;
 }
 
-function allocationError(service: KubeObject, errors: FieldError[]): ApiError {
+function allocationError(service: Service, errors: FieldError[]): ApiError {
   return ApiError.invalid({ kind: 'Service' }, service.metadata.name ?? '', errors);
 }
 
@@ -191,8 +188,8 @@ function allocationError(service: KubeObject, errors: FieldError[]): ApiError {
  * and in the range (422, as kube words it).
  */
 export async function allocateService(
-  service: KubeObject,
-  context: { storage: Storage; prefix: string; dryRun: boolean; current?: KubeObject },
+  service: Service,
+  context: { storage: Storage; prefix: string; dryRun: boolean; current?: Service },
 ): Promise<void> {
   const spec = specOf(service);
   const used = await inUse(context.storage, context.prefix, context.current);
@@ -201,20 +198,19 @@ export async function allocateService(
     if (!context.dryRun) pending.set(key, Date.now() + PENDING_MS);
   };
   if (!needsClusterIP(service)) {
-    delete spec['clusterIP'];
-    delete spec['clusterIPs'];
-    delete spec['ipFamilies'];
-    delete spec['ipFamilyPolicy'];
+    delete spec.clusterIP;
+    delete spec.clusterIPs;
+    delete spec.ipFamilies;
+    delete spec.ipFamilyPolicy;
   } else {
-    const asked =
-      text(spec['clusterIP']) || text((spec['clusterIPs'] as unknown[] | undefined)?.[0]);
+    const asked = spec.clusterIP || spec.clusterIPs?.[0] || '';
     const unchanged =
       context.current !== undefined &&
       asked !== '' &&
-      asked === text(specOf(context.current)['clusterIP']);
+      asked === (context.current.spec?.clusterIP ?? '');
     if (asked === 'None') {
-      spec['clusterIP'] = 'None';
-      spec['clusterIPs'] = ['None'];
+      spec.clusterIP = 'None';
+      spec.clusterIPs = ['None'];
     } else if (asked === '') {
       const n = pick(
         (candidate) => {
@@ -229,8 +225,8 @@ export async function allocateService(
         throw ApiError.internalError('failed to allocate a serviceIP: range is full');
       const ip = numberToIp(n);
       reserve(`ip:${ip}`);
-      spec['clusterIP'] = ip;
-      spec['clusterIPs'] = [ip];
+      spec.clusterIP = ip;
+      spec.clusterIPs = [ip];
     } else if (!unchanged) {
       const field = 'spec.clusterIPs';
       const value = goSyntax.stringSlice([asked]);
@@ -261,19 +257,17 @@ export async function allocateService(
           ),
         ]);
       reserve(`ip:${asked}`);
-      spec['clusterIP'] = asked;
-      spec['clusterIPs'] = [asked];
+      spec.clusterIP = asked;
+      spec.clusterIPs = [asked];
     }
-    if (spec['ipFamilies'] === undefined) spec['ipFamilies'] = ['IPv4'];
-    if (spec['ipFamilyPolicy'] === undefined) spec['ipFamilyPolicy'] = 'SingleStack';
+    spec.ipFamilies ??= ['IPv4'];
+    spec.ipFamilyPolicy ??= 'SingleStack';
   }
   if (needsNodePorts(service)) {
     const own = new Set<number>();
-    for (const port of records(spec['ports'])) {
-      const asked = typeof port['nodePort'] === 'number' ? port['nodePort'] : 0;
-      const kept =
-        context.current !== undefined &&
-        records(specOf(context.current)['ports']).some((p) => p['nodePort'] === asked);
+    for (const port of spec.ports ?? []) {
+      const asked = port.nodePort ?? 0;
+      const kept = context.current?.spec?.ports?.some((p) => p.nodePort === asked) ?? false;
       if (asked !== 0) {
         if (!kept && (used.nodePorts.has(asked) || isPending(pending, `port:${asked}`))) {
           throw allocationError(service, [
@@ -297,29 +291,29 @@ export async function allocateService(
         throw ApiError.internalError('failed to allocate a nodePort: range is full');
       reserve(`port:${n}`);
       own.add(n);
-      port['nodePort'] = n;
+      port.nodePort = n;
     }
   } else {
-    for (const port of records(spec['ports'])) delete port['nodePort'];
+    for (const port of spec.ports ?? []) delete port.nodePort;
   }
 }
 
 const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 
 /** ValidateService: ports, their names and numbers, type and session affinity. */
-export function validateService(service: KubeObject): FieldError[] {
+export function validateService(service: Service): FieldError[] {
   const errs: FieldError[] = [];
-  const spec = specOf(service);
-  const type = text(spec['type']);
-  const headless = spec['clusterIP'] === 'None';
-  const ports = records(spec['ports']);
+  const spec = service.spec ?? {};
+  const type = spec.type ?? '';
+  const headless = spec.clusterIP === 'None';
+  const ports = spec.ports ?? [];
   if (ports.length === 0 && !headless && type !== 'ExternalName')
     errs.push(fieldErrors.required('spec.ports'));
   const names = new Set<string>();
   const keys = new Set<string>();
   ports.forEach((port, i) => {
     const at = `spec.ports[${i}]`;
-    const name = text(port['name']);
+    const name = port.name ?? '';
     if (ports.length > 1 && name === '') errs.push(fieldErrors.required(`${at}.name`));
     else if (name !== '') {
       for (const msg of isDNS1123Label(name))
@@ -327,21 +321,21 @@ export function validateService(service: KubeObject): FieldError[] {
       if (names.has(name)) errs.push(fieldErrors.duplicate(`${at}.name`, name));
       names.add(name);
     }
-    const number = typeof port['port'] === 'number' ? port['port'] : 0;
+    const number = port.port ?? 0;
     for (const msg of isValidPortNum(number))
       errs.push(fieldErrors.invalid(`${at}.port`, number, msg));
-    const protocol = text(port['protocol']);
+    const protocol = port.protocol ?? '';
     if (!['SCTP', 'TCP', 'UDP'].includes(protocol))
       errs.push(fieldErrors.notSupported(`${at}.protocol`, protocol, ['SCTP', 'TCP', 'UDP']));
-    const target = port['targetPort'];
+    const target = port.targetPort;
     if (typeof target === 'number')
       for (const msg of isValidPortNum(target))
         errs.push(fieldErrors.invalid(`${at}.targetPort`, target, msg));
     else if (typeof target === 'string')
       for (const msg of isValidPortName(target))
         errs.push(fieldErrors.invalid(`${at}.targetPort`, target, msg));
-    const nodePort = port['nodePort'];
-    if (typeof nodePort === 'number' && nodePort !== 0 && !externallyAccessible(type))
+    const nodePort = port.nodePort;
+    if (nodePort !== undefined && nodePort !== 0 && !externallyAccessible(type))
       errs.push(
         fieldErrors.forbidden(`${at}.nodePort`, "may not be used when `type` is 'ClusterIP'"),
       );
@@ -359,38 +353,37 @@ export function validateService(service: KubeObject): FieldError[] {
   });
   if (!SERVICE_TYPES.includes(type))
     errs.push(fieldErrors.notSupported('spec.type', type, SERVICE_TYPES));
-  const affinity = text(spec['sessionAffinity']);
+  const affinity = spec.sessionAffinity ?? '';
   if (affinity !== 'ClientIP' && affinity !== 'None')
     errs.push(fieldErrors.notSupported('spec.sessionAffinity', affinity, ['ClientIP', 'None']));
-  if (type === 'ExternalName' && text(spec['externalName']) === '')
+  if (type === 'ExternalName' && !spec.externalName)
     errs.push(fieldErrors.required('spec.externalName'));
   return errs;
 }
 
 /** ValidateServiceUpdate: an allocated cluster IP may not change. */
-function validateServiceUpdate(next: KubeObject, current: KubeObject): FieldError[] {
+function validateServiceUpdate(next: Service, current: Service): FieldError[] {
   if (!needsClusterIP(next) || !needsClusterIP(current)) return [];
-  const old = specOf(current)['clusterIPs'];
-  const now = specOf(next)['clusterIPs'];
-  const first = (v: unknown) => (Array.isArray(v) ? text(v[0]) : '');
-  if (Array.isArray(old) && old.length > 0 && first(old) !== first(now))
+  const old = current.spec?.clusterIPs;
+  const now = next.spec?.clusterIPs;
+  if (old && old.length > 0 && (old[0] ?? '') !== (now?.[0] ?? ''))
     return [
       fieldErrors.invalid(
         'spec.clusterIPs[0]',
-        goSyntax.stringSlice(Array.isArray(now) ? now.map(text) : undefined),
+        goSyntax.stringSlice(now),
         'may not change once set',
       ),
     ];
   return [];
 }
 
-export const serviceStrategy: ResourceStrategy = {
+export const serviceStrategy: ResourceStrategy<Service> = {
   decode: setServiceDefaults,
   validate: validateService,
   validateUpdate: validateServiceUpdate,
   // A new service has the empty status (LoadBalancer is a struct value: always written).
   prepareForCreate(service) {
-    service['status'] = { loadBalancer: {} };
+    service.status = { loadBalancer: {} };
   },
   prepareForUpdate: keepAllocated,
   allocate: allocateService,
