@@ -319,6 +319,8 @@ class Member {
     session.on('connect', () => {
       // The connection's own window stays at HTTP/2's 64 KiB unless raised: every answer on
       // this session would then arrive 64 KiB per round trip through our event loop.
+      // A session closed before its 'connect' handler ran refuses the setting: it is dropped.
+      if (session.destroyed || session.closed) return;
       session.setLocalWindowSize(ETCD_FLOW_CONTROL_WINDOW);
       if (this.session === session) this.ready = true;
     });
