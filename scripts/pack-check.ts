@@ -271,6 +271,7 @@ async function main(): Promise<void> {
       );
     }
 
+    const BROWSER_MAPPED = new Set(['@listwatch/client', '@listwatch/codec']);
     // 2. publint and @arethetypeswrong/cli on each tarball (ESM only: node10 and CJS-from-ESM
     // resolutions are the ones `--profile esm-only` leaves out).
     const bin = (tool: string) => join(root, 'node_modules', '.bin', tool);
@@ -283,18 +284,18 @@ async function main(): Promise<void> {
             cwd: work,
           },
         );
-        // The one suggestion taken on purpose: @listwatch/client's "browser" object maps its
-        // Node-only modules to browser ones, which bundlers apply inside the package (an
-        // "imports" map would put '#…' specifiers in its published declarations).
+        // The one suggestion taken on purpose: the "browser" object of @listwatch/client (and
+        // @listwatch/codec) maps Node-only modules to browser ones, which bundlers apply inside
+        // the package (an "imports" map would put '#…' specifiers in published declarations).
         const suggestions = stripVTControlCharacters(lint.output)
           .split('\n')
           .filter((l) => /^\d+\. /.test(l))
           .filter(
-            (l) => !(name === '@listwatch/client' && /pkg\.browser with an object value/.test(l)),
+            (l) => !(BROWSER_MAPPED.has(name) && /pkg\.browser with an object value/.test(l)),
           );
         const onlyTaken = lint.ok && /Suggestions:/.test(lint.output) && suggestions.length === 0;
         check(
-          `${name}: publint --strict reports nothing${name === '@listwatch/client' ? ' (but the "browser" map)' : ''}`,
+          `${name}: publint --strict reports nothing${BROWSER_MAPPED.has(name) ? ' (but the "browser" map)' : ''}`,
           lint.ok && (/All good/.test(lint.output) || onlyTaken)
             ? []
             : lint.output.trim().split('\n'),
