@@ -5,30 +5,23 @@ import { apiServices } from '../apiregistration/apiservice-resource.js';
 import { customResourceDefinitions } from '../apiextensions/customresourcedefinition-resource.js';
 import { servedResources } from '../server-config.js';
 import { ResourceRegistry } from './resource-registry.js';
-import { genericStrategy, storesNothing } from './rest/resource-strategy.js';
+import { storesNothing } from './rest/resource-strategy.js';
 import { builtinStrategies, withBuiltinStrategies } from './served-resources.js';
 
 // One kind table (issue 32 item 4): every served built-in kind has its strategy, as every
 // kube-apiserver resource has its own (pkg/registry/<group>/<resource>/strategy.go), injected
 // into its Store when the registry is built (registry/served-resources.ts). A kind left out of
-// that table is refused at start; one given the generic steps is named here.
-
-/**
- * Kinds served with the generic steps only (genericStrategy). Upstream has a strategy for each
- * (pkg/registry/core/node/strategy.go, pkg/registry/coordination/lease/strategy.go): the list
- * only shrinks. A kind added here instead of given a strategy is the drift this test forbids.
- */
-const GENERIC_ONLY = ['leases.coordination.k8s.io', 'nodes'];
+// that table is refused at start, and none is given the generic steps alone.
 
 const nameOf = (d: { group: string; plural: string; version: string }) =>
   `${qualifiedResource(d)}/${d.version}`.replace(/\/v1$/, '');
 
 describe('the kind table', () => {
-  it('every served built-in resource has a strategy of its own, the known generic-only kinds excepted', () => {
+  it('every served built-in resource has a strategy of its own, none the generic steps alone', () => {
     const generic = withBuiltinStrategies(builtinResources)
-      .filter((r) => r.strategy === genericStrategy || Object.keys(r.strategy).length === 0)
+      .filter((r) => Object.keys(r.strategy).length === 0)
       .map((r) => nameOf(r.definition));
-    expect(generic.sort()).toEqual(GENERIC_ONLY);
+    expect(generic).toEqual([]);
   });
 
   it('the strategy table has a row for each served resource and none for a resource not served', () => {

@@ -20,11 +20,13 @@ import {
 } from './autoscaling/horizontalpodautoscaler/strategy.js';
 import { cronJobStrategy } from './batch/cronjob/strategy.js';
 import { jobStrategy } from './batch/job/strategy.js';
+import { leaseStrategy } from './coordination/lease/strategy.js';
 import { configMapStrategy } from './core/configmap/strategy.js';
 import { endpointsStrategy } from './core/endpoint/strategy.js';
 import { eventStrategy, eventsV1Strategy } from './core/event/strategy.js';
 import { limitRangeStrategy } from './core/limitrange/strategy.js';
 import { namespaceStrategy } from './core/namespace/strategy.js';
+import { nodeStrategy } from './core/node/strategy.js';
 import { persistentVolumeStrategy } from './core/persistentvolume/strategy.js';
 import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaim/strategy.js';
 import { podStrategy } from './core/pod/strategy.js';
@@ -44,11 +46,7 @@ import {
   roleBindingStrategy,
   roleStrategy,
 } from './rbac/strategy.js';
-import {
-  genericStrategy,
-  type ResourceStrategy,
-  type ServedResource,
-} from './rest/resource-strategy.js';
+import type { ResourceStrategy, ServedResource } from './rest/resource-strategy.js';
 
 // The strategy each built-in Store is made with, by group version and resource: kube's
 // APIGroupInfo.VersionedResourcesStorageMap, which each group's RESTStorageProvider fills with
@@ -66,8 +64,7 @@ export const builtinStrategies: Readonly<
     events: eventStrategy,
     limitranges: limitRangeStrategy,
     namespaces: namespaceStrategy,
-    // pkg/registry/core/node/strategy.go's rules are not implemented here yet.
-    nodes: genericStrategy,
+    nodes: nodeStrategy,
     persistentvolumeclaims: persistentVolumeClaimStrategy,
     persistentvolumes: persistentVolumeStrategy,
     pods: podStrategy,
@@ -107,8 +104,7 @@ export const builtinStrategies: Readonly<
     rolebindings: roleBindingStrategy,
     roles: roleStrategy,
   },
-  // pkg/registry/coordination/lease/strategy.go's rules are not implemented here yet.
-  'coordination.k8s.io/v1': { leases: genericStrategy },
+  'coordination.k8s.io/v1': { leases: leaseStrategy },
   'discovery.k8s.io/v1': { endpointslices: endpointSliceStrategy },
   'apiextensions.k8s.io/v1': { customresourcedefinitions: customResourceDefinitionStrategy },
   'apiregistration.k8s.io/v1': { apiservices: apiServiceStrategy },

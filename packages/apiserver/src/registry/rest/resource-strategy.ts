@@ -188,9 +188,3 @@ export interface ServedResource {
   readonly definition: ResourceDefinition;
   readonly strategy: ResourceStrategy;
 }
-
-/**
- * The strategy of a kind whose storage has the generic steps only, chosen by name where a kind
- * is served (nodes, leases: what their kube strategies add is not implemented here yet).
- */
-export const genericStrategy: ResourceStrategy = Object.freeze({});
