@@ -22,7 +22,10 @@ async function createLease(spec: Body) {
   return { ...res, path: `${base}/holder` };
 }
 
-function causes(res: { status: number; body: unknown }): [string?, string?][] {
+function causes(res: {
+  status: number;
+  body: unknown;
+}): [string | undefined, string | undefined][] {
   const status = res.body as Status;
   expect(res.status, JSON.stringify(status)).toBe(422);
   expect(status).toMatchObject({ kind: 'Status', code: 422, reason: 'Invalid' });
@@ -38,9 +41,9 @@ describe('ValidateLease', () => {
     ]);
     const res = await createLease({ holderIdentity: 'a', leaseDurationSeconds: 1, renewTime });
     expect(res.status).toBe(201);
-    expect(causes(await env.api.patch(res.path, { spec: { leaseDurationSeconds: -5 } }))).toEqual(
-      [['spec.leaseDurationSeconds', 'FieldValueInvalid']],
-    );
+    expect(causes(await env.api.patch(res.path, { spec: { leaseDurationSeconds: -5 } }))).toEqual([
+      ['spec.leaseDurationSeconds', 'FieldValueInvalid'],
+    ]);
   });
 
   it('leaseTransitions must be greater than or equal to 0', async () => {

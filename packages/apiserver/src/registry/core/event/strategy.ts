@@ -5,13 +5,21 @@ import {
   type FieldError,
   type KubeObject,
 } from '@listwatch/api';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import type * as eventsv1 from 'kubernetes-types/events/v1.js';
 import type { StorageConversion } from '../../generic/converting-storage.js';
-import { immutable, kindStrategy, recordAt } from '../../kind-helpers.js';
+import { immutable, kindStrategy } from '../../kind-helpers.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 
 // events.k8s.io/v1 Events: one resource with core/v1 Events (kube stores both as the internal
 // Event under /registry/events; pkg/registry/core/event/storage), the field mapping of
 // pkg/apis/events/v1/conversion.go, and the rules ValidateEventCreate applies to events created
 // through events.k8s.io (pkg/apis/core/validation/events.go).
+
+/** A core/v1 Event as decoded (kubernetes-types' core/v1 Event). */
+export type Event = TypedObject<corev1.Event>;
+/** An events.k8s.io/v1 Event as decoded (kubernetes-types' events/v1 Event). */
+export type EventsV1Event = TypedObject<eventsv1.Event>;
 
 /** core/v1 field ⇄ events.k8s.io/v1 field (Convert_v1_Event_To_core_Event and back). */
 const RENAMES: readonly (readonly [string, string])[] = [
@@ -59,11 +67,9 @@ const present = (value: unknown) => value !== undefined && value !== null && val
  * namespace must agree; a new-style one needs its reporting fields. `reportingField` is how the
  * request's version names reportingController (core/v1: reportingComponent).
  */
-function legacyValidateEvent(event: KubeObject, reportingField: string): FieldError[] {
+function legacyValidateEvent(event: Event, reportingField: string): FieldError[] {
   const errors: FieldError[] = [];
-  const text = (key: string) => (typeof event[key] === 'string' ? event[key] : '');
-  const involved = recordAt(event, 'involvedObject');
-  const involvedNamespace = typeof involved['namespace'] === 'string' ? involved['namespace'] : '';
+  const involvedNamespace = event.involvedObject?.namespace ?? '';
   const namespace = event.metadata.namespace ?? '';
   const mismatch = () =>
     errors.push(
@@ -73,7 +79,7 @@ function legacyValidateEvent(event: KubeObject, reportingField: string): FieldEr
         'does not match event.namespace',
       ),
     );
-  if (!present(event['eventTime'])) {
+  if (!present(event.eventTime)) {
     if (involvedNamespace === '') {
       // An event about a cluster-scoped object lives in "" or, for old clients, "default".
       if (namespace !== '' && namespace !== 'default') mismatch();
@@ -81,16 +87,17 @@ function legacyValidateEvent(event: KubeObject, reportingField: string): FieldEr
   } else {
     if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system')
       mismatch();
-    const controller = text('reportingComponent');
+    const controller = event.reportingComponent ?? '';
     if (!controller) errors.push(fieldErrors.required(reportingField, ''));
     for (const msg of isQualifiedName(controller))
       errors.push(fieldErrors.invalid(reportingField, controller, msg));
     for (const key of ['reportingInstance', 'action', 'reason'] as const) {
-      if (!text(key)) errors.push(fieldErrors.required(key, ''));
-      if (text(key).length > LIMITS[key])
+      const text = event[key] ?? '';
+      if (!text) errors.push(fieldErrors.required(key, ''));
+      if (text.length > LIMITS[key])
         errors.push(fieldErrors.invalid(key, '', `can have at most ${LIMITS[key]} characters`));
     }
-    if (text('message').length > LIMITS.note)
+    if ((event.message ?? '').length > LIMITS.note)
       errors.push(fieldErrors.invalid('message', '', `can have at most ${LIMITS.note} characters`));
   }
   for (const msg of isDNS1123Subdomain(namespace))
@@ -99,40 +106,40 @@ function legacyValidateEvent(event: KubeObject, reportingField: string): FieldEr
 }
 
 /** legacyValidateEvent for events.k8s.io/v1 writes. */
-function validateEventsV1(event: KubeObject): FieldError[] {
-  return legacyValidateEvent(eventsV1ToEvent(event), 'reportingController');
+function validateEventsV1(event: EventsV1Event): FieldError[] {
+  // The core/v1 form of a decoded events.k8s.io/v1 Event is a decoded core/v1 Event.
+  return legacyValidateEvent(eventsV1ToEvent(event) as Event, 'reportingController');
 }
 
 /**
  * core/v1 Events (pkg/registry/core/event/strategy.go): ValidateEventCreate and
  * ValidateEventUpdate stop at legacyValidateEvent for core/v1, for backwards compatibility.
  */
-export const eventStrategy = kindStrategy({
+export const eventStrategy = kindStrategy<Event>({
   validate: (event) => legacyValidateEvent(event, 'reportingComponent'),
 });
 
 /** ValidateEventCreate's strict rules for events.k8s.io/v1: a new-style event only. */
-function validateEventsV1Create(event: KubeObject): FieldError[] {
+function validateEventsV1Create(event: EventsV1Event): FieldError[] {
   const errors: FieldError[] = [];
-  const text = (key: string) => (typeof event[key] === 'string' ? event[key] : '');
-  if (!present(event['eventTime'])) errors.push(fieldErrors.required('eventTime', ''));
-  if (event['type'] !== 'Normal' && event['type'] !== 'Warning')
-    errors.push(fieldErrors.invalid('type', '', `has invalid value: ${text('type')}`));
-  if (present(event['deprecatedFirstTimestamp']))
+  if (!present(event.eventTime)) errors.push(fieldErrors.required('eventTime', ''));
+  if (event.type !== 'Normal' && event.type !== 'Warning')
+    errors.push(fieldErrors.invalid('type', '', `has invalid value: ${event.type ?? ''}`));
+  if (present(event.deprecatedFirstTimestamp))
     errors.push(fieldErrors.invalid('firstTimestamp', '', 'needs to be unset'));
-  if (present(event['deprecatedLastTimestamp']))
+  if (present(event.deprecatedLastTimestamp))
     errors.push(fieldErrors.invalid('lastTimestamp', '', 'needs to be unset'));
-  if (present(event['deprecatedCount']) && event['deprecatedCount'] !== 0)
+  if (present(event.deprecatedCount) && event.deprecatedCount !== 0)
     errors.push(fieldErrors.invalid('count', '', 'needs to be unset'));
-  const source = recordAt(event, 'deprecatedSource');
-  if (present(source['component']) || present(source['host']))
+  const source = event.deprecatedSource;
+  if (present(source?.component) || present(source?.host))
     errors.push(fieldErrors.invalid('source', '', 'needs to be unset'));
   return errors;
 }
 
 /** ValidateEventUpdate (events.k8s.io/v1): what an event records never changes. */
-function validateEventsV1Update(next: KubeObject, current: KubeObject): FieldError[] {
-  const paths: readonly (readonly [string, string])[] = [
+function validateEventsV1Update(next: EventsV1Event, current: EventsV1Event): FieldError[] {
+  const paths: readonly (readonly [keyof EventsV1Event, string])[] = [
     ['regarding', 'involvedObject'],
     ['reason', 'reason'],
     ['type', 'type'],
@@ -148,7 +155,7 @@ function validateEventsV1Update(next: KubeObject, current: KubeObject): FieldErr
   return paths.flatMap(([key, path]) => immutable(next[key], current[key], path));
 }
 
-export const eventsV1Strategy = kindStrategy({
+export const eventsV1Strategy = kindStrategy<EventsV1Event>({
   validate: validateEventsV1,
   validateCreate: validateEventsV1Create,
   validateUpdate: validateEventsV1Update,

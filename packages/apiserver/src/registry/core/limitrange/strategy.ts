@@ -1,36 +1,34 @@
-import { isRecord } from '@listwatch/api';
-import { child, kindStrategy, listAt, oneOf, recordAt } from '../../kind-helpers.js';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import { kindStrategy, oneOf } from '../../kind-helpers.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 import { validateQuantities } from '../resourcequota/strategy.js';
 
 // LimitRanges: pkg/registry/core/limitrange/strategy.go, SetDefaults_LimitRangeItem
 // (pkg/apis/core/v1/defaults.go) and ValidateLimitRange (pkg/apis/core/validation).
 
-const LIMIT_TYPES = ['Pod', 'Container', 'PersistentVolumeClaim'];
+/** A LimitRange as decoded (kubernetes-types' core/v1 LimitRange). */
+export type LimitRange = TypedObject<corev1.LimitRange>;
 
-export const limitRangeStrategy = kindStrategy({
+const LIMIT_TYPES = ['Pod', 'Container', 'PersistentVolumeClaim'];
+const QUANTITY_LISTS = ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const;
+
+export const limitRangeStrategy = kindStrategy<LimitRange>({
   decode(range) {
-    for (const item of listAt(child(range, 'spec'), 'limits')) {
-      if (!isRecord(item) || item['type'] !== 'Container') continue;
+    for (const item of (range.spec ??= {}).limits ?? []) {
+      if (item.type !== 'Container') continue;
       // A missing default limit is the max; a missing default request the default, else the min.
-      const defaults = { ...recordAt(item, 'max'), ...recordAt(item, 'default') };
-      const requests = {
-        ...recordAt(item, 'min'),
-        ...defaults,
-        ...recordAt(item, 'defaultRequest'),
-      };
-      if (Object.keys(defaults).length) item['default'] = defaults;
-      if (Object.keys(requests).length) item['defaultRequest'] = requests;
+      const defaults = { ...item.max, ...item.default };
+      const requests = { ...item.min, ...defaults, ...item.defaultRequest };
+      if (Object.keys(defaults).length) item.default = defaults;
+      if (Object.keys(requests).length) item.defaultRequest = requests;
     }
   },
-  validate(range) {
-    return listAt(recordAt(range, 'spec'), 'limits').flatMap((item, i) => {
+  validate: (range) =>
+    (range.spec?.limits ?? []).flatMap((item, i) => {
       const path = `spec.limits[${i}]`;
       return [
-        ...oneOf(recordAt({ item }, 'item')['type'], `${path}.type`, LIMIT_TYPES, true),
-        ...['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'].flatMap((key) =>
-          validateQuantities(recordAt({ item }, 'item')[key], `${path}.${key}`),
-        ),
+        ...oneOf(item.type, `${path}.type`, LIMIT_TYPES, true),
+        ...QUANTITY_LISTS.flatMap((key) => validateQuantities(item[key], `${path}.${key}`)),
       ];
-    });
-  },
+    }),
 });

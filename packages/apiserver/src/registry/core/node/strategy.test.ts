@@ -23,7 +23,10 @@ async function createNode(body: Body = {}) {
   return { ...res, path: `/api/v1/nodes/${name}` };
 }
 
-function causes(res: { status: number; body: unknown }): [string?, string?][] {
+function causes(res: {
+  status: number;
+  body: unknown;
+}): [string | undefined, string | undefined][] {
   const status = res.body as Status;
   expect(res.status, JSON.stringify(status)).toBe(422);
   expect(status).toMatchObject({ kind: 'Status', code: 422, reason: 'Invalid' });
@@ -84,12 +87,10 @@ describe('ValidateNode', () => {
     expect(
       causes(await createNode({ spec: { podCIDRs: ['10.1.0.0/24', '10.2.0.0/24'] } })),
     ).toEqual([['spec.podCIDRs', 'FieldValueInvalid']]);
-    expect(causes(await createNode({ spec: { podCIDRs: ['fd00::/64', 'fd00::/64'] } }))).toEqual(
-      [
-        ['spec.podCIDRs', 'FieldValueInvalid'],
-        ['spec.podCIDRs[1]', 'FieldValueDuplicate'],
-      ],
-    );
+    expect(causes(await createNode({ spec: { podCIDRs: ['fd00::/64', 'fd00::/64'] } }))).toEqual([
+      ['spec.podCIDRs', 'FieldValueInvalid'],
+      ['spec.podCIDRs[1]', 'FieldValueDuplicate'],
+    ]);
     const dual = await createNode({ spec: { podCIDRs: ['10.1.0.0/24', 'fd00::/64'] } });
     expect(dual.status).toBe(201);
   });

@@ -62,8 +62,7 @@ function validateNodeTaints(taints: readonly Taint[], path: string): FieldError[
   taints.forEach((taint, i) => {
     const at = `${path}[${i}]`;
     const key = taint.key ?? '';
-    for (const msg of isQualifiedName(key))
-      errors.push(fieldErrors.invalid(`${at}.key`, key, msg));
+    for (const msg of isQualifiedName(key)) errors.push(fieldErrors.invalid(`${at}.key`, key, msg));
     const value = taint.value ?? '';
     const valueErrors = isValidLabelValue(value);
     if (valueErrors.length)
@@ -165,7 +164,8 @@ export function validateNodeUpdate(node: Node, old: Node): FieldError[] {
       errors.push(fieldErrors.forbidden('spec.podCIDRs', CHANGED_POD_CIDR));
     else
       oldCIDRs.forEach((cidr, i) => {
-        if (cidr !== cidrs[i]) errors.push(fieldErrors.forbidden('spec.podCIDRs', CHANGED_POD_CIDR));
+        if (cidr !== cidrs[i])
+          errors.push(fieldErrors.forbidden('spec.podCIDRs', CHANGED_POD_CIDR));
       });
   }
   const oldProvider = old.spec?.providerID ?? '';

@@ -1,8 +1,13 @@
-import { fieldErrors, isRecord, type FieldError } from '@listwatch/api';
-import { kindStrategy, listAt, oneOf, recordAt } from '../../kind-helpers.js';
+import { fieldErrors, type FieldError } from '@listwatch/api';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import { kindStrategy, oneOf } from '../../kind-helpers.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 
 // ResourceQuotas: pkg/registry/core/resourcequota/strategy.go (status cleared on create) and
 // ValidateResourceQuota (pkg/apis/core/validation).
+
+/** A ResourceQuota as decoded (kubernetes-types' core/v1 ResourceQuota). */
+export type ResourceQuota = TypedObject<corev1.ResourceQuota>;
 
 const QUOTA_SCOPES = [
   'Terminating',
@@ -18,11 +23,13 @@ const QUOTA_SCOPES = [
 const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?\d+))?$/;
 
 /** The quantities of a ResourceList (ValidateResourceQuantityValue), for quotas and LimitRanges. */
-export function validateQuantities(list: unknown, path: string): FieldError[] {
-  if (!isRecord(list)) return [];
-  return Object.entries(list).flatMap(([name, value]) => {
-    const text = typeof value === 'number' ? String(value) : value;
-    if (typeof text !== 'string' || !QUANTITY.test(text))
+export function validateQuantities(
+  list: Readonly<Record<string, string>> | undefined,
+  path: string,
+): FieldError[] {
+  return Object.entries(list ?? {}).flatMap(([name, value]) => {
+    const text = String(value);
+    if (!QUANTITY.test(text))
       return [
         fieldErrors.invalid(
           `${path}[${name}]`,
@@ -36,15 +43,12 @@ export function validateQuantities(list: unknown, path: string): FieldError[] {
   });
 }
 
-export const resourceQuotaStrategy = kindStrategy({
+export const resourceQuotaStrategy = kindStrategy<ResourceQuota>({
   status: () => ({}),
-  validate(quota) {
-    const spec = recordAt(quota, 'spec');
-    return [
-      ...validateQuantities(spec['hard'], 'spec.hard'),
-      ...listAt(spec, 'scopes').flatMap((scope, i) =>
-        oneOf(scope, `spec.scopes[${i}]`, QUOTA_SCOPES),
-      ),
-    ];
-  },
+  validate: (quota) => [
+    ...validateQuantities(quota.spec?.hard, 'spec.hard'),
+    ...(quota.spec?.scopes ?? []).flatMap((scope, i) =>
+      oneOf(scope, `spec.scopes[${i}]`, QUOTA_SCOPES),
+    ),
+  ],
 });

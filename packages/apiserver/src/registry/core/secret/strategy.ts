@@ -1,10 +1,15 @@
-import { fieldErrors, type FieldError, type KubeObject } from '@listwatch/api';
+import { fieldErrors, type FieldError } from '@listwatch/api';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
 import { validateImmutableData } from '../configmap/strategy.js';
 import type { ResourceStrategy } from '../../rest/resource-strategy.js';
+import type { TypedObject } from '../../rest/typed-object.js';
 
 // The Secret's registry strategy: k8s.io/kubernetes pkg/apis/core/v1/defaults.go
 // (SetDefaults_Secret), conversion.go (Convert_v1_Secret_To_core_Secret: stringData into data)
 // and pkg/apis/core/validation/validation.go (ValidateSecret).
+
+/** A Secret as decoded (kubernetes-types' core/v1 Secret). */
+export type Secret = TypedObject<corev1.Secret>;
 
 /** core.MaxSecretSize: the decoded bytes of all data values together. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -71,16 +76,10 @@ export function decodedBase64Length(text: string): number | string {
   }
 }
 
-function stringMap(value: unknown): Record<string, string> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, string>)
-    : undefined;
-}
-
-export const secretStrategy: ResourceStrategy = {
-  decode(secret: KubeObject): void {
-    if (!secret['type']) secret['type'] = 'Opaque';
-    const data = stringMap(secret['data']);
+export const secretStrategy: ResourceStrategy<Secret> = {
+  decode(secret) {
+    secret.type ||= 'Opaque';
+    const data = secret.data;
     // A []byte is decoded and re-encoded: what is stored is canonical base64 without line
     // breaks. A value that is not base64 is left for validate to report.
     for (const [key, value] of Object.entries(data ?? {})) {
@@ -88,20 +87,20 @@ export const secretStrategy: ResourceStrategy = {
         data![key] = Buffer.from(value.replace(/[\r\n]/g, ''), 'base64').toString('base64');
     }
     // stringData is write-only: merged over data, then gone.
-    const stringData = stringMap(secret['stringData']);
+    const stringData = secret.stringData;
     if (stringData && Object.keys(stringData).length) {
       const merged = { ...data };
       for (const [key, value] of Object.entries(stringData))
         merged[key] = Buffer.from(value, 'utf8').toString('base64');
-      secret['data'] = merged;
+      secret.data = merged;
     }
-    delete secret['stringData'];
+    delete secret.stringData;
   },
 
-  validate(secret: KubeObject): FieldError[] {
+  validate(secret) {
     const errs: FieldError[] = [];
     let total = 0;
-    for (const [key, value] of Object.entries(stringMap(secret['data']) ?? {})) {
+    for (const [key, value] of Object.entries(secret.data ?? {})) {
       const field = `data[${key}]`;
       for (const msg of isConfigMapKey(key)) errs.push(fieldErrors.invalid(field, key, msg));
       const size = decodedBase64Length(value);
@@ -114,10 +113,10 @@ export const secretStrategy: ResourceStrategy = {
   },
 
   // ValidateSecretUpdate: the type never changes; an immutable secret's data neither.
-  validateUpdate(next: KubeObject, current: KubeObject): FieldError[] {
+  validateUpdate(next, current) {
     const errs: FieldError[] = [];
-    if ((next['type'] || 'Opaque') !== (current['type'] || 'Opaque'))
-      errs.push(fieldErrors.invalid('type', next['type'], 'field is immutable'));
+    if ((next.type || 'Opaque') !== (current.type || 'Opaque'))
+      errs.push(fieldErrors.invalid('type', next.type, 'field is immutable'));
     errs.push(...validateImmutableData(next, current, ['data']));
     return errs;
   },
