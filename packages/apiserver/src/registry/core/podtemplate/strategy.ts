@@ -1,5 +1,6 @@
 import { child, kindStrategy } from '../../kind-helpers.js';
 import { defaultPodTemplate, validatePodTemplate } from '../pod/template.js';
+import type { PodTemplateSpec } from '../pod/validation.js';
 
 // PodTemplates: pkg/registry/core/podtemplate/strategy.go (generation follows the template) and
 // ValidatePodTemplate (pkg/apis/core/validation).
@@ -11,5 +12,9 @@ export const podTemplateStrategy = kindStrategy({
     defaultPodTemplate(child(template, 'template'));
   },
   validate: (template) =>
-    validatePodTemplate(template['template'], 'template', ['Always', 'OnFailure', 'Never']),
+    validatePodTemplate(template['template'] as PodTemplateSpec | undefined, 'template', [
+      'Always',
+      'OnFailure',
+      'Never',
+    ]),
 });
