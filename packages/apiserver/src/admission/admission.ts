@@ -12,16 +12,21 @@ export type AdmissionOperation = 'CREATE' | 'UPDATE';
  * the stored one on update, and the request as authorized (its user, resource, namespace and
  * name). Never the HTTP request.
  */
-export interface AdmissionAttributes {
+export interface AdmissionAttributes<T extends KubeObject = KubeObject> {
   operation: AdmissionOperation;
-  object: KubeObject;
-  oldObject?: KubeObject;
+  object: T;
+  oldObject?: T;
   request: Attributes;
   authorizer: RequestAuthorizer;
 }
 
-/** What a strategy's admission step sees: the attributes, and what it may consult. */
-export interface AdmissionRequest extends AdmissionAttributes {
+/**
+ * What a strategy's admission step sees: the attributes (`T`: its kind's decoded objects), and
+ * what it may consult.
+ */
+export interface AdmissionRequest<
+  T extends KubeObject = KubeObject,
+> extends AdmissionAttributes<T> {
   /** Reads a stored object of a served resource (a binding's role). */
   get: (
     group: string,

@@ -128,6 +128,25 @@ describe('creating and updating Roles and ClusterRoles', () => {
     expect(res.body['details']).toEqual({ name: 'wide', group: RBAC, kind: 'roles' });
   });
 
+  it('a rule without verbs grants nothing, so it escalates nothing: validation refuses it, 422 (BreakdownRule ranges over no verbs)', async () => {
+    const res = await cluster.as(
+      'alice',
+      'POST',
+      rbacPath('roles', 'team'),
+      role('verbless', 'team', [{ apiGroups: [''], resources: ['secrets'] }]),
+    );
+    expect(res.status).toBe(422);
+    expect(res.body['details']).toMatchObject({
+      causes: [
+        {
+          reason: 'FieldValueRequired',
+          field: 'rules[0].verbs',
+          message: 'Required value: verbs must contain at least one value',
+        },
+      ],
+    });
+  });
+
   it('a permission the granted rules repeat is listed once (an aggregated role repeats verbs)', async () => {
     const res = await cluster.as(
       'alice',

@@ -1,12 +1,12 @@
 import {
   fieldErrors,
   goSyntax,
-  isRecord,
   semanticEqual,
   type FieldError,
   type KubeObject,
 } from '@listwatch/api';
 import { replicasScale } from '../autoscaling/scale.js';
+import type { WorkloadSpec } from '../core/pod/validation.js';
 import type { ResourceStrategy } from '../rest/resource-strategy.js';
 
 // What Deployments and ReplicaSets share: pkg/registry/apps/{deployment,replicaset}/strategy.go's
@@ -19,10 +19,13 @@ export function nonNegative(value: unknown, field: string): FieldError[] {
     : [];
 }
 
+/** A Deployment or a ReplicaSet as decoded: what their shared rules read. */
+type Workload = KubeObject & { spec?: WorkloadSpec };
+
 /** ValidateDeploymentUpdate / ValidateReplicaSetUpdate: the selector is immutable in apps/v1. */
-export function validateSelectorUpdate(next: KubeObject, current: KubeObject): FieldError[] {
-  const selector = isRecord(next['spec']) ? next['spec']['selector'] : undefined;
-  const old = isRecord(current['spec']) ? current['spec']['selector'] : undefined;
+export function validateSelectorUpdate(next: Workload, current: Workload): FieldError[] {
+  const selector = next.spec?.selector;
+  const old = current.spec?.selector;
   return semanticEqual(selector, old)
     ? []
     : [
@@ -38,12 +41,12 @@ export function validateSelectorUpdate(next: KubeObject, current: KubeObject): F
  * Generation 1 on create, one more for each update that changes the spec (deployments: or the
  * annotations, which their ReplicaSets copy). A Scale writes spec.replicas through the same path.
  */
-export function workloadStrategy<T extends KubeObject = KubeObject>(
+export function workloadStrategy<T extends Workload>(
   annotationsBumpGeneration: boolean,
   own: Pick<ResourceStrategy<T>, 'decode' | 'validate'> & { emptyStatus: () => unknown },
 ): ResourceStrategy<T> {
-  const changed = (next: KubeObject, current: KubeObject) =>
-    !semanticEqual(next['spec'], current['spec']) ||
+  const changed = (next: T, current: T) =>
+    !semanticEqual(next.spec, current.spec) ||
     (annotationsBumpGeneration &&
       !semanticEqual(next.metadata.annotations, current.metadata.annotations));
   return {

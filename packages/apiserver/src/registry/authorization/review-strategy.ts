@@ -1,15 +1,12 @@
-import {
-  ApiError,
-  fieldErrors,
-  isRecord,
-  metaV1Now,
-  type FieldError,
-  type KubeObject,
-} from '@listwatch/api';
+import { ApiError, fieldErrors, metaV1Now, type FieldError, type KubeObject } from '@listwatch/api';
+import type * as authenticationv1 from 'kubernetes-types/authentication/v1.js';
+import type * as authorizationv1 from 'kubernetes-types/authorization/v1.js';
+import type * as metav1 from 'kubernetes-types/meta/v1.js';
 import type { UserInfo } from '../../authentication/user.js';
 import type { Attributes } from '../../authorization/attributes.js';
 import { operatorValuesErrors, validateLabelSelectorRequirement } from '../core/pod/validation.js';
 import type { ResourceStrategy, UnstoredCreateRequest } from '../rest/resource-strategy.js';
+import type { Decoded, TypedObject } from '../rest/typed-object.js';
 
 // The review resources: questions a create asks and the apiserver answers without storing
 // anything (kubectl auth can-i, auth can-i --list, auth whoami; webhook authenticators and
@@ -20,12 +17,43 @@ import type { ResourceStrategy, UnstoredCreateRequest } from '../rest/resource-s
 
 type Json = Record<string, unknown>;
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(text) : []);
-
-function specOf(object: KubeObject): Json {
-  return isRecord(object['spec']) ? object['spec'] : {};
+/**
+ * authorizationv1.FieldSelectorAttributes / LabelSelectorAttributes (Kubernetes 1.31, newer than
+ * kubernetes-types' 1.30); a metav1.FieldSelectorRequirement has a label requirement's fields.
+ */
+interface SelectorAttributes {
+  rawSelector?: string;
+  requirements?: metav1.LabelSelectorRequirement[];
 }
+
+/** ResourceAttributes with its 1.31 selectors. */
+interface ResourceAttributes extends authorizationv1.ResourceAttributes {
+  fieldSelector?: SelectorAttributes;
+  labelSelector?: SelectorAttributes;
+}
+
+/** SubjectAccessReviewSpec (a Self one has only the attributes). */
+interface AccessReviewSpec extends Omit<
+  authorizationv1.SubjectAccessReviewSpec,
+  'resourceAttributes'
+> {
+  resourceAttributes?: ResourceAttributes;
+}
+
+type Spec = Decoded<AccessReviewSpec>;
+
+/** A SubjectAccessReview or LocalSubjectAccessReview as decoded. */
+export type SubjectAccessReview = TypedObject<
+  Omit<authorizationv1.SubjectAccessReview, 'spec'> & { spec: AccessReviewSpec }
+>;
+/** A SelfSubjectAccessReview as decoded: the attributes, no subject. */
+export type SelfSubjectAccessReview = TypedObject<
+  Omit<authorizationv1.SelfSubjectAccessReview, 'spec'> & {
+    spec: Pick<AccessReviewSpec, 'resourceAttributes' | 'nonResourceAttributes'>;
+  }
+>;
+export type SelfSubjectRulesReview = TypedObject<authorizationv1.SelfSubjectRulesReview>;
+export type TokenReview = TypedObject<authenticationv1.TokenReview>;
 
 /** authenticationv1.UserInfo of a user (omitempty fields left out). */
 function userInfo(user: UserInfo): Json {
@@ -42,31 +70,34 @@ function answered(object: KubeObject, status: Json): KubeObject {
   return { ...object, status };
 }
 
+/** Go's zero value, or an empty slice or map: what kube's `metav1.ObjectMeta{}` comparison skips. */
+function isEmpty(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    value === '' ||
+    (typeof value === 'object' && Object.keys(value).length === 0)
+  );
+}
+
 /**
  * The metadata kube's validation requires to be empty (managedFields aside) once the create
  * handler has wiped creationTimestamp and uid; `except` names what a kind may carry.
  */
 function metadataErrors(object: KubeObject, except: readonly string[], detail: string) {
-  const meta = object.metadata as Json;
+  const meta: Json = { ...object.metadata };
   const set = Object.keys(meta).filter(
-    (key) =>
-      key !== 'managedFields' &&
-      !except.includes(key) &&
-      meta[key] !== undefined &&
-      meta[key] !== null &&
-      meta[key] !== '' &&
-      !(Array.isArray(meta[key]) && meta[key].length === 0) &&
-      !(isRecord(meta[key]) && Object.keys(meta[key]).length === 0),
+    (key) => key !== 'managedFields' && !except.includes(key) && !isEmpty(meta[key]),
   );
-  return set.length ? [fieldErrors.invalid('metadata', meta, detail)] : [];
+  return set.length ? [fieldErrors.invalid('metadata', object.metadata, detail)] : [];
 }
 
 /** ValidateSubjectAccessReviewSpec and its Self variant (`subject`: user or groups required). */
-function specErrors(spec: Json, subject: boolean): FieldError[] {
+function specErrors(spec: Spec, subject: boolean): FieldError[] {
   const errors: FieldError[] = [];
-  const resource = spec['resourceAttributes'];
-  const nonResource = spec['nonResourceAttributes'];
-  if (isRecord(resource) && isRecord(nonResource))
+  const resource = spec.resourceAttributes;
+  const nonResource = spec.nonResourceAttributes;
+  if (resource && nonResource)
     errors.push(
       fieldErrors.invalid(
         'spec.nonResourceAttributes',
@@ -74,7 +105,7 @@ function specErrors(spec: Json, subject: boolean): FieldError[] {
         'cannot be specified in combination with resourceAttributes',
       ),
     );
-  if (!isRecord(resource) && !isRecord(nonResource))
+  if (!resource && !nonResource)
     errors.push(
       fieldErrors.invalid(
         'spec.resourceAttributes',
@@ -82,21 +113,19 @@ function specErrors(spec: Json, subject: boolean): FieldError[] {
         'exactly one of nonResourceAttributes or resourceAttributes must be specified',
       ),
     );
-  if (subject && text(spec['user']) === '' && strings(spec['groups']).length === 0)
+  if (subject && !spec.user && !spec.groups?.length)
     errors.push(
       fieldErrors.invalid(
         'spec.user',
-        text(spec['user']),
+        spec.user ?? '',
         'at least one of user or group must be specified',
       ),
     );
-  if (isRecord(resource)) {
+  if (resource) {
     const at = 'spec.resourceAttributes';
+    errors.push(...selectorErrors(resource.fieldSelector, `${at}.fieldSelector`, fieldRequirement));
     errors.push(
-      ...selectorErrors(resource['fieldSelector'], `${at}.fieldSelector`, fieldRequirement),
-    );
-    errors.push(
-      ...selectorErrors(resource['labelSelector'], `${at}.labelSelector`, (rq, path) =>
+      ...selectorErrors(resource.labelSelector, `${at}.labelSelector`, (rq, path) =>
         validateLabelSelectorRequirement(rq, path, { allowUnknownOperator: true }),
       ),
     );
@@ -104,19 +133,21 @@ function specErrors(spec: Json, subject: boolean): FieldError[] {
   return errors;
 }
 
+type Requirement = Decoded<metav1.LabelSelectorRequirement>;
+
 /**
  * validateFieldSelectorAttributes / validateLabelSelectorAttributes: a rawSelector or
  * requirements, never both, each requirement valid (unknown operators allowed, for newer clients).
  */
 function selectorErrors(
-  selector: unknown,
+  selector: Decoded<SelectorAttributes> | undefined,
   path: string,
-  requirementErrors: (requirement: Json, path: string) => FieldError[],
+  requirementErrors: (requirement: Requirement, path: string) => FieldError[],
 ): FieldError[] {
-  if (!isRecord(selector)) return [];
+  if (!selector) return [];
   const errors: FieldError[] = [];
-  const raw = text(selector['rawSelector']);
-  const requirements = Array.isArray(selector['requirements']) ? selector['requirements'] : [];
+  const raw = selector.rawSelector ?? '';
+  const requirements = selector.requirements ?? [];
   if (raw !== '' && requirements.length > 0)
     errors.push(
       fieldErrors.invalid(
@@ -133,20 +164,16 @@ function selectorErrors(
       ),
     );
   requirements.forEach((requirement, i) =>
-    errors.push(
-      ...requirementErrors(isRecord(requirement) ? requirement : {}, `${path}.requirements[${i}]`),
-    ),
+    errors.push(...requirementErrors(requirement, `${path}.requirements[${i}]`)),
   );
   return errors;
 }
 
 /** metav1validation.ValidateFieldSelectorRequirement, unknown operators allowed. */
-function fieldRequirement(requirement: Json, path: string): FieldError[] {
+function fieldRequirement(requirement: Requirement, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  if (text(requirement['key']) === '')
-    errors.push(fieldErrors.required(`${path}.key`, 'must be specified'));
-  const values = Array.isArray(requirement['values']) ? requirement['values'] : [];
-  errors.push(...operatorValuesErrors(text(requirement['operator']), values, path));
+  if (!requirement.key) errors.push(fieldErrors.required(`${path}.key`, 'must be specified'));
+  errors.push(...operatorValuesErrors(requirement.operator ?? '', requirement.values ?? [], path));
   return errors;
 }
 
@@ -159,48 +186,52 @@ function invalid(errors: FieldError[]): ApiError {
 }
 
 /** authorizationutil.ResourceAttributesFrom / NonResourceAttributesFrom. */
-function attributesOf(user: UserInfo, spec: Json): Attributes {
-  const resource = spec['resourceAttributes'];
-  if (isRecord(resource)) {
-    const optional = (key: string, as = key) =>
-      text(resource[key]) ? { [as]: text(resource[key]) } : {};
+function attributesOf(user: UserInfo, spec: Spec): Attributes {
+  const resource = spec.resourceAttributes;
+  if (resource) {
+    const { namespace, subresource, name } = resource;
     return {
       user,
-      verb: text(resource['verb']),
+      verb: resource.verb ?? '',
       resourceRequest: true,
       path: '',
-      apiGroup: text(resource['group']),
-      resource: text(resource['resource']),
-      ...optional('namespace'),
-      ...optional('subresource'),
-      ...optional('name'),
+      apiGroup: resource.group ?? '',
+      resource: resource.resource ?? '',
+      ...(namespace ? { namespace } : {}),
+      ...(subresource ? { subresource } : {}),
+      ...(name ? { name } : {}),
     };
   }
-  const nonResource = isRecord(spec['nonResourceAttributes']) ? spec['nonResourceAttributes'] : {};
+  const nonResource = spec.nonResourceAttributes ?? {};
   return {
     user,
-    verb: text(nonResource['verb']),
+    verb: nonResource.verb ?? '',
     resourceRequest: false,
-    path: text(nonResource['path']),
+    path: nonResource.path ?? '',
     apiGroup: '',
   };
 }
 
 /** authorizationutil.AuthorizationAttributesFrom: the subject a SubjectAccessReview names. */
-function subjectOf(spec: Json): UserInfo {
-  const extra = isRecord(spec['extra'])
-    ? Object.fromEntries(Object.entries(spec['extra']).map(([k, v]) => [k, strings(v)]))
-    : {};
+function subjectOf(spec: Spec): UserInfo {
+  // A null value (Go's nil slice) is decoded as null, whatever the type says.
+  const extra = Object.fromEntries(
+    Object.entries(spec.extra ?? {}).map(([k, v]) => [k, [...(v ?? [])]]),
+  );
   return {
-    name: text(spec['user']),
-    groups: strings(spec['groups']),
-    ...(text(spec['uid']) ? { uid: text(spec['uid']) } : {}),
+    name: spec.user ?? '',
+    groups: spec.groups ?? [],
+    ...(spec.uid ? { uid: spec.uid } : {}),
     ...(Object.keys(extra).length ? { extra } : {}),
   };
 }
 
 /** SubjectAccessReviewStatus of the authorizer's decision (denied and reason omitted when empty). */
-function accessStatus(request: UnstoredCreateRequest, user: UserInfo, spec: Json): Json {
+function accessStatus(
+  request: UnstoredCreateRequest<KubeObject>,
+  user: UserInfo,
+  spec: Spec,
+): Json {
   const { decision, reason } = request.authorizer.decide(attributesOf(user, spec));
   return {
     allowed: decision === 'allow',
@@ -210,14 +241,13 @@ function accessStatus(request: UnstoredCreateRequest, user: UserInfo, spec: Json
 }
 
 /** TokenReview (tokenreview/storage.go Create): the server's own authenticators answer. */
-export const tokenReviewStrategy: ResourceStrategy = {
+export const tokenReviewStrategy: ResourceStrategy<TokenReview> = {
   async createWithoutStorage(request) {
     const { object } = request;
-    const spec = specOf(object);
-    const token = text(spec['token']);
+    const token = object.spec?.token ?? '';
     if (token === '')
       throw ApiError.badRequest('token is required for TokenReview in authentication');
-    const review = await request.authenticator.reviewToken(token, strings(spec['audiences']));
+    const review = await request.authenticator.reviewToken(token, object.spec?.audiences ?? []);
     if (!review) return answered(object, { user: {} });
     return answered(object, {
       authenticated: true,
@@ -243,10 +273,10 @@ export const selfSubjectReviewStrategy: ResourceStrategy = {
 };
 
 /** SubjectAccessReview: may the user or groups of its spec do this? */
-export const subjectAccessReviewStrategy: ResourceStrategy = {
+export const subjectAccessReviewStrategy: ResourceStrategy<SubjectAccessReview> = {
   createWithoutStorage(request) {
     const { object } = request;
-    const spec = specOf(object);
+    const spec = object.spec ?? {};
     const errors = [...specErrors(spec, true), ...metadataErrors(object, [], 'must be empty')];
     if (errors.length) throw invalid(errors);
     return answered(object, accessStatus(request, subjectOf(spec), spec));
@@ -254,10 +284,10 @@ export const subjectAccessReviewStrategy: ResourceStrategy = {
 };
 
 /** SelfSubjectAccessReview (`kubectl auth can-i`): may the caller do this? */
-export const selfSubjectAccessReviewStrategy: ResourceStrategy = {
+export const selfSubjectAccessReviewStrategy: ResourceStrategy<SelfSubjectAccessReview> = {
   createWithoutStorage(request) {
     const { object } = request;
-    const spec = specOf(object);
+    const spec = object.spec ?? {};
     const errors = [...specErrors(spec, false), ...metadataErrors(object, [], 'must be empty')];
     if (errors.length) throw invalid(errors);
     return answered(object, accessStatus(request, request.user, spec));
@@ -268,29 +298,29 @@ export const selfSubjectAccessReviewStrategy: ResourceStrategy = {
  * LocalSubjectAccessReview: a SubjectAccessReview within the namespace of its URL, which the
  * create handler has set as its metadata.namespace (ValidateLocalSubjectAccessReview).
  */
-export const localSubjectAccessReviewStrategy: ResourceStrategy = {
+export const localSubjectAccessReviewStrategy: ResourceStrategy<SubjectAccessReview> = {
   createWithoutStorage(request) {
     const { object } = request;
-    const spec = specOf(object);
+    const spec = object.spec ?? {};
     const namespace = object.metadata.namespace ?? '';
     const errors = [
       ...specErrors(spec, true),
       ...metadataErrors(object, ['namespace'], 'must be empty except for namespace'),
     ];
-    const resource = spec['resourceAttributes'];
-    if (isRecord(resource) && text(resource['namespace']) !== namespace)
+    const resource = spec.resourceAttributes;
+    if (resource && (resource.namespace ?? '') !== namespace)
       errors.push(
         fieldErrors.invalid(
           'spec.resourceAttributes.namespace',
-          text(resource['namespace']),
+          resource.namespace ?? '',
           'must match metadata.namespace',
         ),
       );
-    if (isRecord(spec['nonResourceAttributes']))
+    if (spec.nonResourceAttributes)
       errors.push(
         fieldErrors.invalid(
           'spec.nonResourceAttributes',
-          spec['nonResourceAttributes'],
+          spec.nonResourceAttributes,
           'disallowed on this kind of request',
         ),
       );
@@ -303,9 +333,9 @@ export const localSubjectAccessReviewStrategy: ResourceStrategy = {
  * SelfSubjectRulesReview (`kubectl auth can-i --list`): the caller's rules in a namespace, in a
  * new object (kube echoes no spec).
  */
-export const selfSubjectRulesReviewStrategy: ResourceStrategy = {
+export const selfSubjectRulesReviewStrategy: ResourceStrategy<SelfSubjectRulesReview> = {
   createWithoutStorage(request) {
-    const namespace = text(specOf(request.object)['namespace']);
+    const namespace = request.object.spec?.namespace ?? '';
     if (namespace === '') throw ApiError.badRequest('no namespace on request');
     return {
       apiVersion: 'authorization.k8s.io/v1',

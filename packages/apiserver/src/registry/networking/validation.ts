@@ -1,6 +1,5 @@
 import { fieldErrors, isRecord, type FieldError } from '@listwatch/api';
 import { isIP } from 'node:net';
-import { defaultTo } from '../kind-helpers.js';
 
 // The port, IP and protocol rules Endpoints, EndpointSlices, Ingresses and NetworkPolicies share
 // (pkg/apis/core/validation ValidatePortNum, ValidateEndpointIP; v1 defaults: protocol TCP).
@@ -27,7 +26,10 @@ export function validIP(ip: unknown, path: string): FieldError[] {
       ];
 }
 
-/** Each port of a list gets protocol TCP when it names none. */
-export function defaultProtocols(ports: unknown[]): void {
-  for (const port of ports) if (isRecord(port)) defaultTo(port, 'protocol', 'TCP');
+/**
+ * Each port of a list gets protocol TCP when it names none (NetworkPolicyPort's typed ports; the
+ * Endpoints strategy still passes its ports unchecked, hence `unknown`).
+ */
+export function defaultProtocols(ports: readonly unknown[] | undefined): void {
+  for (const port of ports ?? []) if (isRecord(port)) port['protocol'] ??= 'TCP';
 }

@@ -97,13 +97,13 @@ export interface ResourceStrategy<
    * A check with the request's user, on create (before ObjectMeta and field validation, as kube's
    * policy-based storages) and in every attempt of an update: RBAC escalation prevention.
    */
-  admit?(request: AdmissionRequest): void | Promise<void>;
+  admit?(request: AdmissionRequest<T>): void | Promise<void>;
   /**
    * The kind's REST storage when it stores nothing and only creates (kube's rest.Creater alone:
    * TokenReview, the access reviews): the answer to a create, from the decoded body. Such a
    * resource has no watch cache, no storageVersionHash, and none of the store's create steps.
    */
-  createWithoutStorage?(request: UnstoredCreateRequest): KubeObject | Promise<KubeObject>;
+  createWithoutStorage?(request: UnstoredCreateRequest<T>): KubeObject | Promise<KubeObject>;
 }
 
 /** A strategy of a resource that stores nothing (see createWithoutStorage). */
@@ -115,9 +115,9 @@ export function storesNothing(strategy: ResourceStrategy): strategy is UnstoredS
 }
 
 /** What a create without storage is given: the decoded body and who asks. */
-export interface UnstoredCreateRequest {
+export interface UnstoredCreateRequest<T extends KubeObject = KubeObject> {
   /** The body, its metadata's system fields wiped and its namespace the URL's. */
-  object: KubeObject;
+  object: T;
   user: UserInfo;
   authenticator: Pick<RequestAuthenticator, 'reviewToken'>;
   authorizer: Pick<RequestAuthorizer, 'decide' | 'rulesReview'>;

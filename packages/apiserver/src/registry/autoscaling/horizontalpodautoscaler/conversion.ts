@@ -1,10 +1,35 @@
 import { decodeTypedValue, goJsonMarshal, isRecord, type KubeObject } from '@listwatch/api';
+import type * as autoscalingv1 from 'kubernetes-types/autoscaling/v1.js';
+import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
+import type * as metav1 from 'kubernetes-types/meta/v1.js';
 import type { StorageConversion } from '../../generic/converting-storage.js';
-import { listAt, recordAt, type Json } from '../../kind-helpers.js';
+import type { Decoded, TypedObject } from '../../rest/typed-object.js';
 
 // autoscaling/v1 as a view of the stored autoscaling/v2 HorizontalPodAutoscalers: the conversion
 // of pkg/apis/autoscaling/v1/conversion.go (what v1 cannot say travels in annotations,
 // pkg/apis/autoscaling/annotations.go).
+
+/** HPAScalingRules with its tolerance (Kubernetes 1.33, newer than kubernetes-types' 1.30). */
+interface HPAScalingRules extends autoscalingv2.HPAScalingRules {
+  tolerance?: string;
+}
+
+interface HorizontalPodAutoscalerSpec extends Omit<
+  autoscalingv2.HorizontalPodAutoscalerSpec,
+  'behavior'
+> {
+  behavior?: { scaleUp?: HPAScalingRules; scaleDown?: HPAScalingRules };
+}
+
+/** An autoscaling/v2 HorizontalPodAutoscaler as decoded: the stored form. */
+export type HorizontalPodAutoscaler = TypedObject<
+  Omit<autoscalingv2.HorizontalPodAutoscaler, 'spec'> & { spec?: HorizontalPodAutoscalerSpec }
+>;
+/** An autoscaling/v1 HorizontalPodAutoscaler as decoded. */
+export type HorizontalPodAutoscalerV1 = TypedObject<autoscalingv1.HorizontalPodAutoscaler>;
+export type ScalingRules = Decoded<HPAScalingRules>;
+type Spec = NonNullable<HorizontalPodAutoscaler['spec']>;
+type Status = NonNullable<HorizontalPodAutoscaler['status']>;
 
 /** autoscaling.DefaultCPUUtilization. */
 export const DEFAULT_CPU_UTILIZATION = 80;
@@ -26,26 +51,80 @@ export function dropRoundTrip(object: KubeObject): Record<string, string> | unde
   return kept;
 }
 
-/** Present (Go: a non-nil pointer). */
-export const set = (value: unknown) => value !== undefined && value !== null;
-
-function withoutUnset(fields: Json): Json {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => set(v)));
-}
-
 // --- v2 (internal) ⇄ v1 metric forms ----------------------------------------------------------
-
-function reference(ref: unknown): Json {
-  const r = isRecord(ref) ? ref : {};
-  return withoutUnset({
-    kind: r['kind'] ?? '',
-    name: r['name'] ?? '',
-    apiVersion: r['apiVersion'],
-  });
-}
 
 /** Which half of a metric: the spec's target or the status's current value. */
 type Side = 'target' | 'current';
+
+type Reference = Decoded<autoscalingv2.CrossVersionObjectReference>;
+
+/**
+ * A v2 metric source of a MetricSpec or a MetricStatus (the fields of all five kinds; `target`
+ * on the spec's side, `current` on the status's).
+ */
+interface V2Source {
+  describedObject?: Reference;
+  metric?: Decoded<autoscalingv2.MetricIdentifier>;
+  name?: string;
+  container?: string;
+  target?: Decoded<autoscalingv2.MetricTarget>;
+  current?: Decoded<autoscalingv2.MetricTarget>;
+}
+
+/** A v2 MetricSpec or MetricStatus. */
+interface V2Metric {
+  type?: string;
+  object?: V2Source;
+  pods?: V2Source;
+  resource?: V2Source;
+  containerResource?: V2Source;
+  external?: V2Source;
+}
+
+/**
+ * A source of autoscaling/v1's MetricSpec or MetricStatus (k8s.io/api autoscaling/v1 types.go;
+ * OpenAPI and so kubernetes-types leave them out, only the annotations hold them): the value
+ * fields are named after the side.
+ */
+interface V1Source {
+  target?: Reference;
+  metricName?: string;
+  selector?: Decoded<metav1.LabelSelector>;
+  metricSelector?: Decoded<metav1.LabelSelector>;
+  name?: string;
+  container?: string;
+  averageValue?: string;
+  targetValue?: string;
+  currentValue?: string;
+  targetAverageValue?: string;
+  currentAverageValue?: string;
+  targetAverageUtilization?: number;
+  currentAverageUtilization?: number;
+}
+
+interface V1Metric {
+  type?: string;
+  object?: V1Source;
+  pods?: V1Source;
+  resource?: V1Source;
+  containerResource?: V1Source;
+  external?: V1Source;
+}
+
+/** Copies the fields that are set (Go: non-nil pointers), in order. */
+function withoutUnset<T extends object>(fields: { [K in keyof T]: T[K] | undefined }): T {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== undefined && v !== null),
+  ) as T;
+}
+
+function reference(ref: Reference | undefined): Reference {
+  return withoutUnset<Reference>({
+    kind: ref?.kind ?? '',
+    name: ref?.name ?? '',
+    apiVersion: ref?.apiVersion,
+  });
+}
 
 /**
  * Convert_autoscaling_MetricSpec_To_v1_MetricSpec (`target`) and
@@ -53,40 +132,43 @@ type Side = 'target' | 'current';
  * value's fields after the side (`targetAverageValue`, `currentAverageValue`); a quantity that
  * is not a pointer in the v1 struct is written `0` when unset, as Go does.
  */
-function metricToV1(metric: Json, side: Side): Json {
-  const out: Json = { type: metric['type'] ?? '' };
+function metricToV1(metric: V2Metric, side: Side): V1Metric {
+  const out: V1Metric = { type: metric.type ?? '' };
   const status = side === 'current';
-  const source = (key: string) => recordAt(metric, key);
-  const value = (key: string) => recordAt(source(key), side);
-  const id = (key: string) => recordAt(source(key), 'metric');
-  if (isRecord(metric['object']))
-    out['object'] = withoutUnset({
-      target: reference(source('object')['describedObject']),
-      metricName: id('object')['name'] ?? '',
-      [`${side}Value`]: value('object')['value'] ?? '0',
-      selector: id('object')['selector'],
-      averageValue: value('object')['averageValue'],
+  const { object, pods, resource, containerResource, external } = metric;
+  const value = `${side}Value` as const;
+  const averageValue = `${side}AverageValue` as const;
+  const averageUtilization = `${side}AverageUtilization` as const;
+  if (object)
+    out.object = withoutUnset<V1Source>({
+      target: reference(object.describedObject),
+      metricName: object.metric?.name ?? '',
+      [value]: object[side]?.value ?? '0',
+      selector: object.metric?.selector,
+      averageValue: object[side]?.averageValue,
     });
-  if (isRecord(metric['pods']))
-    out['pods'] = withoutUnset({
-      metricName: id('pods')['name'] ?? '',
-      [`${side}AverageValue`]: value('pods')['averageValue'] ?? '0',
-      selector: id('pods')['selector'],
+  if (pods)
+    out.pods = withoutUnset<V1Source>({
+      metricName: pods.metric?.name ?? '',
+      [averageValue]: pods[side]?.averageValue ?? '0',
+      selector: pods.metric?.selector,
     });
-  for (const key of ['resource', 'containerResource'] as const)
-    if (isRecord(metric[key]))
-      out[key] = withoutUnset({
-        name: source(key)['name'] ?? '',
-        [`${side}AverageUtilization`]: value(key)['averageUtilization'],
-        [`${side}AverageValue`]: value(key)['averageValue'] ?? (status ? '0' : undefined),
-        ...(key === 'containerResource' ? { container: source(key)['container'] ?? '' } : {}),
+  for (const key of ['resource', 'containerResource'] as const) {
+    const source = key === 'resource' ? resource : containerResource;
+    if (source)
+      out[key] = withoutUnset<V1Source>({
+        name: source.name ?? '',
+        [averageUtilization]: source[side]?.averageUtilization,
+        [averageValue]: source[side]?.averageValue ?? (status ? '0' : undefined),
+        ...(key === 'containerResource' ? { container: source.container ?? '' } : {}),
       });
-  if (isRecord(metric['external']))
-    out['external'] = withoutUnset({
-      metricName: id('external')['name'] ?? '',
-      metricSelector: id('external')['selector'],
-      [`${side}Value`]: value('external')['value'] ?? (status ? '0' : undefined),
-      [`${side}AverageValue`]: value('external')['averageValue'],
+  }
+  if (external)
+    out.external = withoutUnset<V1Source>({
+      metricName: external.metric?.name ?? '',
+      metricSelector: external.metric?.selector,
+      [value]: external[side]?.value ?? (status ? '0' : undefined),
+      [averageValue]: external[side]?.averageValue,
     });
   return out;
 }
@@ -96,57 +178,57 @@ function metricToV1(metric: Json, side: Side): Json {
  * type: the v1 fields that are set decide it) and Convert_v1_MetricStatus_To_autoscaling_MetricStatus
  * (`current`).
  */
-function metricFromV1(metric: Json, side: Side): Json {
-  const out: Json = { type: metric['type'] ?? '' };
-  const measured = (type: string, fields: Json) =>
-    withoutUnset(side === 'target' ? { type, ...fields } : fields);
-  const v1 = (key: string) => recordAt(metric, key);
-  const field = (key: string, name: string) => v1(key)[`${side}${name}`];
-  if (isRecord(metric['object'])) {
-    const averageValue = v1('object')['averageValue'];
-    out['object'] = {
-      describedObject: reference(v1('object')['target']),
-      [side]: measured(set(averageValue) ? 'AverageValue' : 'Value', {
-        value: field('object', 'Value') ?? '0',
-        averageValue,
+function metricFromV1(metric: V1Metric, side: Side): V2Metric {
+  const out: V2Metric = { type: metric.type ?? '' };
+  const measured = (
+    type: string,
+    fields: { value?: string; averageValue?: string; averageUtilization?: number | undefined },
+  ): V2Source => ({
+    [side]: withoutUnset<Decoded<autoscalingv2.MetricTarget>>(
+      side === 'target' ? { type, ...fields } : fields,
+    ),
+  });
+  const { object, pods, resource, containerResource, external } = metric;
+  if (object) {
+    const { averageValue } = object;
+    out.object = {
+      describedObject: reference(object.target),
+      ...measured(averageValue !== undefined ? 'AverageValue' : 'Value', {
+        value: object[`${side}Value`] ?? '0',
+        ...(averageValue !== undefined ? { averageValue } : {}),
       }),
-      metric: withoutUnset({
-        name: v1('object')['metricName'] ?? '',
-        selector: v1('object')['selector'],
-      }),
+      metric: withoutUnset({ name: object.metricName ?? '', selector: object.selector }),
     };
   }
-  if (isRecord(metric['pods']))
-    out['pods'] = {
-      metric: withoutUnset({
-        name: v1('pods')['metricName'] ?? '',
-        selector: v1('pods')['selector'],
-      }),
-      [side]: measured('AverageValue', { averageValue: field('pods', 'AverageValue') ?? '0' }),
+  if (pods)
+    out.pods = {
+      metric: withoutUnset({ name: pods.metricName ?? '', selector: pods.selector }),
+      ...measured('AverageValue', { averageValue: pods[`${side}AverageValue`] ?? '0' }),
     };
-  for (const key of ['resource', 'containerResource'] as const)
-    if (isRecord(metric[key])) {
-      const utilization = field(key, 'AverageUtilization');
-      const averageValue = field(key, 'AverageValue');
-      out[key] = {
-        name: v1(key)['name'] ?? '',
-        [side]: measured(set(utilization) ? 'Utilization' : 'AverageValue', {
-          averageUtilization: utilization,
-          averageValue: side === 'current' ? (averageValue ?? '0') : averageValue,
-        }),
-        ...(key === 'containerResource' ? { container: v1(key)['container'] ?? '' } : {}),
-      };
-    }
-  if (isRecord(metric['external'])) {
-    const value = field('external', 'Value');
-    out['external'] = {
-      metric: withoutUnset({
-        name: v1('external')['metricName'] ?? '',
-        selector: v1('external')['metricSelector'],
+  for (const key of ['resource', 'containerResource'] as const) {
+    const source = key === 'resource' ? resource : containerResource;
+    if (!source) continue;
+    const utilization = source[`${side}AverageUtilization`];
+    const averageValue = source[`${side}AverageValue`];
+    const shown = side === 'current' ? (averageValue ?? '0') : averageValue;
+    out[key] = {
+      name: source.name ?? '',
+      ...measured(utilization !== undefined ? 'Utilization' : 'AverageValue', {
+        averageUtilization: utilization,
+        ...(shown !== undefined ? { averageValue: shown } : {}),
       }),
-      [side]: measured(set(value) ? 'Value' : 'AverageValue', {
-        value: side === 'current' ? (value ?? '0') : value,
-        averageValue: field('external', 'AverageValue'),
+      ...(key === 'containerResource' ? { container: source.container ?? '' } : {}),
+    };
+  }
+  if (external) {
+    const value = external[`${side}Value`];
+    const shown = side === 'current' ? (value ?? '0') : value;
+    const averageValue = external[`${side}AverageValue`];
+    out.external = {
+      metric: withoutUnset({ name: external.metricName ?? '', selector: external.metricSelector }),
+      ...measured(value !== undefined ? 'Value' : 'AverageValue', {
+        ...(shown !== undefined ? { value: shown } : {}),
+        ...(averageValue !== undefined ? { averageValue } : {}),
       }),
     };
   }
@@ -157,36 +239,29 @@ function metricFromV1(metric: Json, side: Side): Json {
  * The behavior annotation holds the internal HorizontalPodAutoscalerBehavior as encoding/json
  * writes a struct without json tags: Go field names, nil pointers as null.
  */
-function behaviorToAnnotation(behavior: Json): string {
-  const rules = (value: unknown) => {
-    if (!isRecord(value)) return null;
-    return {
-      StabilizationWindowSeconds: value['stabilizationWindowSeconds'] ?? null,
-      SelectPolicy: value['selectPolicy'] ?? null,
-      Policies: Array.isArray(value['policies'])
-        ? (value['policies'] as unknown[]).map((p) => {
-            const policy = isRecord(p) ? p : {};
-            return {
-              Type: policy['type'] ?? '',
-              Value: policy['value'] ?? 0,
-              PeriodSeconds: policy['periodSeconds'] ?? 0,
-            };
-          })
-        : null,
-      Tolerance: value['tolerance'] ?? null,
-    };
-  };
-  return goJsonMarshal({
-    ScaleUp: rules(behavior['scaleUp']),
-    ScaleDown: rules(behavior['scaleDown']),
-  });
+function behaviorToAnnotation(behavior: NonNullable<Spec['behavior']>): string {
+  const rules = (value: ScalingRules | undefined) =>
+    value
+      ? {
+          StabilizationWindowSeconds: value.stabilizationWindowSeconds ?? null,
+          SelectPolicy: value.selectPolicy ?? null,
+          Policies:
+            value.policies?.map((policy) => ({
+              Type: policy.type ?? '',
+              Value: policy.value ?? 0,
+              PeriodSeconds: policy.periodSeconds ?? 0,
+            })) ?? null,
+          Tolerance: value.tolerance ?? null,
+        }
+      : null;
+  return goJsonMarshal({ ScaleUp: rules(behavior.scaleUp), ScaleDown: rules(behavior.scaleDown) });
 }
 
 /** json.Unmarshal into the internal type matches keys case-insensitively; nulls are unset. */
 function fromGoNames(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(fromGoNames);
   if (!isRecord(value)) return value;
-  const out: Json = {};
+  const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     if (inner === null) continue;
     out[key.charAt(0).toLowerCase() + key.slice(1)] = fromGoNames(inner);
@@ -203,36 +278,44 @@ function parseAnnotation(text: string | undefined): unknown {
   }
 }
 
-const isCpu = (metric: unknown, key: 'resource') =>
-  isRecord(metric) &&
-  metric['type'] === 'Resource' &&
-  isRecord(metric[key]) &&
-  metric[key]['name'] === 'cpu';
+/**
+ * An annotation's JSON decoded as a value of `typeName` (Go's json.Unmarshal into the v1 or
+ * internal type), or undefined when it is not JSON of that type: such an annotation is ignored,
+ * as text that is not JSON is.
+ */
+function decodeAnnotation<T>(text: string | undefined, typeName: string): T | undefined {
+  const value = parseAnnotation(text);
+  if (value === undefined || value === null) return undefined;
+  return decodeTypedValue(value, typeName) === undefined ? (value as T) : undefined;
+}
+
+/** A list annotation (`[]typeName`), its null items Go's zero struct. */
+function decodeAnnotationList<T>(text: string | undefined, typeName: string): T[] | undefined {
+  const value = parseAnnotation(text);
+  if (!Array.isArray(value)) return undefined;
+  const items = value.map((item: unknown) => item ?? {});
+  return items.every((item) => decodeTypedValue(item, typeName) === undefined)
+    ? (items as T[])
+    : undefined;
+}
+
+const isCpu = (metric: V2Metric) => metric.type === 'Resource' && metric.resource?.name === 'cpu';
 
 /** A stored (autoscaling/v2) HPA as autoscaling/v1 serves it. */
-export function hpaToV1(hpa: KubeObject): KubeObject {
-  const spec = recordAt(hpa, 'spec');
-  const status = recordAt(hpa, 'status');
-  const metrics = listAt(spec, 'metrics').filter(isRecord);
+export function hpaToV1(hpa: HorizontalPodAutoscaler): HorizontalPodAutoscalerV1 {
+  const spec = hpa.spec ?? {};
+  const status: Status = hpa.status ?? {};
+  const metrics: V2Metric[] = spec.metrics ?? [];
   const annotations: Record<string, string> = { ...(dropRoundTrip(hpa) ?? {}) };
-  let targetCPU: unknown;
-  const cpu = metrics.find((m) => isCpu(m, 'resource'));
-  if (cpu) targetCPU = recordAt(recordAt(cpu, 'resource'), 'target')['averageUtilization'];
+  const targetCPU = metrics.find(isCpu)?.resource?.target?.averageUtilization;
   const others = metrics.filter(
-    (m) =>
-      !(
-        isCpu(m, 'resource') &&
-        set(recordAt(recordAt(m, 'resource'), 'target')['averageUtilization'])
-      ),
+    (m) => !(isCpu(m) && m.resource?.target?.averageUtilization !== undefined),
   );
-  const current = listAt(status, 'currentMetrics').filter(isRecord);
-  let currentCPU: unknown;
+  const current: V2Metric[] = status.currentMetrics ?? [];
+  let currentCPU: number | undefined;
   for (const m of current)
-    if (isCpu(m, 'resource')) {
-      const utilization = recordAt(recordAt(m, 'resource'), 'current')['averageUtilization'];
-      if (set(utilization)) currentCPU = utilization;
-    }
-  const conditions = listAt(status, 'conditions');
+    if (isCpu(m)) currentCPU = m.resource?.current?.averageUtilization ?? currentCPU;
+  const conditions = status.conditions ?? [];
   if (others.length)
     annotations[METRIC_SPECS] = goJson(
       others.map((m) => metricToV1(m, 'target')),
@@ -243,26 +326,26 @@ export function hpaToV1(hpa: KubeObject): KubeObject {
       current.map((m) => metricToV1(m, 'current')),
       'MetricStatus',
     );
-  if (isRecord(spec['behavior'])) annotations[BEHAVIOR] = behaviorToAnnotation(spec['behavior']);
+  if (spec.behavior) annotations[BEHAVIOR] = behaviorToAnnotation(spec.behavior);
   if (conditions.length) annotations[CONDITIONS] = goJsonMarshal(conditions);
   const { annotations: _dropped, ...metadata } = hpa.metadata;
   return {
     ...hpa,
     apiVersion: 'autoscaling/v1',
     metadata: { ...metadata, ...(Object.keys(annotations).length ? { annotations } : {}) },
-    spec: withoutUnset({
-      scaleTargetRef: spec['scaleTargetRef'] ?? { kind: '', name: '' },
-      minReplicas: spec['minReplicas'],
-      maxReplicas: spec['maxReplicas'] ?? 0,
+    spec: withoutUnset<NonNullable<HorizontalPodAutoscalerV1['spec']>>({
+      scaleTargetRef: spec.scaleTargetRef ?? { kind: '', name: '' },
+      minReplicas: spec.minReplicas,
+      maxReplicas: spec.maxReplicas ?? 0,
       targetCPUUtilizationPercentage: targetCPU,
     }),
     ...('status' in hpa
       ? {
-          status: withoutUnset({
-            observedGeneration: status['observedGeneration'],
-            lastScaleTime: status['lastScaleTime'],
-            currentReplicas: status['currentReplicas'] ?? 0,
-            desiredReplicas: status['desiredReplicas'] ?? 0,
+          status: withoutUnset<NonNullable<HorizontalPodAutoscalerV1['status']>>({
+            observedGeneration: status.observedGeneration,
+            lastScaleTime: status.lastScaleTime,
+            currentReplicas: status.currentReplicas ?? 0,
+            desiredReplicas: status.desiredReplicas ?? 0,
             currentCPUUtilizationPercentage: currentCPU,
           }),
         }
@@ -271,54 +354,54 @@ export function hpaToV1(hpa: KubeObject): KubeObject {
 }
 
 /** JSON of a list of autoscaling/v1 structs as encoding/json writes them (zero fields kept). */
-function goJson(items: Json[], type: string): string {
+function goJson(items: V1Metric[], type: string): string {
   for (const item of items) decodeTypedValue(item, `io.k8s.api.autoscaling.v1.${type}`);
   return goJsonMarshal(items);
 }
 
 /** An autoscaling/v1 HPA as it is stored (autoscaling/v2). */
-export function hpaFromV1(hpa: KubeObject): KubeObject {
-  const spec = recordAt(hpa, 'spec');
-  const status = recordAt(hpa, 'status');
+export function hpaFromV1(hpa: HorizontalPodAutoscalerV1): HorizontalPodAutoscaler {
+  const spec = hpa.spec ?? {};
+  const status = hpa.status ?? {};
   const given = hpa.metadata.annotations ?? {};
-  const metrics: unknown[] = [];
-  if (set(spec['targetCPUUtilizationPercentage']))
-    metrics.push({
-      type: 'Resource',
-      resource: {
-        name: 'cpu',
-        target: { type: 'Utilization', averageUtilization: spec['targetCPUUtilizationPercentage'] },
-      },
-    });
-  const others = parseAnnotation(given[METRIC_SPECS]);
-  if (Array.isArray(others))
-    metrics.push(...others.filter(isRecord).map((m) => metricFromV1(m, 'target')));
+  const metrics: V2Metric[] = [];
+  const cpuMetric = (averageUtilization: number, side: Side): V2Metric => ({
+    type: 'Resource',
+    resource: {
+      name: 'cpu',
+      [side]:
+        side === 'target' ? { type: 'Utilization', averageUtilization } : { averageUtilization },
+    },
+  });
+  if (spec.targetCPUUtilizationPercentage !== undefined)
+    metrics.push(cpuMetric(spec.targetCPUUtilizationPercentage, 'target'));
+  const others = decodeAnnotationList<V1Metric>(
+    given[METRIC_SPECS],
+    'io.k8s.api.autoscaling.v1.MetricSpec',
+  );
+  if (others) metrics.push(...others.map((m) => metricFromV1(m, 'target')));
   // autoscaling/v1 once had an implicit default in the controller, applied here explicitly.
-  if (metrics.length === 0)
-    metrics.push({
-      type: 'Resource',
-      resource: {
-        name: 'cpu',
-        target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION },
-      },
-    });
-  let currentMetrics: unknown[] | undefined;
-  if (set(status['currentCPUUtilizationPercentage']))
-    currentMetrics = [
-      {
-        type: 'Resource',
-        resource: {
-          name: 'cpu',
-          current: { averageUtilization: status['currentCPUUtilizationPercentage'] },
-        },
-      },
-    ];
-  const current = parseAnnotation(given[METRIC_STATUSES]);
+  if (metrics.length === 0) metrics.push(cpuMetric(DEFAULT_CPU_UTILIZATION, 'target'));
+  let currentMetrics: V2Metric[] | undefined;
+  if (status.currentCPUUtilizationPercentage !== undefined)
+    currentMetrics = [cpuMetric(status.currentCPUUtilizationPercentage, 'current')];
+  const current = decodeAnnotationList<V1Metric>(
+    given[METRIC_STATUSES],
+    'io.k8s.api.autoscaling.v1.MetricStatus',
+  );
   // The annotation says more than currentCPUUtilizationPercentage: it wins.
-  if (Array.isArray(current))
-    currentMetrics = current.filter(isRecord).map((m) => metricFromV1(m, 'current'));
-  const behavior = parseAnnotation(given[BEHAVIOR]);
-  const conditions = parseAnnotation(given[CONDITIONS]);
+  if (current) currentMetrics = current.map((m) => metricFromV1(m, 'current'));
+  const behaviorJson = parseAnnotation(given[BEHAVIOR]);
+  const behavior = isRecord(behaviorJson)
+    ? decodeAnnotation<Spec['behavior']>(
+        JSON.stringify(fromGoNames(behaviorJson)),
+        'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior',
+      )
+    : undefined;
+  const conditions = decodeAnnotationList<Decoded<autoscalingv2.HorizontalPodAutoscalerCondition>>(
+    given[CONDITIONS],
+    'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition',
+  );
   const annotations = dropRoundTrip(hpa);
   const { annotations: _given, ...metadata } = hpa.metadata;
   return {
@@ -328,22 +411,22 @@ export function hpaFromV1(hpa: KubeObject): KubeObject {
       ...metadata,
       ...(annotations && Object.keys(annotations).length ? { annotations } : {}),
     },
-    spec: withoutUnset({
-      scaleTargetRef: spec['scaleTargetRef'] ?? { kind: '', name: '' },
-      minReplicas: spec['minReplicas'],
-      maxReplicas: spec['maxReplicas'] ?? 0,
+    spec: withoutUnset<Spec>({
+      scaleTargetRef: spec.scaleTargetRef ?? { kind: '', name: '' },
+      minReplicas: spec.minReplicas,
+      maxReplicas: spec.maxReplicas ?? 0,
       metrics,
-      behavior: isRecord(behavior) ? fromGoNames(behavior) : undefined,
+      behavior,
     }),
     ...('status' in hpa
       ? {
-          status: withoutUnset({
-            observedGeneration: status['observedGeneration'],
-            lastScaleTime: status['lastScaleTime'],
-            currentReplicas: status['currentReplicas'] || undefined,
-            desiredReplicas: status['desiredReplicas'] ?? 0,
+          status: withoutUnset<Status>({
+            observedGeneration: status.observedGeneration,
+            lastScaleTime: status.lastScaleTime,
+            currentReplicas: status.currentReplicas || undefined,
+            desiredReplicas: status.desiredReplicas ?? 0,
             currentMetrics,
-            conditions: Array.isArray(conditions) && conditions.length ? conditions : undefined,
+            conditions: conditions?.length ? conditions : undefined,
           }),
         }
       : {}),

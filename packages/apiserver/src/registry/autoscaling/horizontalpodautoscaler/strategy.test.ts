@@ -2,7 +2,7 @@ import type { KubeObject } from '@listwatch/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { invalidCauses, serverForFile } from '../../../testing/test-server.js';
-import { hpaFromV1, hpaToV1 } from './conversion.js';
+import { hpaFromV1, hpaToV1, type HorizontalPodAutoscaler } from './conversion.js';
 
 // HorizontalPodAutoscalers: autoscaling/v2 stored, autoscaling/v1 a view
 // (pkg/apis/autoscaling/v1/conversion.go), SetDefaults_HorizontalPodAutoscaler
@@ -177,13 +177,16 @@ describe('autoscaling/v1 is a view of the stored autoscaling/v2 object', () => {
         conditions: [{ type: 'AbleToScale', status: 'True', message }],
       },
     };
-    const annotations = hpaToV1(hpa).metadata.annotations ?? {};
+    const annotations = hpaToV1(hpa as HorizontalPodAutoscaler).metadata.annotations ?? {};
     const metrics = annotations['autoscaling.alpha.kubernetes.io/metrics'] ?? '';
     const conditions = annotations['autoscaling.alpha.kubernetes.io/conditions'] ?? '';
     expect(metrics).toContain('"queue\\u003ca\\u0026b\\u003e"');
     expect(conditions).toContain('"desired \\u003c= max \\u0026\\u0026 current \\u003e 0"');
     expect(metrics + conditions).not.toMatch(/[<>&]/);
-    const back = hpaFromV1(hpaToV1(hpa)) as KubeObject & { spec: Body; status: Body };
+    const back = hpaFromV1(hpaToV1(hpa as HorizontalPodAutoscaler)) as KubeObject & {
+      spec: Body;
+      status: Body;
+    };
     expect(back.spec['metrics']).toEqual((hpa as KubeObject & { spec: Body }).spec['metrics']);
     expect(back.status['conditions']).toEqual([{ type: 'AbleToScale', status: 'True', message }]);
   });
@@ -279,7 +282,7 @@ describe('autoscaling/v1 is a view of the stored autoscaling/v2 object', () => {
               ...(currentMetrics.length ? { currentMetrics } : {}),
             },
           };
-          const back = hpaFromV1(hpaToV1(structuredClone(stored)));
+          const back = hpaFromV1(hpaToV1(structuredClone(stored) as HorizontalPodAutoscaler));
           expect(back['spec']).toEqual(stored['spec']);
           expect(back['status']).toEqual(stored['status']);
           expect(back.metadata.annotations).toBeUndefined();
@@ -311,6 +314,27 @@ describe('autoscaling/v1 round-trip annotations of any content', () => {
         hpaToV1(stored);
       }),
     );
+  });
+
+  it('an annotation that is JSON but not of its Go type (a number for metricName) is ignored, as one that is not JSON: the v1 HPA keeps the default CPU metric', () => {
+    const stored = hpaFromV1({
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: {
+        name: 'x',
+        annotations: {
+          'autoscaling.alpha.kubernetes.io/metrics':
+            '[{"type":"Pods","pods":{"metricName":5,"targetAverageValue":"1"}}]',
+        },
+      },
+      spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 2 },
+    });
+    expect((stored['spec'] as Body)['metrics']).toEqual([
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } },
+      },
+    ]);
   });
 });
 

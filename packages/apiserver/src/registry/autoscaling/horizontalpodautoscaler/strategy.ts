@@ -1,11 +1,12 @@
-import { isRecord, type KubeObject } from '@listwatch/api';
-import { child, defaultTo, kindStrategy, listAt, type Json } from '../../kind-helpers.js';
+import { kindStrategy } from '../../kind-helpers.js';
 import {
   DEFAULT_CPU_UTILIZATION,
   dropRoundTrip,
   hpaFromV1,
   hpaV1Storage,
-  set,
+  type HorizontalPodAutoscaler,
+  type HorizontalPodAutoscalerV1,
+  type ScalingRules,
 } from './conversion.js';
 import { validateSpec, validateUpdate } from './validation.js';
 
@@ -15,7 +16,7 @@ import { validateSpec, validateUpdate } from './validation.js';
 // validation.ts; pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go (status cleared on
 // create, kept on update).
 
-const SCALE_UP_RULES = () => ({
+const SCALE_UP_RULES = (): ScalingRules => ({
   stabilizationWindowSeconds: 0,
   selectPolicy: 'Max',
   policies: [
@@ -23,26 +24,29 @@ const SCALE_UP_RULES = () => ({
     { type: 'Percent', value: 100, periodSeconds: 15 },
   ],
 });
-const SCALE_DOWN_RULES = () => ({
+const SCALE_DOWN_RULES = (): ScalingRules => ({
   selectPolicy: 'Max',
   policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
 });
 
 /** copyHPAScalingRules over GenerateHPAScaleUpRules / GenerateHPAScaleDownRules's defaults. */
-function scalingRules(given: unknown, defaults: Json): Json {
-  if (!isRecord(given)) return defaults;
+function scalingRules(given: ScalingRules | undefined, defaults: ScalingRules): ScalingRules {
+  if (!given) return defaults;
   const out = { ...defaults };
-  for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies', 'tolerance'])
-    if (set(given[key])) out[key] = given[key];
+  if (given.selectPolicy !== undefined) out.selectPolicy = given.selectPolicy;
+  if (given.stabilizationWindowSeconds !== undefined)
+    out.stabilizationWindowSeconds = given.stabilizationWindowSeconds;
+  if (given.policies !== undefined) out.policies = given.policies;
+  if (given.tolerance !== undefined) out.tolerance = given.tolerance;
   return out;
 }
 
 /** SetDefaults_HorizontalPodAutoscaler (autoscaling/v2). */
-function defaultV2(hpa: KubeObject): void {
-  const spec = child(hpa, 'spec');
-  defaultTo(spec, 'minReplicas', 1);
-  if (listAt(spec, 'metrics').length === 0)
-    spec['metrics'] = [
+function defaultV2(hpa: HorizontalPodAutoscaler): void {
+  const spec = (hpa.spec ??= {});
+  spec.minReplicas ??= 1;
+  if (!spec.metrics?.length)
+    spec.metrics = [
       {
         type: 'Resource',
         resource: {
@@ -51,15 +55,15 @@ function defaultV2(hpa: KubeObject): void {
         },
       },
     ];
-  const behavior = spec['behavior'];
-  if (isRecord(behavior)) {
-    behavior['scaleUp'] = scalingRules(behavior['scaleUp'], SCALE_UP_RULES());
-    behavior['scaleDown'] = scalingRules(behavior['scaleDown'], SCALE_DOWN_RULES());
+  const { behavior } = spec;
+  if (behavior) {
+    behavior.scaleUp = scalingRules(behavior.scaleUp, SCALE_UP_RULES());
+    behavior.scaleDown = scalingRules(behavior.scaleDown, SCALE_DOWN_RULES());
   }
 }
 
 /** autoscaling/v2, the storage version. */
-export const horizontalPodAutoscalerStrategy = kindStrategy({
+export const horizontalPodAutoscalerStrategy = kindStrategy<HorizontalPodAutoscaler>({
   // HorizontalPodAutoscalerStatus{} (autoscaling/v2) as JSON: desiredReplicas, its one
   // non-omitempty number.
   status: () => ({ desiredReplicas: 0 }),
@@ -77,10 +81,10 @@ export const horizontalPodAutoscalerStrategy = kindStrategy({
  * autoscaling/v1: a view of the stored v2 objects. Its defaults are v1's (minReplicas 1);
  * validation runs on the object as stored, as kube validates the internal one.
  */
-export const horizontalPodAutoscalerV1Strategy = kindStrategy({
+export const horizontalPodAutoscalerV1Strategy = kindStrategy<HorizontalPodAutoscalerV1>({
   status: () => ({ currentReplicas: 0, desiredReplicas: 0 }),
   decode(hpa) {
-    defaultTo(child(hpa, 'spec'), 'minReplicas', 1);
+    (hpa.spec ??= {}).minReplicas ??= 1;
   },
   validateCreate: (hpa) => validateSpec(hpaFromV1(hpa), 1),
   validateUpdate: (next, current) => validateUpdate(hpaFromV1(next), hpaFromV1(current)),

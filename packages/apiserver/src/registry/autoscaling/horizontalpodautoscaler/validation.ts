@@ -1,14 +1,14 @@
 import {
   fieldErrors,
   isDNS1123Label,
-  isRecord,
   isValidPathSegmentName,
   quantitySign,
   type FieldError,
-  type KubeObject,
 } from '@listwatch/api';
-import { listAt, nonNegative, recordAt, type Json } from '../../kind-helpers.js';
-import { set } from './conversion.js';
+import type * as autoscalingv2 from 'kubernetes-types/autoscaling/v2.js';
+import { nonNegative } from '../../kind-helpers.js';
+import type { Decoded } from '../../rest/typed-object.js';
+import type { HorizontalPodAutoscaler, ScalingRules } from './conversion.js';
 
 // pkg/apis/autoscaling/validation/validation.go: ValidateHorizontalPodAutoscaler(Update) and
 // ValidateHorizontalPodAutoscalerStatusUpdate, run on the object as stored (autoscaling/v2).
@@ -17,33 +17,44 @@ const MAX_PERIOD_SECONDS = 1800;
 const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
 const METRIC_SOURCE_TYPES = ['ContainerResource', 'External', 'Object', 'Pods', 'Resource'];
 
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const positive = (value: unknown) => typeof value === 'string' && quantitySign(value) === 1;
+type MetricSpec = Decoded<autoscalingv2.MetricSpec>;
+type MetricTarget = Decoded<autoscalingv2.MetricTarget>;
+/** Any metric source: the fields of all five (each reads the ones its type has). */
+type MetricSource = Decoded<autoscalingv2.ObjectMetricSource> &
+  Decoded<autoscalingv2.ExternalMetricSource> &
+  Decoded<autoscalingv2.PodsMetricSource> &
+  Decoded<autoscalingv2.ResourceMetricSource> &
+  Decoded<autoscalingv2.ContainerResourceMetricSource>;
 
-function pathSegment(value: unknown, path: string): FieldError[] {
-  if (!text(value)) return [fieldErrors.required(path, '')];
-  return isValidPathSegmentName(text(value)).map((msg) => fieldErrors.invalid(path, value, msg));
+const set = (value: unknown) => value !== undefined;
+const positive = (value: string | undefined) => value !== undefined && quantitySign(value) === 1;
+
+function pathSegment(value: string | undefined, path: string): FieldError[] {
+  if (!value) return [fieldErrors.required(path, '')];
+  return isValidPathSegmentName(value).map((msg) => fieldErrors.invalid(path, value, msg));
 }
 
 /** ValidateCrossVersionObjectReference. */
-function crossVersionReference(ref: unknown, path: string): FieldError[] {
-  const r = isRecord(ref) ? ref : {};
-  return [...pathSegment(r['kind'], `${path}.kind`), ...pathSegment(r['name'], `${path}.name`)];
+function crossVersionReference(
+  ref: Decoded<autoscalingv2.CrossVersionObjectReference> | undefined,
+  path: string,
+): FieldError[] {
+  return [...pathSegment(ref?.kind, `${path}.kind`), ...pathSegment(ref?.name, `${path}.name`)];
 }
 
-function metricIdentifier(id: unknown, path: string): FieldError[] {
-  const name = isRecord(id) ? id['name'] : undefined;
-  if (!text(name)) return [fieldErrors.required(`${path}.name`, 'must specify a metric name')];
-  return isValidPathSegmentName(text(name)).map((msg) =>
-    fieldErrors.invalid(`${path}.name`, name, msg),
-  );
+function metricIdentifier(
+  id: Decoded<autoscalingv2.MetricIdentifier> | undefined,
+  path: string,
+): FieldError[] {
+  const name = id?.name;
+  if (!name) return [fieldErrors.required(`${path}.name`, 'must specify a metric name')];
+  return isValidPathSegmentName(name).map((msg) => fieldErrors.invalid(`${path}.name`, name, msg));
 }
 
-function metricTarget(target: Json, path: string): FieldError[] {
+function metricTarget(target: MetricTarget, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  const type = target['type'];
-  if (!text(type))
-    errors.push(fieldErrors.required(`${path}.type`, 'must specify a metric target type'));
+  const type = target.type;
+  if (!type) errors.push(fieldErrors.required(`${path}.type`, 'must specify a metric target type'));
   if (type !== 'Utilization' && type !== 'Value' && type !== 'AverageValue')
     errors.push(
       fieldErrors.invalid(
@@ -52,31 +63,31 @@ function metricTarget(target: Json, path: string): FieldError[] {
         'must be either Utilization, Value, or AverageValue',
       ),
     );
-  for (const key of ['value', 'averageValue'])
+  for (const key of ['value', 'averageValue'] as const)
     if (set(target[key]) && !positive(target[key]))
       errors.push(fieldErrors.invalid(`${path}.${key}`, target[key], 'must be positive'));
-  const utilization = target['averageUtilization'];
-  if (typeof utilization === 'number' && utilization < 1)
+  const utilization = target.averageUtilization;
+  if (utilization !== undefined && utilization < 1)
     errors.push(
       fieldErrors.invalid(`${path}.averageUtilization`, utilization, 'must be greater than 0'),
     );
   return errors;
 }
 
-function metricSource(type: string, source: Json, path: string): FieldError[] {
-  const target = recordAt(source, 'target');
+function metricSource(type: string, source: MetricSource, path: string): FieldError[] {
+  const target = source.target ?? {};
   const errors: FieldError[] = [];
   const targetPath = `${path}.target`;
   switch (type) {
     case 'object':
     case 'external':
       if (type === 'object')
-        errors.push(...crossVersionReference(source['describedObject'], `${path}.describedObject`));
+        errors.push(...crossVersionReference(source.describedObject, `${path}.describedObject`));
       errors.push(
-        ...metricIdentifier(source['metric'], `${path}.metric`),
+        ...metricIdentifier(source.metric, `${path}.metric`),
         ...metricTarget(target, targetPath),
       );
-      if (!set(target['value']) && !set(target['averageValue']))
+      if (!set(target.value) && !set(target.averageValue))
         errors.push(
           fieldErrors.required(
             `${targetPath}.averageValue`,
@@ -85,7 +96,7 @@ function metricSource(type: string, source: Json, path: string): FieldError[] {
               : 'must set either a target value for metric or a per-pod target',
           ),
         );
-      if (type === 'external' && set(target['value']) && set(target['averageValue']))
+      if (type === 'external' && set(target.value) && set(target.averageValue))
         errors.push(
           fieldErrors.forbidden(
             `${targetPath}.value`,
@@ -95,10 +106,10 @@ function metricSource(type: string, source: Json, path: string): FieldError[] {
       break;
     case 'pods':
       errors.push(
-        ...metricIdentifier(source['metric'], `${path}.metric`),
+        ...metricIdentifier(source.metric, `${path}.metric`),
         ...metricTarget(target, targetPath),
       );
-      if (!set(target['averageValue']))
+      if (!set(target.averageValue))
         errors.push(
           fieldErrors.required(
             `${targetPath}.averageValue`,
@@ -108,27 +119,28 @@ function metricSource(type: string, source: Json, path: string): FieldError[] {
       break;
     case 'resource':
     case 'containerResource':
-      if (!text(source['name']))
+      if (!source.name)
         errors.push(fieldErrors.required(`${path}.name`, 'must specify a resource name'));
       if (type === 'containerResource') {
-        if (!text(source['container']))
+        const { container } = source;
+        if (!container)
           errors.push(fieldErrors.required(`${path}.container`, 'must specify a container'));
         else
           errors.push(
-            ...isDNS1123Label(text(source['container'])).map((msg) =>
-              fieldErrors.invalid(`${path}.container`, source['container'], msg),
+            ...isDNS1123Label(container).map((msg) =>
+              fieldErrors.invalid(`${path}.container`, container, msg),
             ),
           );
       }
       errors.push(...metricTarget(target, targetPath));
-      if (!set(target['averageUtilization']) && !set(target['averageValue']))
+      if (!set(target.averageUtilization) && !set(target.averageValue))
         errors.push(
           fieldErrors.required(
             `${targetPath}.averageUtilization`,
             'must set either a target raw value or a target utilization',
           ),
         );
-      if (set(target['averageUtilization']) && set(target['averageValue']))
+      if (set(target.averageUtilization) && set(target.averageValue))
         errors.push(
           fieldErrors.forbidden(
             `${targetPath}.averageValue`,
@@ -143,18 +155,18 @@ function metricSource(type: string, source: Json, path: string): FieldError[] {
 const SOURCES = ['object', 'external', 'pods', 'resource', 'containerResource'] as const;
 
 /** validateMetricSpec. */
-function metricSpec(spec: Json, path: string): FieldError[] {
+function metricSpec(spec: MetricSpec, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  const type = text(spec['type']);
+  const type = spec.type ?? '';
   if (!type) errors.push(fieldErrors.required(`${path}.type`, 'must specify a metric source type'));
   if (!METRIC_SOURCE_TYPES.includes(type))
     errors.push(fieldErrors.notSupported(`${path}.type`, type, METRIC_SOURCE_TYPES));
-  const present = SOURCES.filter((key) => isRecord(spec[key]));
+  const present = SOURCES.filter((key) => spec[key] !== undefined);
   const first = present[0];
-  if (first) errors.push(...metricSource(first, recordAt(spec, first), `${path}.${first}`));
+  if (first) errors.push(...metricSource(first, spec[first] ?? {}, `${path}.${first}`));
   const expected = SOURCES.find((key) => key.toLowerCase() === type.toLowerCase());
   if (expected) {
-    if (!isRecord(spec[expected]))
+    if (spec[expected] === undefined)
       errors.push(
         fieldErrors.required(
           `${path}.${expected}`,
@@ -173,11 +185,11 @@ function metricSpec(spec: Json, path: string): FieldError[] {
   return errors;
 }
 
-function scalingRulesErrors(rules: unknown, path: string): FieldError[] {
-  if (!isRecord(rules)) return [];
+function scalingRulesErrors(rules: ScalingRules | undefined, path: string): FieldError[] {
+  if (!rules) return [];
   const errors: FieldError[] = [];
-  const window = rules['stabilizationWindowSeconds'];
-  if (typeof window === 'number' && window < 0)
+  const window = rules.stabilizationWindowSeconds;
+  if (window !== undefined && window < 0)
     errors.push(
       fieldErrors.invalid(
         `${path}.stabilizationWindowSeconds`,
@@ -185,7 +197,7 @@ function scalingRulesErrors(rules: unknown, path: string): FieldError[] {
         'must be greater than or equal to zero',
       ),
     );
-  if (typeof window === 'number' && window > MAX_STABILIZATION_WINDOW_SECONDS)
+  if (window !== undefined && window > MAX_STABILIZATION_WINDOW_SECONDS)
     errors.push(
       fieldErrors.invalid(
         `${path}.stabilizationWindowSeconds`,
@@ -193,25 +205,22 @@ function scalingRulesErrors(rules: unknown, path: string): FieldError[] {
         `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`,
       ),
     );
-  const select = rules['selectPolicy'];
-  if (set(select) && !['Disabled', 'Max', 'Min'].includes(text(select)))
+  const select = rules.selectPolicy;
+  if (select !== undefined && !['Disabled', 'Max', 'Min'].includes(select))
     errors.push(
       fieldErrors.notSupported(`${path}.selectPolicy`, select, ['Disabled', 'Max', 'Min']),
     );
-  const policies = listAt(rules, 'policies');
+  const policies = rules.policies ?? [];
   if (policies.length === 0)
     errors.push(fieldErrors.required(`${path}.policies`, 'must specify at least one Policy'));
-  policies.forEach((p, i) => {
-    const policy = isRecord(p) ? p : {};
+  policies.forEach((policy, i) => {
     const at = `${path}.policies[${i}]`;
-    if (policy['type'] !== 'Pods' && policy['type'] !== 'Percent')
-      errors.push(
-        fieldErrors.notSupported(`${at}.type`, policy['type'] ?? '', ['Percent', 'Pods']),
-      );
-    const value = typeof policy['value'] === 'number' ? policy['value'] : 0;
+    if (policy.type !== 'Pods' && policy.type !== 'Percent')
+      errors.push(fieldErrors.notSupported(`${at}.type`, policy.type ?? '', ['Percent', 'Pods']));
+    const value = policy.value ?? 0;
     if (value <= 0)
       errors.push(fieldErrors.invalid(`${at}.value`, value, 'must be greater than zero'));
-    const period = typeof policy['periodSeconds'] === 'number' ? policy['periodSeconds'] : 0;
+    const period = policy.periodSeconds ?? 0;
     if (period <= 0)
       errors.push(fieldErrors.invalid(`${at}.periodSeconds`, period, 'must be greater than zero'));
     if (period > MAX_PERIOD_SECONDS)
@@ -227,12 +236,12 @@ function scalingRulesErrors(rules: unknown, path: string): FieldError[] {
 }
 
 /** validateHorizontalPodAutoscalerSpec, minReplicas bounded below by `lowerBound`. */
-export function validateSpec(hpa: KubeObject, lowerBound: number): FieldError[] {
-  const spec = recordAt(hpa, 'spec');
+export function validateSpec(hpa: HorizontalPodAutoscaler, lowerBound: number): FieldError[] {
+  const spec = hpa.spec ?? {};
   const errors: FieldError[] = [];
-  const min = spec['minReplicas'];
-  const max = typeof spec['maxReplicas'] === 'number' ? spec['maxReplicas'] : 0;
-  if (typeof min === 'number' && min < lowerBound)
+  const min = spec.minReplicas;
+  const max = spec.maxReplicas ?? 0;
+  if (min !== undefined && min < lowerBound)
     errors.push(
       fieldErrors.invalid(
         'spec.minReplicas',
@@ -241,7 +250,7 @@ export function validateSpec(hpa: KubeObject, lowerBound: number): FieldError[] 
       ),
     );
   if (max < 1) errors.push(fieldErrors.invalid('spec.maxReplicas', max, 'must be greater than 0'));
-  if (typeof min === 'number' && max < min)
+  if (min !== undefined && max < min)
     errors.push(
       fieldErrors.invalid(
         'spec.maxReplicas',
@@ -249,23 +258,20 @@ export function validateSpec(hpa: KubeObject, lowerBound: number): FieldError[] 
         'must be greater than or equal to `minReplicas`',
       ),
     );
-  errors.push(...crossVersionReference(spec['scaleTargetRef'], 'spec.scaleTargetRef'));
-  const metrics = listAt(spec, 'metrics');
-  metrics.forEach((m, i) => errors.push(...metricSpec(isRecord(m) ? m : {}, `spec.metrics[${i}]`)));
-  if (
-    min === 0 &&
-    !metrics.some((m) => isRecord(m) && (m['type'] === 'Object' || m['type'] === 'External'))
-  )
+  errors.push(...crossVersionReference(spec.scaleTargetRef, 'spec.scaleTargetRef'));
+  const metrics = spec.metrics ?? [];
+  metrics.forEach((m, i) => errors.push(...metricSpec(m, `spec.metrics[${i}]`)));
+  if (min === 0 && !metrics.some((m) => m.type === 'Object' || m.type === 'External'))
     errors.push(
       fieldErrors.forbidden(
         'spec.metrics',
         'must specify at least one Object or External metric to support scaling to zero replicas',
       ),
     );
-  const behavior = recordAt(spec, 'behavior');
+  const behavior = spec.behavior ?? {};
   errors.push(
-    ...scalingRulesErrors(behavior['scaleUp'], 'spec.behavior.scaleUp'),
-    ...scalingRulesErrors(behavior['scaleDown'], 'spec.behavior.scaleDown'),
+    ...scalingRulesErrors(behavior.scaleUp, 'spec.behavior.scaleUp'),
+    ...scalingRulesErrors(behavior.scaleDown, 'spec.behavior.scaleDown'),
   );
   return errors;
 }
@@ -274,12 +280,15 @@ export function validateSpec(hpa: KubeObject, lowerBound: number): FieldError[] 
  * ValidateHorizontalPodAutoscalerUpdate (minReplicas 0 stays allowed where it was, as
  * HPAScaleToZero is off) and ValidateHorizontalPodAutoscalerStatusUpdate.
  */
-export function validateUpdate(next: KubeObject, current: KubeObject): FieldError[] {
-  const wasZero = recordAt(current, 'spec')['minReplicas'] === 0;
-  const status = recordAt(next, 'status');
+export function validateUpdate(
+  next: HorizontalPodAutoscaler,
+  current: HorizontalPodAutoscaler,
+): FieldError[] {
+  const wasZero = current.spec?.minReplicas === 0;
+  const status = next.status ?? {};
   return [
     ...validateSpec(next, wasZero ? 0 : 1),
-    ...nonNegative(status['currentReplicas'], 'status.currentReplicas'),
-    ...nonNegative(status['desiredReplicas'], 'status.desiredReplicas'),
+    ...nonNegative(status.currentReplicas, 'status.currentReplicas'),
+    ...nonNegative(status.desiredReplicas, 'status.desiredReplicas'),
   ];
 }

@@ -5,9 +5,7 @@ import {
   kindStrategy,
   nonNegative,
   oneOf,
-  recordAt,
   selectorMatchesTemplate,
-  type Json,
 } from '../../kind-helpers.js';
 import { defaultPodTemplate, validatePodTemplate } from '../../core/pod/template.js';
 import type { TypedObject } from '../../rest/typed-object.js';
@@ -24,7 +22,7 @@ const LEGACY_JOB_NAME = 'job-name';
 
 /** A Job as decoded (kubernetes-types' batch/v1 Job). */
 export type Job = TypedObject<batchv1.Job>;
-type JobSpec = NonNullable<Job['spec']>;
+export type JobSpec = NonNullable<Job['spec']>;
 
 /** SetDefaults_Job's spec part (a CronJob's jobTemplate gets its pod defaults only). */
 function defaultJobSpec(spec: JobSpec): void {
@@ -67,29 +65,28 @@ function generateSelector(job: Job): void {
   spec.selector ??= { matchLabels: { [CONTROLLER_UID]: uid } };
 }
 
-export function validateJobSpec(spec: Json, path: string, generated: boolean): FieldError[] {
-  const template = recordAt(spec, 'template');
+export function validateJobSpec(spec: JobSpec, path: string, generated: boolean): FieldError[] {
   const errors: FieldError[] = [
-    ...nonNegative(spec['parallelism'], `${path}.parallelism`),
-    ...nonNegative(spec['completions'], `${path}.completions`),
-    ...nonNegative(spec['activeDeadlineSeconds'], `${path}.activeDeadlineSeconds`),
-    ...nonNegative(spec['backoffLimit'], `${path}.backoffLimit`),
-    ...nonNegative(spec['ttlSecondsAfterFinished'], `${path}.ttlSecondsAfterFinished`),
-    ...oneOf(spec['completionMode'], `${path}.completionMode`, ['NonIndexed', 'Indexed']),
-    ...oneOf(spec['podReplacementPolicy'], `${path}.podReplacementPolicy`, [
+    ...nonNegative(spec.parallelism, `${path}.parallelism`),
+    ...nonNegative(spec.completions, `${path}.completions`),
+    ...nonNegative(spec.activeDeadlineSeconds, `${path}.activeDeadlineSeconds`),
+    ...nonNegative(spec.backoffLimit, `${path}.backoffLimit`),
+    ...nonNegative(spec.ttlSecondsAfterFinished, `${path}.ttlSecondsAfterFinished`),
+    ...oneOf(spec.completionMode, `${path}.completionMode`, ['NonIndexed', 'Indexed']),
+    ...oneOf(spec.podReplacementPolicy, `${path}.podReplacementPolicy`, [
       'TerminatingOrFailed',
       'Failed',
     ]),
-    ...validatePodTemplate(spec['template'], `${path}.template`, JOB_RESTART_POLICIES),
+    ...validatePodTemplate(spec.template, `${path}.template`, JOB_RESTART_POLICIES),
   ];
-  if (spec['completionMode'] === 'Indexed' && spec['completions'] == null)
+  if (spec.completionMode === 'Indexed' && spec.completions === undefined)
     errors.push(fieldErrors.required(`${path}.completions`, 'when completion mode is Indexed'));
   // A CronJob's template has no selector yet; a Job's is required (generated or the user's).
-  if (generated || spec['selector'] != null)
+  if (generated || spec.selector !== undefined)
     errors.push(
       ...selectorMatchesTemplate(
-        spec['selector'],
-        recordAt(template, 'metadata')['labels'],
+        spec.selector,
+        spec.template?.metadata?.labels,
         path,
         `${path}.template`,
       ),

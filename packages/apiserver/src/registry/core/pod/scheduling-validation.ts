@@ -4,16 +4,24 @@ import {
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,
-  isRecord,
   quantitySign,
   type FieldError,
 } from '@listwatch/api';
-import { records, text, validateLabelSelector } from './validation.js';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import type { Decoded } from '../../rest/typed-object.js';
+import { validateLabelSelector } from './validation.js';
 
 // What a pod asks of its node: k8s.io/kubernetes pkg/apis/core/validation/validation.go
 // ValidateContainerResourceRequirements (requests ≤ limits) and validateAffinity
 // (validateNodeAffinity, ValidateNodeSelector, validatePodAffinityTerm…), with kube's paths and
-// messages. Values are already of their Go types (decoding checked them).
+// messages. Values are already of their Go types (decoding checked them): kubernetes-types'
+// core/v1 types as decoded.
+
+type NodeSelectorRequirement = Decoded<corev1.NodeSelectorRequirement>;
+type NodeSelectorTerm = Decoded<corev1.NodeSelectorTerm>;
+type PodAffinityTerm = Decoded<corev1.PodAffinityTerm>;
+/** PodAffinity and PodAntiAffinity: the same fields. */
+type PodAffinity = Decoded<corev1.PodAffinity>;
 
 /** helper.IsNativeResource: no domain, or a kubernetes.io one. */
 function isNative(name: string): boolean {
@@ -26,14 +34,18 @@ function overcommitAllowed(name: string): boolean {
 }
 
 /** ValidateContainerResourceRequirements: quantities not negative, requests within limits. */
-export function validateResourceRequirements(resources: unknown, path: string): FieldError[] {
+export function validateResourceRequirements(
+  resources: Decoded<corev1.ResourceRequirements> | undefined,
+  path: string,
+): FieldError[] {
   const errs: FieldError[] = [];
-  const r = isRecord(resources) ? resources : {};
-  const limits = isRecord(r['limits']) ? r['limits'] : {};
-  const requests = isRecord(r['requests']) ? r['requests'] : {};
+  const limits = resources?.limits ?? {};
+  const requests = resources?.requests ?? {};
   const limPath = `${path}.limits`;
   const reqPath = `${path}.requests`;
-  const nonNegative = (name: string, quantity: unknown, at: string) =>
+  // A null quantity in the map is decoded as null (Go's zero Quantity): read as ''.
+  const text = (quantity: string | undefined) => quantity ?? '';
+  const nonNegative = (name: string, quantity: string | undefined, at: string) =>
     quantitySign(text(quantity)) === -1
       ? [fieldErrors.invalid(`${at}[${name}]`, quantity, 'must be greater than or equal to 0')]
       : [];
@@ -71,17 +83,15 @@ export function validateResourceRequirements(resources: unknown, path: string): 
   return errs;
 }
 
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-
-function labelName(key: unknown, path: string): FieldError[] {
-  return isQualifiedName(text(key)).map((msg) => fieldErrors.invalid(path, key ?? '', msg));
+function labelName(key: string | undefined, path: string): FieldError[] {
+  return isQualifiedName(key ?? '').map((msg) => fieldErrors.invalid(path, key ?? '', msg));
 }
 
 /** ValidateNodeSelectorRequirement (a matchExpressions item). */
-function nodeSelectorRequirement(rq: Record<string, unknown>, path: string): FieldError[] {
+function nodeSelectorRequirement(rq: NodeSelectorRequirement, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  const values = list(rq['values']);
-  switch (rq['operator']) {
+  const values = rq.values ?? [];
+  switch (rq.operator) {
     case 'In':
     case 'NotIn':
       if (values.length === 0)
@@ -114,21 +124,17 @@ function nodeSelectorRequirement(rq: Record<string, unknown>, path: string): Fie
       break;
     default:
       errs.push(
-        fieldErrors.invalid(
-          `${path}.operator`,
-          rq['operator'] ?? '',
-          'not a valid selector operator',
-        ),
+        fieldErrors.invalid(`${path}.operator`, rq.operator ?? '', 'not a valid selector operator'),
       );
   }
-  return [...errs, ...labelName(rq['key'], `${path}.key`)];
+  return [...errs, ...labelName(rq.key, `${path}.key`)];
 }
 
 /** ValidateNodeFieldSelectorRequirement (a matchFields item: only metadata.name). */
-function nodeFieldSelectorRequirement(rq: Record<string, unknown>, path: string): FieldError[] {
+function nodeFieldSelectorRequirement(rq: NodeSelectorRequirement, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  const values = list(rq['values']);
-  if (rq['operator'] === 'In' || rq['operator'] === 'NotIn') {
+  const values = rq.values ?? [];
+  if (rq.operator === 'In' || rq.operator === 'NotIn') {
     if (values.length !== 1)
       errs.push(
         fieldErrors.required(
@@ -138,105 +144,96 @@ function nodeFieldSelectorRequirement(rq: Record<string, unknown>, path: string)
       );
   } else
     errs.push(
-      fieldErrors.invalid(
-        `${path}.operator`,
-        rq['operator'] ?? '',
-        'not a valid selector operator',
-      ),
+      fieldErrors.invalid(`${path}.operator`, rq.operator ?? '', 'not a valid selector operator'),
     );
-  if (rq['key'] !== 'metadata.name')
-    errs.push(
-      fieldErrors.invalid(`${path}.key`, rq['key'] ?? '', 'not a valid field selector key'),
-    );
+  if (rq.key !== 'metadata.name')
+    errs.push(fieldErrors.invalid(`${path}.key`, rq.key ?? '', 'not a valid field selector key'));
   else
     values.forEach((v, i) =>
       errs.push(
-        ...isDNS1123Subdomain(text(v)).map((msg) =>
-          fieldErrors.invalid(`${path}.values[${i}]`, v, msg),
-        ),
+        ...isDNS1123Subdomain(v).map((msg) => fieldErrors.invalid(`${path}.values[${i}]`, v, msg)),
       ),
     );
   return errs;
 }
 
 /** ValidateNodeSelectorTerm. */
-function nodeSelectorTerm(term: unknown, path: string): FieldError[] {
-  const t = isRecord(term) ? term : {};
+function nodeSelectorTerm(term: NodeSelectorTerm | undefined, path: string): FieldError[] {
   return [
-    ...records(t['matchExpressions']).flatMap((rq, j) =>
+    ...(term?.matchExpressions ?? []).flatMap((rq, j) =>
       nodeSelectorRequirement(rq, `${path}.matchExpressions[${j}]`),
     ),
-    ...records(t['matchFields']).flatMap((rq, j) =>
+    ...(term?.matchFields ?? []).flatMap((rq, j) =>
       nodeFieldSelectorRequirement(rq, `${path}.matchFields[${j}]`),
     ),
   ];
 }
 
-function weight(value: unknown, path: string): FieldError[] {
-  const w = typeof value === 'number' ? value : 0;
+function weight(value: number | undefined, path: string): FieldError[] {
+  const w = value ?? 0;
   return w <= 0 || w > 100 ? [fieldErrors.invalid(path, w, 'must be in the range 1-100')] : [];
 }
 
 /** validatePodAffinityTerm. */
-function podAffinityTerm(term: unknown, path: string): FieldError[] {
-  const t = isRecord(term) ? term : {};
+function podAffinityTerm(term: PodAffinityTerm | undefined, path: string): FieldError[] {
+  const t = term ?? {};
   const errs: FieldError[] = [];
-  if (isRecord(t['labelSelector']))
-    errs.push(...validateLabelSelector(t['labelSelector'], `${path}.labelSelector`));
-  if (isRecord(t['namespaceSelector']))
-    errs.push(...validateLabelSelector(t['namespaceSelector'], `${path}.namespaceSelector`));
-  for (const name of list(t['namespaces']))
+  if (t.labelSelector)
+    errs.push(...validateLabelSelector(t.labelSelector, `${path}.labelSelector`));
+  if (t.namespaceSelector)
+    errs.push(...validateLabelSelector(t.namespaceSelector, `${path}.namespaceSelector`));
+  for (const name of t.namespaces ?? [])
     errs.push(
-      ...isDNS1123Label(text(name)).map((msg) =>
-        fieldErrors.invalid(`${path}.namespace`, name, msg),
-      ),
+      ...isDNS1123Label(name).map((msg) => fieldErrors.invalid(`${path}.namespace`, name, msg)),
     );
-  if (!text(t['topologyKey']))
-    errs.push(fieldErrors.required(`${path}.topologyKey`, 'can not be empty'));
-  return [...errs, ...labelName(t['topologyKey'], `${path}.topologyKey`)];
+  if (!t.topologyKey) errs.push(fieldErrors.required(`${path}.topologyKey`, 'can not be empty'));
+  return [...errs, ...labelName(t.topologyKey, `${path}.topologyKey`)];
 }
 
-function podAffinity(affinity: unknown, path: string): FieldError[] {
-  if (!isRecord(affinity)) return [];
+function podAffinity(affinity: PodAffinity | undefined, path: string): FieldError[] {
+  if (!affinity) return [];
   const required = 'requiredDuringSchedulingIgnoredDuringExecution';
   const preferred = 'preferredDuringSchedulingIgnoredDuringExecution';
   return [
-    ...list(affinity[required]).flatMap((term, i) =>
+    ...(affinity[required] ?? []).flatMap((term, i) =>
       podAffinityTerm(term, `${path}.${required}[${i}]`),
     ),
-    ...records(affinity[preferred]).flatMap((term, j) => [
-      ...weight(term['weight'], `${path}.${preferred}[${j}].weight`),
-      ...podAffinityTerm(term['podAffinityTerm'], `${path}.${preferred}[${j}].podAffinityTerm`),
+    ...(affinity[preferred] ?? []).flatMap((term, j) => [
+      ...weight(term.weight, `${path}.${preferred}[${j}].weight`),
+      ...podAffinityTerm(term.podAffinityTerm, `${path}.${preferred}[${j}].podAffinityTerm`),
     ]),
   ];
 }
 
 /** validateAffinity: node affinity, pod affinity and pod anti-affinity. */
-export function validateAffinity(affinity: unknown, path: string): FieldError[] {
-  if (!isRecord(affinity)) return [];
+export function validateAffinity(
+  affinity: Decoded<corev1.Affinity> | undefined,
+  path: string,
+): FieldError[] {
+  if (!affinity) return [];
   const errs: FieldError[] = [];
-  const node = affinity['nodeAffinity'];
-  if (isRecord(node)) {
+  const node = affinity.nodeAffinity;
+  if (node) {
     const at = `${path}.nodeAffinity`;
-    const required = node['requiredDuringSchedulingIgnoredDuringExecution'];
-    if (isRecord(required)) {
+    const required = node.requiredDuringSchedulingIgnoredDuringExecution;
+    if (required) {
       const termsPath = `${at}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
-      const terms = list(required['nodeSelectorTerms']);
+      const terms = required.nodeSelectorTerms ?? [];
       if (terms.length === 0)
         errs.push(fieldErrors.required(termsPath, 'must have at least one node selector term'));
       terms.forEach((term, i) => errs.push(...nodeSelectorTerm(term, `${termsPath}[${i}]`)));
     }
     const preferredPath = `${at}.preferredDuringSchedulingIgnoredDuringExecution`;
-    records(node['preferredDuringSchedulingIgnoredDuringExecution']).forEach((term, i) =>
+    (node.preferredDuringSchedulingIgnoredDuringExecution ?? []).forEach((term, i) =>
       errs.push(
-        ...weight(term['weight'], `${preferredPath}[${i}].weight`),
-        ...nodeSelectorTerm(term['preference'], `${preferredPath}[${i}].preference`),
+        ...weight(term.weight, `${preferredPath}[${i}].weight`),
+        ...nodeSelectorTerm(term.preference, `${preferredPath}[${i}].preference`),
       ),
     );
   }
   errs.push(
-    ...podAffinity(affinity['podAffinity'], `${path}.podAffinity`),
-    ...podAffinity(affinity['podAntiAffinity'], `${path}.podAntiAffinity`),
+    ...podAffinity(affinity.podAffinity, `${path}.podAffinity`),
+    ...podAffinity(affinity.podAntiAffinity, `${path}.podAntiAffinity`),
   );
   return errs;
 }

@@ -1,5 +1,6 @@
-import { fieldErrors, isDNS1123Label, isRecord, type FieldError } from '@listwatch/api';
-import { child, defaultTo, listAt, oneOf, recordAt, type Json } from '../../kind-helpers.js';
+import { fieldErrors, isDNS1123Label, type FieldError } from '@listwatch/api';
+import { oneOf } from '../../kind-helpers.js';
+import type { PodSpec, PodTemplateSpec } from './validation.js';
 
 // The pod template of the workload kinds (StatefulSet, DaemonSet, Job, CronJob, ReplicationController,
 // PodTemplate): a small part of pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec, _Container,
@@ -7,9 +8,11 @@ import { child, defaultTo, listAt, oneOf, recordAt, type Json } from '../../kind
 // defaulting and validation live with the Pod's own strategy; this keeps to what a workload's
 // template needs so that it reads back as from a real cluster.
 
+type Container = NonNullable<PodSpec['containers']>[number];
+
 /** SetDefaults_Container's pull policy: Always for `:latest` or an untagged image. */
-function pullPolicy(image: unknown): string {
-  if (typeof image !== 'string') return 'IfNotPresent';
+function pullPolicy(image: string | undefined): string {
+  if (image === undefined) return 'IfNotPresent';
   const name = image.split('@')[0] ?? '';
   const lastSlash = name.lastIndexOf('/');
   const tagAt = name.lastIndexOf(':');
@@ -17,30 +20,28 @@ function pullPolicy(image: unknown): string {
   return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
 }
 
-function defaultContainer(container: unknown): void {
-  if (!isRecord(container)) return;
-  defaultTo(container, 'terminationMessagePath', '/dev/termination-log');
-  defaultTo(container, 'terminationMessagePolicy', 'File');
-  defaultTo(container, 'imagePullPolicy', pullPolicy(container['image']));
-  defaultTo(container, 'resources', {});
-  for (const port of listAt(container, 'ports'))
-    if (isRecord(port)) defaultTo(port, 'protocol', 'TCP');
+function defaultContainer(container: Container): void {
+  container.terminationMessagePath ??= '/dev/termination-log';
+  container.terminationMessagePolicy ??= 'File';
+  container.imagePullPolicy ??= pullPolicy(container.image);
+  container.resources ??= {};
+  for (const port of container.ports ?? []) port.protocol ??= 'TCP';
 }
 
 /** SetDefaults_PodSpec and its containers' defaults, on a template's `spec`. */
-export function defaultPodSpec(spec: Json): void {
-  defaultTo(spec, 'dnsPolicy', 'ClusterFirst');
-  defaultTo(spec, 'restartPolicy', 'Always');
-  defaultTo(spec, 'terminationGracePeriodSeconds', 30);
-  defaultTo(spec, 'securityContext', {});
-  defaultTo(spec, 'schedulerName', 'default-scheduler');
-  for (const c of listAt(spec, 'initContainers')) defaultContainer(c);
-  for (const c of listAt(spec, 'containers')) defaultContainer(c);
+export function defaultPodSpec(spec: PodSpec): void {
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.restartPolicy ??= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.securityContext ??= {};
+  spec.schedulerName ??= 'default-scheduler';
+  for (const c of spec.initContainers ?? []) defaultContainer(c);
+  for (const c of spec.containers ?? []) defaultContainer(c);
 }
 
 /** A PodTemplateSpec's defaults: those of its pod spec (created when missing, as Go's struct). */
-export function defaultPodTemplate(template: Json): void {
-  defaultPodSpec(child(template, 'spec'));
+export function defaultPodTemplate(template: PodTemplateSpec): void {
+  defaultPodSpec((template.spec ??= {}));
 }
 
 /**
@@ -48,38 +49,34 @@ export function defaultPodTemplate(template: Json): void {
  * DNS-1123 labels, an image each, and a restart policy the workload allows.
  */
 export function validatePodTemplate(
-  template: unknown,
+  template: PodTemplateSpec | undefined,
   path: string,
   restartPolicies: readonly string[],
 ): FieldError[] {
-  if (!isRecord(template)) return [fieldErrors.required(path, '')];
-  const spec = recordAt(template, 'spec');
+  if (!template) return [fieldErrors.required(path, '')];
+  const spec = template.spec ?? {};
   const errors: FieldError[] = [];
-  const containers = listAt(spec, 'containers');
+  const containers = spec.containers ?? [];
   if (containers.length === 0) errors.push(fieldErrors.required(`${path}.spec.containers`, ''));
   const names = new Set<string>();
   for (const [list, key] of [
-    [listAt(spec, 'initContainers'), 'initContainers'],
+    [spec.initContainers ?? [], 'initContainers'],
     [containers, 'containers'],
   ] as const) {
     list.forEach((container, i) => {
       const at = `${path}.spec.${key}[${i}]`;
-      const name = recordAt({ c: container }, 'c')['name'];
-      if (typeof name !== 'string' || name === '')
-        errors.push(fieldErrors.required(`${at}.name`, ''));
+      const { name, image } = container;
+      if (!name) errors.push(fieldErrors.required(`${at}.name`, ''));
       else {
         for (const msg of isDNS1123Label(name))
           errors.push(fieldErrors.invalid(`${at}.name`, name, msg));
         if (names.has(name)) errors.push(fieldErrors.duplicate(`${at}.name`, name));
         names.add(name);
       }
-      const image = recordAt({ c: container }, 'c')['image'];
-      if (key === 'containers' && (typeof image !== 'string' || image.trim() === ''))
+      if (key === 'containers' && (image === undefined || image.trim() === ''))
         errors.push(fieldErrors.required(`${at}.image`, ''));
     });
   }
-  const policy = spec['restartPolicy'];
-  const allowed = oneOf(policy, `${path}.spec.restartPolicy`, restartPolicies, true);
-  errors.push(...allowed);
+  errors.push(...oneOf(spec.restartPolicy, `${path}.spec.restartPolicy`, restartPolicies, true));
   return errors;
 }

@@ -9,23 +9,31 @@ import {
   validateLabels,
   type FieldError,
   type LabelSelector,
+  type MetaLabelSelector,
 } from '@listwatch/api';
 import { semanticEqual } from '@listwatch/api';
+import type * as corev1 from 'kubernetes-types/core/v1.js';
+import type * as metav1 from 'kubernetes-types/meta/v1.js';
+import type { Decoded } from '../../rest/typed-object.js';
 import { validateAffinity, validateResourceRequirements } from './scheduling-validation.js';
 
 // The validation of pods and pod templates users meet most: k8s.io/kubernetes
 // pkg/apis/core/validation/validation.go (ValidatePodSpec, validateContainers, ValidateEnv,
 // validateContainerPorts, ValidatePodUpdate, ValidatePodTemplateSpecForReplicaSet) and
 // apimachinery pkg/util/validation (IsValidPortNum, IsValidPortName, IsRelaxedEnvVarName),
-// with their field paths and messages. Values are already of their Go types (decoding checked).
+// with their field paths and messages. Values are already of their Go types (decoding checked):
+// kubernetes-types' core/v1 types as decoded (rest/typed-object.ts).
 
-type Json = Record<string, unknown>;
+export type PodSpec = Decoded<corev1.PodSpec>;
+export type PodTemplateSpec = Decoded<corev1.PodTemplateSpec>;
+type Container = Decoded<corev1.Container>;
+/** A label selector as decoded (metav1.LabelSelector). */
+export type LabelSelectorSpec = Decoded<metav1.LabelSelector>;
 
-export function records(value: unknown): Json[] {
+/** The records of a list that is not typed yet (pod admission's). */
+export function records(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
-
-export const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** IsValidPortNum. */
 export function isValidPortNum(port: number): string[] {
@@ -62,22 +70,22 @@ function validateDNS1123Label(value: string, field: string): FieldError[] {
 
 /** field.NotSupported for a string enum, "" being Required. */
 function validateEnum(
-  value: unknown,
+  value: string | undefined,
   field: string,
   supported: readonly string[],
   requiredWhenEmpty = true,
 ): FieldError[] {
-  const v = text(value);
+  const v = value ?? '';
   if (v === '') return requiredWhenEmpty ? [fieldErrors.required(field)] : [];
   return supported.includes(v) ? [] : [fieldErrors.notSupported(field, v, supported)];
 }
 
-function validateContainerPorts(ports: unknown, path: string): FieldError[] {
+function validateContainerPorts(ports: Container['ports'] | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
-  records(ports).forEach((port, i) => {
+  (ports ?? []).forEach((port, i) => {
     const at = `${path}[${i}]`;
-    const name = text(port['name']);
+    const name = port.name ?? '';
     if (name) {
       const msgs = isValidPortName(name);
       if (msgs.length)
@@ -85,24 +93,24 @@ function validateContainerPorts(ports: unknown, path: string): FieldError[] {
       else if (names.has(name)) errs.push(fieldErrors.duplicate(`${at}.name`, name));
       else names.add(name);
     }
-    const containerPort = typeof port['containerPort'] === 'number' ? port['containerPort'] : 0;
+    const containerPort = port.containerPort ?? 0;
     if (containerPort === 0) errs.push(fieldErrors.required(`${at}.containerPort`));
     else
       for (const msg of isValidPortNum(containerPort))
         errs.push(fieldErrors.invalid(`${at}.containerPort`, containerPort, msg));
-    const hostPort = typeof port['hostPort'] === 'number' ? port['hostPort'] : 0;
+    const hostPort = port.hostPort ?? 0;
     if (hostPort !== 0)
       for (const msg of isValidPortNum(hostPort))
         errs.push(fieldErrors.invalid(`${at}.hostPort`, hostPort, msg));
-    errs.push(...validateEnum(port['protocol'], `${at}.protocol`, ['SCTP', 'TCP', 'UDP']));
+    errs.push(...validateEnum(port.protocol, `${at}.protocol`, ['SCTP', 'TCP', 'UDP']));
   });
   return errs;
 }
 
-function validateEnv(env: unknown, path: string): FieldError[] {
+function validateEnv(env: Container['env'] | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  records(env).forEach((variable, i) => {
-    const name = text(variable['name']);
+  (env ?? []).forEach((variable, i) => {
+    const name = variable.name ?? '';
     if (name === '') errs.push(fieldErrors.required(`${path}[${i}].name`));
     else
       for (const msg of isRelaxedEnvVarName(name))
@@ -112,7 +120,7 @@ function validateEnv(env: unknown, path: string): FieldError[] {
 }
 
 /** ValidatePortNumOrName: an IntOrString port is a number in range or an IANA_SVC_NAME. */
-function validatePortNumOrName(port: unknown, path: string): FieldError[] {
+function validatePortNumOrName(port: number | string | undefined, path: string): FieldError[] {
   if (typeof port === 'string' && port !== '')
     return isValidPortName(port).map((msg) => fieldErrors.invalid(path, port, msg));
   const number = typeof port === 'number' ? port : 0;
@@ -124,67 +132,74 @@ function validatePortNumOrName(port: unknown, path: string): FieldError[] {
  * httpGet, tcpSocket or grpc one valid (typed clients require it: a probe without a port would
  * make every list of its kind undecodable).
  */
-function validateHandler(handler: unknown, path: string, kinds: readonly string[]): FieldError[] {
-  if (!isRecord(handler)) return [];
-  const set = kinds.filter((k) => handler[k] !== undefined && handler[k] !== null);
+function validateHandler(
+  handler: Handler | undefined,
+  path: string,
+  kinds: readonly HandlerKind[],
+): FieldError[] {
+  if (!handler) return [];
+  const set = kinds.filter((k) => handler[k] !== undefined);
   if (set.length === 0) return [fieldErrors.required(path, 'must specify a handler type')];
   if (set.length > 1)
     return [fieldErrors.forbidden(`${path}.${set[1]}`, 'may not specify more than 1 handler type')];
   const kind = set[0]!;
-  const action = isRecord(handler[kind]) ? handler[kind] : {};
   if (kind === 'httpGet' || kind === 'tcpSocket')
-    return validatePortNumOrName(action['port'], `${path}.${kind}.port`);
+    return validatePortNumOrName(handler[kind]?.port, `${path}.${kind}.port`);
   if (kind === 'grpc') {
-    const port = typeof action['port'] === 'number' ? action['port'] : 0;
+    const port = handler.grpc?.port ?? 0;
     return isValidPortNum(port).map((msg) => fieldErrors.invalid(`${path}.grpc.port`, port, msg));
   }
   return [];
 }
 
+/** A probe's or a lifecycle hook's handler: the fields of both. */
+type Handler = Decoded<corev1.Probe> & Decoded<corev1.LifecycleHandler>;
+type HandlerKind = 'exec' | 'httpGet' | 'tcpSocket' | 'grpc' | 'sleep';
+
 const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
 const LIFECYCLE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'sleep'] as const;
 
 /** The probes and lifecycle hooks of a container. */
-function validateHandlers(container: Json, path: string): FieldError[] {
+function validateHandlers(container: Container, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'])
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const)
     errs.push(...validateHandler(container[probe], `${path}.${probe}`, PROBE_HANDLERS));
-  const lifecycle = isRecord(container['lifecycle']) ? container['lifecycle'] : {};
-  for (const hook of ['postStart', 'preStop'])
+  const lifecycle = container.lifecycle ?? {};
+  for (const hook of ['postStart', 'preStop'] as const)
     errs.push(...validateHandler(lifecycle[hook], `${path}.lifecycle.${hook}`, LIFECYCLE_HANDLERS));
   return errs;
 }
 
 /** validateContainerCommon. */
-function validateContainer(container: Json, path: string, volumes: Set<string>): FieldError[] {
+function validateContainer(container: Container, path: string, volumes: Set<string>): FieldError[] {
   const errs: FieldError[] = [];
-  const name = text(container['name']);
+  const name = container.name ?? '';
   if (name === '') errs.push(fieldErrors.required(`${path}.name`));
   else errs.push(...validateDNS1123Label(name, `${path}.name`));
-  if (text(container['image']) === '') errs.push(fieldErrors.required(`${path}.image`));
+  if (!container.image) errs.push(fieldErrors.required(`${path}.image`));
   errs.push(
-    ...validateEnum(container['terminationMessagePolicy'], `${path}.terminationMessagePolicy`, [
+    ...validateEnum(container.terminationMessagePolicy, `${path}.terminationMessagePolicy`, [
       'File',
       'FallbackToLogsOnError',
     ]),
   );
-  errs.push(...validateContainerPorts(container['ports'], `${path}.ports`));
-  errs.push(...validateEnv(container['env'], `${path}.env`));
-  errs.push(...validateResourceRequirements(container['resources'], `${path}.resources`));
+  errs.push(...validateContainerPorts(container.ports, `${path}.ports`));
+  errs.push(...validateEnv(container.env, `${path}.env`));
+  errs.push(...validateResourceRequirements(container.resources, `${path}.resources`));
   errs.push(...validateHandlers(container, path));
   errs.push(
-    ...validateEnum(container['imagePullPolicy'], `${path}.imagePullPolicy`, [
+    ...validateEnum(container.imagePullPolicy, `${path}.imagePullPolicy`, [
       'Always',
       'IfNotPresent',
       'Never',
     ]),
   );
-  records(container['volumeMounts']).forEach((mount, i) => {
+  (container.volumeMounts ?? []).forEach((mount, i) => {
     const at = `${path}.volumeMounts[${i}]`;
-    const mountName = text(mount['name']);
+    const mountName = mount.name ?? '';
     if (mountName === '') errs.push(fieldErrors.required(`${at}.name`));
     else if (!volumes.has(mountName)) errs.push(notFound(`${at}.name`, mountName));
-    if (text(mount['mountPath']) === '') errs.push(fieldErrors.required(`${at}.mountPath`));
+    if (!mount.mountPath) errs.push(fieldErrors.required(`${at}.mountPath`));
   });
   return errs;
 }
@@ -200,16 +215,16 @@ export interface PodSpecOptions {
 
 /** ValidatePodSpec's common rules: volumes, containers, restart and DNS policies. */
 export function validatePodSpec(
-  spec: unknown,
+  spec: PodSpec | undefined,
   path: string,
   options: PodSpecOptions,
 ): FieldError[] {
   const errs: FieldError[] = [];
-  const s = isRecord(spec) ? spec : {};
+  const s = spec ?? {};
   const volumes = new Set<string>();
-  records(s['volumes']).forEach((volume, i) => {
+  (s.volumes ?? []).forEach((volume, i) => {
     const at = `${path}.volumes[${i}].name`;
-    const name = text(volume['name']);
+    const name = volume.name ?? '';
     if (name === '') errs.push(fieldErrors.required(at));
     else {
       errs.push(...validateDNS1123Label(name, at));
@@ -218,18 +233,18 @@ export function validatePodSpec(
     }
   });
   const names = new Set<string>();
-  const containerList = (field: string, required: boolean) => {
-    const containers = records(s[field]);
+  const containerList = (field: 'initContainers' | 'containers', required: boolean) => {
+    const containers = s[field] ?? [];
     if (required && containers.length === 0) errs.push(fieldErrors.required(`${path}.${field}`));
     containers.forEach((container, i) => {
       const at = `${path}.${field}[${i}]`;
       errs.push(...validateContainer(container, at, volumes));
-      const image = text(container['image']);
+      const image = container.image ?? '';
       if (options.pod && image !== image.trim())
         errs.push(
           fieldErrors.invalid(`${at}.image`, image, 'must not have leading or trailing whitespace'),
         );
-      const name = text(container['name']);
+      const name = container.name ?? '';
       if (name === '') return;
       if (names.has(name)) errs.push(fieldErrors.duplicate(`${at}.name`, name));
       names.add(name);
@@ -238,19 +253,19 @@ export function validatePodSpec(
   containerList('initContainers', false);
   containerList('containers', true);
   errs.push(
-    ...validateEnum(s['restartPolicy'], `${path}.restartPolicy`, ['Always', 'OnFailure', 'Never']),
+    ...validateEnum(s.restartPolicy, `${path}.restartPolicy`, ['Always', 'OnFailure', 'Never']),
   );
   errs.push(
-    ...validateEnum(s['dnsPolicy'], `${path}.dnsPolicy`, [
+    ...validateEnum(s.dnsPolicy, `${path}.dnsPolicy`, [
       'ClusterFirstWithHostNet',
       'ClusterFirst',
       'Default',
       'None',
     ]),
   );
-  errs.push(...validateAffinity(s['affinity'], `${path}.affinity`));
-  const deadline = s['activeDeadlineSeconds'];
-  if (typeof deadline === 'number' && (deadline < 1 || deadline > 2 ** 31 - 1))
+  errs.push(...validateAffinity(s.affinity, `${path}.affinity`));
+  const deadline = s.activeDeadlineSeconds;
+  if (deadline !== undefined && (deadline < 1 || deadline > 2 ** 31 - 1))
     errs.push(
       fieldErrors.invalid(
         `${path}.activeDeadlineSeconds`,
@@ -262,15 +277,13 @@ export function validatePodSpec(
 }
 
 /** ValidatePodTemplateSpec: the template's labels and annotations, and its spec. */
-export function validatePodTemplateSpec(template: unknown, path: string): FieldError[] {
-  const t = isRecord(template) ? template : {};
-  const meta = isRecord(t['metadata']) ? t['metadata'] : {};
+export function validatePodTemplateSpec(
+  template: PodTemplateSpec | undefined,
+  path: string,
+): FieldError[] {
   return [
-    ...validateLabels(
-      meta['labels'] as Record<string, string> | undefined,
-      `${path}.metadata.labels`,
-    ),
-    ...validatePodSpec(t['spec'], `${path}.spec`, { pod: false }),
+    ...validateLabels(template?.metadata?.labels, `${path}.metadata.labels`),
+    ...validatePodSpec(template?.spec, `${path}.spec`, { pod: false }),
   ];
 }
 
@@ -308,38 +321,42 @@ export function operatorValuesErrors(
  * clients (the access reviews).
  */
 export function validateLabelSelectorRequirement(
-  requirement: Record<string, unknown>,
+  requirement: Decoded<metav1.LabelSelectorRequirement>,
   path: string,
   { allowUnknownOperator = false } = {},
 ): FieldError[] {
-  const operator = text(requirement['operator']);
-  const values = Array.isArray(requirement['values']) ? (requirement['values'] as unknown[]) : [];
+  const operator = requirement.operator ?? '';
+  const values = requirement.values ?? [];
   const errs = operatorValuesErrors(operator, values, path);
   if (!KNOWN_OPERATORS.has(operator) && !allowUnknownOperator)
     errs.push(fieldErrors.invalid(`${path}.operator`, operator, 'not a valid selector operator'));
-  const key = text(requirement['key']);
+  const key = requirement.key ?? '';
   for (const msg of isQualifiedName(key)) errs.push(fieldErrors.invalid(`${path}.key`, key, msg));
   values.forEach((value, i) => {
-    for (const msg of isValidLabelValue(text(value)))
+    for (const msg of isValidLabelValue(value))
       errs.push(fieldErrors.invalid(`${path}.values[${i}]`, value, msg));
   });
   return errs;
 }
 
 /** metav1validation.ValidateLabelSelector. */
-export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
+export function validateLabelSelector(
+  selector: LabelSelectorSpec | undefined,
+  path: string,
+): FieldError[] {
   const errs: FieldError[] = [];
-  const s = isRecord(selector) ? selector : {};
-  errs.push(
-    ...validateLabels(
-      s['matchLabels'] as Record<string, string> | undefined,
-      `${path}.matchLabels`,
-    ),
-  );
-  records(s['matchExpressions']).forEach((expression, i) => {
+  errs.push(...validateLabels(selector?.matchLabels, `${path}.matchLabels`));
+  (selector?.matchExpressions ?? []).forEach((expression, i) => {
     errs.push(...validateLabelSelectorRequirement(expression, `${path}.matchExpressions[${i}]`));
   });
   return errs;
+}
+
+/** The spec fields Deployments and ReplicaSets share. */
+export interface WorkloadSpec {
+  replicas?: number;
+  selector?: LabelSelectorSpec;
+  template?: PodTemplateSpec;
 }
 
 /**
@@ -348,22 +365,19 @@ export function validateLabelSelector(selector: unknown, path: string): FieldErr
  * (ValidatePodTemplateSpecForReplicaSet: restartPolicy Always, no activeDeadlineSeconds), and
  * the template itself. `kind` words the empty-selector error (`deployment`, `replicaset`).
  */
-export function validateWorkloadSpec(spec: unknown, kind: string): FieldError[] {
+export function validateWorkloadSpec(spec: WorkloadSpec, kind: string): FieldError[] {
   const errs: FieldError[] = [];
-  const s = isRecord(spec) ? spec : {};
-  const replicas = s['replicas'];
-  if (typeof replicas === 'number' && replicas < 0)
+  const { replicas, selector } = spec;
+  if (replicas !== undefined && replicas < 0)
     errs.push(fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0'));
-  const selector = s['selector'];
   // The template is a Go struct value: always there, maybe empty.
-  const template = isRecord(s['template']) ? s['template'] : {};
-  if (!isRecord(selector)) {
+  const template = spec.template ?? {};
+  if (!selector) {
     errs.push(fieldErrors.required('spec.selector'));
   } else {
     errs.push(...validateLabelSelector(selector, 'spec.selector'));
     const count =
-      Object.keys(isRecord(selector['matchLabels']) ? selector['matchLabels'] : {}).length +
-      records(selector['matchExpressions']).length;
+      Object.keys(selector.matchLabels ?? {}).length + (selector.matchExpressions ?? []).length;
     if (count === 0)
       errs.push(
         fieldErrors.invalid(
@@ -376,7 +390,8 @@ export function validateWorkloadSpec(spec: unknown, kind: string): FieldError[] 
   // LabelSelectorAsSelector: no selector selects nothing, an empty one everything (not checked).
   let parsed: LabelSelector | undefined;
   try {
-    parsed = labelSelectorFromMetaV1(isRecord(selector) ? selector : null);
+    // LabelSelectorAsSelector checks the operators the decoded type leaves as strings.
+    parsed = labelSelectorFromMetaV1((selector ?? null) as MetaLabelSelector | null);
   } catch {
     errs.push(
       fieldErrors.invalid(
@@ -386,12 +401,8 @@ export function validateWorkloadSpec(spec: unknown, kind: string): FieldError[] 
       ),
     );
   }
-  const labels = isRecord(template['metadata']) ? template['metadata']['labels'] : undefined;
-  if (
-    parsed &&
-    !parsed.isEmpty() &&
-    !parsed.matches(isRecord(labels) ? (labels as Record<string, string>) : {})
-  )
+  const labels = template.metadata?.labels;
+  if (parsed && !parsed.isEmpty() && !parsed.matches(labels ?? {}))
     errs.push(
       fieldErrors.invalid(
         'spec.template.metadata.labels',
@@ -400,11 +411,11 @@ export function validateWorkloadSpec(spec: unknown, kind: string): FieldError[] 
       ),
     );
   errs.push(...validatePodTemplateSpec(template, 'spec.template'));
-  const podSpec = isRecord(template['spec']) ? template['spec'] : {};
-  const restart = text(podSpec['restartPolicy']);
+  const podSpec = template.spec ?? {};
+  const restart = podSpec.restartPolicy ?? '';
   if (restart && restart !== 'Always')
     errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
-  if (podSpec['activeDeadlineSeconds'] !== undefined)
+  if (podSpec.activeDeadlineSeconds !== undefined)
     errs.push(
       fieldErrors.forbidden(
         'spec.template.spec.activeDeadlineSeconds',
@@ -422,29 +433,32 @@ const UPDATABLE_POD_SPEC_FIELDS =
  * ValidatePodUpdate's spec rule: the new spec, with the fields an update may change put back to
  * their old values, must be the old spec. (kube appends a diff of the two; this does not.)
  */
-export function validatePodSpecUpdate(next: unknown, old: unknown): FieldError[] {
-  const spec = structuredClone(isRecord(next) ? next : {});
-  const before = isRecord(old) ? old : {};
+export function validatePodSpecUpdate(
+  next: PodSpec | undefined,
+  old: PodSpec | undefined,
+): FieldError[] {
+  const spec = structuredClone(next ?? {});
+  const before = old ?? {};
   const errs: FieldError[] = [];
-  for (const field of ['containers', 'initContainers']) {
-    const now = records(spec[field]);
-    const then = records(before[field]);
+  for (const field of ['containers', 'initContainers'] as const) {
+    const now = spec[field] ?? [];
+    const then = before[field] ?? [];
     if (now.length === then.length)
       now.forEach((container, i) => {
-        container['image'] = then[i]?.['image'];
+        setOrDelete(container, 'image', then[i]?.image);
       });
   }
-  const deadline = spec['activeDeadlineSeconds'];
-  const oldDeadline = before['activeDeadlineSeconds'];
-  if (typeof deadline === 'number' && (typeof oldDeadline !== 'number' || deadline <= oldDeadline))
-    spec['activeDeadlineSeconds'] = oldDeadline;
-  const grace = before['terminationGracePeriodSeconds'];
-  if (typeof grace === 'number' && grace < 0 && spec['terminationGracePeriodSeconds'] === 1)
-    spec['terminationGracePeriodSeconds'] = grace;
-  const tolerations = records(spec['tolerations']);
-  const oldTolerations = records(before['tolerations']);
+  const deadline = spec.activeDeadlineSeconds;
+  const oldDeadline = before.activeDeadlineSeconds;
+  if (deadline !== undefined && (oldDeadline === undefined || deadline <= oldDeadline))
+    setOrDelete(spec, 'activeDeadlineSeconds', oldDeadline);
+  const grace = before.terminationGracePeriodSeconds;
+  if (grace !== undefined && grace < 0 && spec.terminationGracePeriodSeconds === 1)
+    spec.terminationGracePeriodSeconds = grace;
+  const tolerations = spec.tolerations ?? [];
+  const oldTolerations = before.tolerations ?? [];
   if (oldTolerations.every((t) => tolerations.some((n) => semanticEqual(n, t))))
-    spec['tolerations'] = before['tolerations'];
+    setOrDelete(spec, 'tolerations', before.tolerations);
   else
     errs.push(
       fieldErrors.forbidden(
@@ -460,4 +474,14 @@ export function validatePodSpecUpdate(next: unknown, old: unknown): FieldError[]
       ),
     );
   return errs;
+}
+
+/** `object[key] = value`, an undefined value leaving the field out (exact optional fields). */
+function setOrDelete<T extends object, K extends keyof T>(
+  object: T,
+  key: K,
+  value: T[K] | undefined,
+) {
+  if (value === undefined) delete object[key];
+  else object[key] = value;
 }

@@ -1,25 +1,32 @@
 import { fieldErrors, type FieldError } from '@listwatch/api';
-import { child, kindStrategy, listAt, oneOf, recordAt } from '../../kind-helpers.js';
+import type * as networkingv1 from 'kubernetes-types/networking/v1.js';
+import { kindStrategy, oneOf } from '../../kind-helpers.js';
+import type { Decoded, TypedObject } from '../../rest/typed-object.js';
 import { PROTOCOLS, validPort, defaultProtocols } from '../validation.js';
 
 // NetworkPolicies: pkg/registry/networking/networkpolicy/strategy.go (generation), their
 // v1 defaults (policyTypes) and ValidateNetworkPolicy (pkg/apis/networking/validation).
 
-export const networkPolicyStrategy = kindStrategy({
+/** A NetworkPolicy as decoded (kubernetes-types' networking/v1 NetworkPolicy). */
+export type NetworkPolicy = TypedObject<networkingv1.NetworkPolicy>;
+
+/** An ingress or an egress rule: what the two share. */
+type Rule = { ports?: Decoded<networkingv1.NetworkPolicyPort>[] };
+
+export const networkPolicyStrategy = kindStrategy<NetworkPolicy>({
   generation: true,
   decode(policy) {
-    const spec = child(policy, 'spec');
-    for (const rule of listAt(spec, 'ingress')) defaultProtocols(listAt(rule, 'ports'));
-    for (const rule of listAt(spec, 'egress')) defaultProtocols(listAt(rule, 'ports'));
+    const spec = (policy.spec ??= {});
+    for (const rule of spec.ingress ?? []) defaultProtocols(rule.ports);
+    for (const rule of spec.egress ?? []) defaultProtocols(rule.ports);
     // SetDefaults_NetworkPolicy: Ingress always, Egress when there are egress rules.
-    if (listAt(spec, 'policyTypes').length === 0) {
-      spec['policyTypes'] = ['Ingress', ...(listAt(spec, 'egress').length > 0 ? ['Egress'] : [])];
-    }
+    if (!spec.policyTypes?.length)
+      spec.policyTypes = ['Ingress', ...(spec.egress?.length ? ['Egress'] : [])];
   },
   validate(policy) {
-    const spec = recordAt(policy, 'spec');
+    const spec = policy.spec ?? {};
     const errors: FieldError[] = [];
-    const types = listAt(spec, 'policyTypes');
+    const types = spec.policyTypes ?? [];
     if (types.length > 2)
       errors.push(
         fieldErrors.invalid('spec.policyTypes', types, 'may not specify more than two policyTypes'),
@@ -28,13 +35,12 @@ export const networkPolicyStrategy = kindStrategy({
       errors.push(...oneOf(t, `spec.policyTypes[${i}]`, ['Ingress', 'Egress'], true)),
     );
     for (const direction of ['ingress', 'egress'] as const) {
-      listAt(spec, direction).forEach((rule, i) => {
-        listAt(rule, 'ports').forEach((p, j) => {
-          const port = recordAt({ p }, 'p');
+      const rules: Rule[] = spec[direction] ?? [];
+      rules.forEach((rule, i) => {
+        (rule.ports ?? []).forEach((port, j) => {
           const at = `spec.${direction}[${i}].ports[${j}]`;
-          errors.push(...oneOf(port['protocol'], `${at}.protocol`, PROTOCOLS, true));
-          if (typeof port['port'] === 'number')
-            errors.push(...validPort(port['port'], `${at}.port`));
+          errors.push(...oneOf(port.protocol, `${at}.protocol`, PROTOCOLS, true));
+          if (typeof port.port === 'number') errors.push(...validPort(port.port, `${at}.port`));
         });
       });
     }
