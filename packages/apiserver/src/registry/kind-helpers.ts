@@ -15,15 +15,6 @@ import type { ResourceStrategy } from './rest/resource-strategy.js';
 
 export type Json = Record<string, unknown>;
 
-/** The record at `key` of `parent`, created when missing (for defaulting). */
-export function child(parent: Json, key: string): Json {
-  const value = parent[key];
-  if (isRecord(value)) return value;
-  const created: Json = {};
-  parent[key] = created;
-  return created;
-}
-
 /** The record at `key`, or an empty one not attached to anything (for reading). */
 export function recordAt(parent: unknown, key: string): Json {
   if (!isRecord(parent)) return {};
@@ -35,11 +26,6 @@ export function listAt(parent: unknown, key: string): unknown[] {
   if (!isRecord(parent)) return [];
   const value = parent[key];
   return Array.isArray(value) ? value : [];
-}
-
-/** Sets `key` when it is missing (or null): a `+default` or SetDefaults_ line. */
-export function defaultTo(parent: Json, key: string, value: unknown): void {
-  if (parent[key] === undefined || parent[key] === null) parent[key] = value;
 }
 
 /**
