@@ -1,7 +1,8 @@
-import type { KubeObject } from '@listwatch/api';
+import { ApiError, type KubeObject } from '@listwatch/api';
 import type { Attributes } from '../authorization/attributes.js';
 import type { RequestAuthorizer } from '../authorization/request-authorizer.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
+import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
 import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
 
 /** The operation a write is admitted as (admission.Operation). */
@@ -22,7 +23,11 @@ export interface AdmissionAttributes {
 
 /** What a strategy's admission step sees: the attributes, and what it may consult. */
 export interface AdmissionRequest extends AdmissionAttributes {
-  /** Reads a stored object of a served resource (a binding's role). */
+  /**
+   * Reads an object of a served resource (a binding's role, a pod's service account) through its
+   * Store as the loopback client, as kube's admission plugins read through the loopback client:
+   * a consistent read, undefined when there is none.
+   */
   get: (
     group: string,
     resource: string,
@@ -31,10 +36,20 @@ export interface AdmissionRequest extends AdmissionAttributes {
   ) => Promise<KubeObject | undefined>;
 }
 
-/** Runs the resource's admission step, if its strategy has one. */
+/** A 404 as nothing there. */
+function notFound(err: unknown): undefined {
+  if (err instanceof ApiError && err.code === 404) return undefined;
+  throw err;
+}
+
+/**
+ * Runs the resource's admission step, if its strategy has one. `server` is what the loopback
+ * client's reads are made with (the request's authorizer, authenticator and log).
+ */
 export async function admit(
   strategy: ResourceStrategy,
   registry: ResourceRegistry,
+  server: LoopbackParts,
   attributes: AdmissionAttributes,
 ): Promise<void> {
   if (!strategy.admit) return;
@@ -45,7 +60,13 @@ export async function admit(
         (e) => e.definition.group === group && e.definition.plural === resource,
       );
       if (!entry) return undefined;
-      return registry.storage.get(entry.source.keys.object(namespace, name));
+      const ctx = loopbackContext(server, {
+        verb: 'get',
+        apiGroup: group,
+        resource,
+        ...(namespace !== undefined ? { namespace } : {}),
+      });
+      return entry.store.get(ctx, name, {}).catch(notFound);
     },
   });
 }

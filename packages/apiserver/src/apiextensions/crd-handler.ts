@@ -6,7 +6,7 @@ import {
   type ResourceDefinition,
 } from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { StorageFollower } from '../controllers/storage-follower.js';
+import { Reflector } from '../controllers/reflector.js';
 import {
   customResourceStorage,
   customResourceStore,
@@ -24,7 +24,7 @@ import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 // pkg/apiserver/customresource_handler.go) with the controllers that run beside it — naming
 // (status.acceptedNames, NamesAccepted), establishing (Established) and finalizing
 // (pkg/controller/finalizer/crd_finalizer.go: a deleted CRD's objects go, then its finalizer).
-// It follows CRDs in storage, so a CRD written through another apiserver on the same etcd is
+// It follows CRDs through their Store (its informer), so a CRD written through another apiserver on the same etcd is
 // served here too, and registers each established CRD's served versions in the registry. Its
 // writes (status, finalizer, the custom resources a deleted CRD leaves) go through Stores as the
 // loopback client.
@@ -47,7 +47,7 @@ interface Served {
 export class CustomResourceDefinitionHandler {
   private readonly crds = new Map<string, CustomResourceDefinition>();
   private readonly served = new Map<string, Served>();
-  private readonly follower: StorageFollower;
+  private readonly reflector: Reflector;
   /** Changes are handled one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -58,10 +58,10 @@ export class CustomResourceDefinitionHandler {
     private readonly registry: ResourceRegistry,
     private readonly loopback: LoopbackParts,
   ) {
-    const logger = (this.logger = loopback.logger);
-    this.follower = new StorageFollower(
-      registry.storage,
-      this.keys().prefix,
+    this.logger = loopback.logger;
+    this.reflector = new Reflector(
+      this.entry().store,
+      loopback,
       {
         listed: (objects) => {
           this.crds.clear();
@@ -76,21 +76,20 @@ export class CustomResourceDefinitionHandler {
           return this.enqueue();
         },
       },
-      logger,
       'customresourcedefinitions',
     );
   }
 
   /** Serves the CRDs in storage; resolves once they are (before the server is ready). */
   async start(): Promise<void> {
-    await this.follower.start();
+    await this.reflector.start();
     await this.queue;
   }
 
   stop(): void {
     this.stopped = true;
     clearTimeout(this.retry);
-    this.follower.stop();
+    this.reflector.stop();
   }
 
   private entry() {
@@ -101,10 +100,6 @@ export class CustomResourceDefinitionHandler {
     );
     if (!entry) throw new Error('customresourcedefinitions are not served');
     return entry;
-  }
-
-  private keys() {
-    return this.entry().source.keys;
   }
 
   private context(verb: string, resource: string, apiGroup: string): RequestContext {
