@@ -136,7 +136,9 @@ export class CustomResourceDefinitionHandler {
   private async sync(crd: CustomResourceDefinition): Promise<void> {
     const name = crd.metadata.name ?? '';
     if (crd.metadata.deletionTimestamp) {
-      await this.unserve(name);
+      // customresource_handler.go serves a terminating CRD's objects (but for create) until it
+      // is gone: their finalizers are removed through it.
+      if (isConditionTrue(crd, 'Established')) await this.serve(crd);
       await this.finalize(crd);
       return;
     }
@@ -191,7 +193,10 @@ export class CustomResourceDefinitionHandler {
     const views = new Map<ResourceDefinition, CustomResourceStorage>();
     for (const version of crd.spec.versions) {
       if (!version.served) continue;
-      const served = customResourceStorage(this.registry.storage, crd, version);
+      const served = customResourceStorage(this.registry.storage, crd, version, () => {
+        const current = this.crds.get(name);
+        return current !== undefined && isConditionTrue(current, 'Terminating');
+      });
       definitions.push(served.definition);
       views.set(served.definition, served);
     }

@@ -1,4 +1,4 @@
-import { isRecord, type KubeObject } from '@listwatch/api';
+import { ApiError, isRecord, type KubeObject } from '@listwatch/api';
 import { replicasPath, type ReplicasPathMappings } from '../fieldmanager/index.js';
 import { scaleOf, type ScaleStrategy } from '../registry/autoscaling/scale.js';
 import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
@@ -80,10 +80,26 @@ function replicasPathMappings(crd: CustomResourceDefinition): ReplicasPathMappin
   );
 }
 
-/** The strategy of `version`'s objects; its schema is compiled here, once. */
+/**
+ * customresource_handler.go serveResource: while the CRD terminates every verb is served but
+ * create, a 405 (the finalizer is deleting the objects; their own finalizers still run).
+ */
+function refuseCreateWhileTerminating(crd: CustomResourceDefinition): ApiError {
+  const err = ApiError.methodNotAllowed(
+    'create not allowed while custom resource definition is terminating',
+  );
+  err.status.details = { group: crd.spec.group, kind: crd.spec.names.plural ?? '' };
+  return err;
+}
+
+/**
+ * The strategy of `version`'s objects; its schema is compiled here, once. `terminating` says
+ * whether the CRD is being deleted now (the CRD handler's view of it).
+ */
 export function customResourceStrategy(
   crd: CustomResourceDefinition,
   version: CustomResourceDefinitionVersion,
+  terminating?: () => boolean,
 ): ResourceStrategy {
   const schema: JSONSchemaProps = isRecord(version.schema?.openAPIV3Schema)
     ? version.schema.openAPIV3Schema
@@ -122,5 +138,12 @@ export function customResourceStrategy(
       return rules ? [...errors, ...rules.validate(object, old)] : errors;
     },
     ...(scale ? { scale } : {}),
+    ...(terminating
+      ? {
+          admit({ operation }) {
+            if (operation === 'CREATE' && terminating()) throw refuseCreateWhileTerminating(crd);
+          },
+        }
+      : {}),
   };
 }

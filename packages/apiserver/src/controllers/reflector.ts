@@ -68,7 +68,7 @@ export class Reflector {
   private async list(): Promise<string> {
     const objects: KubeObject[] = [];
     let resourceVersion = '';
-    for (let token: string | undefined; ; ) {
+    for (let token: string | undefined; ;) {
       const query = new URLSearchParams({ limit: PAGE_SIZE });
       if (token !== undefined) query.set('continue', token);
       const page = await this.store.list(this.context('list'), parseListOptions(query));
@@ -114,7 +114,11 @@ export class Reflector {
 
   /** One watch: where the next one starts, and why it failed if it did. */
   private async watchFrom(resourceVersion: string): Promise<{ from: string; failure?: string }> {
-    const query = new URLSearchParams({ watch: 'true', resourceVersion, allowWatchBookmarks: 'true' });
+    const query = new URLSearchParams({
+      watch: 'true',
+      resourceVersion,
+      allowWatchBookmarks: 'true',
+    });
     const timeoutMs = MIN_WATCH_TIMEOUT_MS * (1 + Math.random());
     const opened = Date.now();
     const watch = await this.store.watch(this.context('watch'), {

@@ -30,13 +30,18 @@ export function storageVersionOf(crd: CustomResourceDefinition): string {
   return crd.spec.versions.find((v) => v.storage)?.name ?? '';
 }
 
+/**
+ * The storage of `version`'s objects; `terminating` says whether the CRD is being deleted now
+ * (create is refused then).
+ */
 export function customResourceStorage(
   storage: Storage,
   crd: CustomResourceDefinition,
   version: Version,
+  terminating?: () => boolean,
 ): CustomResourceStorage {
   const definition = customResourceOf(crd, version);
-  const strategy = customResourceStrategy(crd, version);
+  const strategy = customResourceStrategy(crd, version, terminating);
   const conversion = nopConversion(
     `${crd.spec.group}/${version.name}`,
     `${crd.spec.group}/${storageVersionOf(crd)}`,
