@@ -6,7 +6,6 @@ import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
 import { compileRules, hasRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { customResourceRoot } from './schema/builtin.js';
-import { applyDefaults } from './schema/defaulting.js';
 import { fromOpenAPI } from './schema/structural.js';
 import {
   type CustomResourceDefinition,
@@ -16,7 +15,7 @@ import {
 
 // The strategy of one served CRD version's objects (apiextensions-apiserver
 // pkg/registry/customresource/strategy.go, validator.go, status_strategy.go and the scale
-// subresource of etcd.go): structural defaulting and pruning on decode, schema validation,
+// subresource of etcd.go): structural pruning and defaulting on decode, schema validation,
 // generation bumped on changes outside metadata (and status, when it is a subresource).
 
 function withoutMetaAndStatus(object: KubeObject, statusEnabled: boolean): string {
@@ -113,10 +112,8 @@ export function customResourceStrategy(
   // version's TypeConverter from it too).
   const structural = customResourceRoot(fromOpenAPI(schema));
   return {
+    // Pruned and defaulted by it on decode (registry/rest/decode.ts), in one walk on a write.
     structural,
-    decode(object) {
-      applyDefaults(object, structural);
-    },
     prepareForCreate(object) {
       if (statusEnabled) delete object['status'];
       object.metadata.generation = 1;

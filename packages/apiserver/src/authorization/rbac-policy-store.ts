@@ -35,7 +35,7 @@ export class RbacPolicyStore implements RbacPolicy {
     await Promise.all(
       RESOURCES.map((resource) => {
         const store = this.registry.lookup(RBAC_GROUP, 'v1', resource)?.store;
-        if (!store) return;
+        if (!store) return Promise.resolve();
         const reflector = new Reflector(
           store,
           loopback,
