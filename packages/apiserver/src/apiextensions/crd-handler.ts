@@ -24,10 +24,11 @@ import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 // pkg/apiserver/customresource_handler.go) with the controllers that run beside it — naming
 // (status.acceptedNames, NamesAccepted), establishing (Established) and finalizing
 // (pkg/controller/finalizer/crd_finalizer.go: a deleted CRD's objects go, then its finalizer).
-// It follows CRDs through their Store (its informer), so a CRD written through another apiserver on the same etcd is
-// served here too, and registers each established CRD's served versions in the registry. Its
-// writes (status, finalizer, the custom resources a deleted CRD leaves) go through Stores as the
-// loopback client.
+// It follows CRDs through their Store (a Reflector, its informer), so a CRD written through
+// another apiserver on the same etcd is served here too, and registers each established CRD's
+// served versions in the registry, until the CRD is gone (a terminating one's objects are served
+// but for create, so that their finalizers can be removed). Its writes (status, finalizer, the
+// custom resources a deleted CRD leaves) go through Stores as the loopback client.
 
 /** How long a finalizer waits before looking again at custom resources that are still there. */
 const FINALIZE_RETRY_MS = 1000;
