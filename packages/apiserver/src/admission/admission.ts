@@ -1,8 +1,12 @@
-import { ApiError, type KubeObject } from '@listwatch/api';
+import type { KubeObject } from '@listwatch/api';
 import type { Attributes } from '../authorization/attributes.js';
 import type { RequestAuthorizer } from '../authorization/request-authorizer.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
+import {
+  loopbackContext,
+  notFoundAsNothing,
+  type LoopbackParts,
+} from '../registry/rest/loopback-context.js';
 import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
 
 /** The operation a write is admitted as (admission.Operation). */
@@ -36,12 +40,6 @@ export interface AdmissionRequest extends AdmissionAttributes {
   ) => Promise<KubeObject | undefined>;
 }
 
-/** A 404 as nothing there. */
-function notFound(err: unknown): undefined {
-  if (err instanceof ApiError && err.code === 404) return undefined;
-  throw err;
-}
-
 /**
  * Runs the resource's admission step, if its strategy has one. `server` is what the loopback
  * client's reads are made with (the request's authorizer, authenticator and log).
@@ -66,7 +64,7 @@ export async function admit(
         resource,
         ...(namespace !== undefined ? { namespace } : {}),
       });
-      return entry.store.get(ctx, name, {}).catch(notFound);
+      return entry.store.get(ctx, name, {}).catch(notFoundAsNothing);
     },
   });
 }

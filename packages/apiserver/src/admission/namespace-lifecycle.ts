@@ -1,6 +1,10 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
+import {
+  loopbackContext,
+  notFoundAsNothing,
+  type LoopbackParts,
+} from '../registry/rest/loopback-context.js';
 
 /** The namespaces a fresh Kubernetes cluster has. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -59,12 +63,6 @@ function liveLookupForced(registry: ResourceRegistry, namespace: string): boolea
   return until !== undefined && until > Date.now();
 }
 
-/** A 404 as nothing there. */
-function notFound(err: unknown): undefined {
-  if (err instanceof ApiError && err.code === 404) return undefined;
-  throw err;
-}
-
 /**
  * The NamespaceLifecycle admission check: content may only be created in a namespace that exists
  * and is not being deleted. As plugin/pkg/admission/namespace/lifecycle/admission.go, the
@@ -82,7 +80,7 @@ export async function admitNamespace(
   const read = (resourceVersion?: string) =>
     store
       ?.get(ctx, namespace, resourceVersion !== undefined ? { resourceVersion } : {})
-      .catch(notFound);
+      .catch(notFoundAsNothing);
   const object =
     (liveLookupForced(registry, namespace) ? undefined : await read('0')) ?? (await read());
   if (!object) throw ApiError.notFound({ resource: 'namespaces' }, namespace);

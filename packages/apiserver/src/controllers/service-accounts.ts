@@ -1,7 +1,11 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
 import { Reflector, type ChangeType } from './reflector.js';
 import type { ResourceEntry, ResourceRegistry } from '../registry/resource-registry.js';
-import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
+import {
+  loopbackContext,
+  notFoundAsNothing,
+  type LoopbackParts,
+} from '../registry/rest/loopback-context.js';
 
 // kube-controller-manager's serviceaccounts controller
 // (pkg/controller/serviceaccount/serviceaccounts_controller.go), run in the apiserver: every
@@ -60,7 +64,7 @@ export class ServiceAccountsController {
       apiGroup: '',
       resource: 'namespaces',
     });
-    const current = await this.namespaces.store.get(read, namespace).catch(notFound);
+    const current = await this.namespaces.store.get(read, namespace).catch(notFoundAsNothing);
     if (!current || current.metadata.deletionTimestamp) return;
     const { store } = this.serviceAccounts;
     for (const name of MANAGED) {
@@ -70,7 +74,7 @@ export class ServiceAccountsController {
         resource: 'serviceaccounts',
         namespace,
       });
-      if (await store.get(ctx, name).catch(notFound)) continue;
+      if (await store.get(ctx, name).catch(notFoundAsNothing)) continue;
       const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } };
       await store.create(ctx, undefined, account, { dryRun: false }).catch((err: unknown) => {
         // As serviceaccounts_controller.go: one made meanwhile, or a namespace now terminating.
@@ -102,12 +106,6 @@ export class ServiceAccountsController {
     this.reflectors.push(reflector);
     return reflector.start();
   }
-}
-
-/** A 404 as nothing there. */
-function notFound(err: unknown): undefined {
-  if (err instanceof ApiError && err.code === 404) return undefined;
-  throw err;
 }
 
 /** The NamespaceLifecycle refusal of content in a terminating namespace. */
