@@ -260,8 +260,8 @@ export function authenticatorOf(
 
 /**
  * The authorizer `--authorization-mode` asks for; with RBAC, the default roles are ensured
- * through the registry as the loopback client and the policy followed from storage before the
- * first request.
+ * through the registry as the loopback client and the policy followed through the RBAC Stores
+ * (their watch caches, so the registry is started first) before the first request.
  */
 export async function startAuthorizer(
   options: ApiServerOptions,
@@ -270,7 +270,7 @@ export async function startAuthorizer(
   logger: Logger,
 ): Promise<{ authorizer: RequestAuthorizer; policy: RbacPolicyStore | undefined }> {
   const modes = options.authorizationMode ?? ['AlwaysAllow'];
-  const policy = modes.includes('RBAC') ? new RbacPolicyStore(registry.storage, logger) : undefined;
+  const policy = modes.includes('RBAC') ? new RbacPolicyStore(registry) : undefined;
   const authorizer = new RequestAuthorizer(
     unionAuthorizer([
       privilegedGroups,
@@ -286,8 +286,9 @@ export async function startAuthorizer(
   );
   if (policy) {
     // The loopback user is system:masters: the privileged-groups authorizer admits its writes.
-    await ensureBootstrapPolicy(registry, { authorizer, authenticator, logger });
-    await policy.start();
+    const loopback = { authorizer, authenticator, logger };
+    await ensureBootstrapPolicy(registry, loopback);
+    await policy.start(loopback);
   }
   return { authorizer, policy };
 }

@@ -67,6 +67,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   registry.serviceAccountTokens = serviceAccounts;
   // Options that refuse to start do so before the authorizer follows storage.
   const authenticator = authenticatorOf(options, serviceAccounts);
+  // The watch caches first: the server's own readers (the RBAC policy, the controllers) list and
+  // watch through the Stores, which serve them from the caches.
+  await registry.start();
   const { authorizer, policy } = await startAuthorizer(options, registry, authenticator, logger);
   const context = serverContextOf(options, {
     registry,
@@ -82,7 +85,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ru
   // Every namespace's `default` ServiceAccount, as kube-controller-manager keeps them.
   const serviceAccountsController = ServiceAccountsController.of(registry, context);
   await serviceAccountsController?.start();
-  await registry.start();
   // Custom resources in storage are served before the server answers, so before /readyz is ok.
   const crdHandler = registry.lookup(
     customResourceDefinitions.group,

@@ -2,6 +2,11 @@ import type { KubeObject } from '@listwatch/api';
 import type { Attributes } from '../authorization/attributes.js';
 import type { RequestAuthorizer } from '../authorization/request-authorizer.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
+import {
+  loopbackContext,
+  notFoundAsNothing,
+  type LoopbackParts,
+} from '../registry/rest/loopback-context.js';
 import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
 
 /** The operation a write is admitted as (admission.Operation). */
@@ -27,7 +32,11 @@ export interface AdmissionAttributes<T extends KubeObject = KubeObject> {
 export interface AdmissionRequest<
   T extends KubeObject = KubeObject,
 > extends AdmissionAttributes<T> {
-  /** Reads a stored object of a served resource (a binding's role). */
+  /**
+   * Reads an object of a served resource (a binding's role, a pod's service account) through its
+   * Store as the loopback client, as kube's admission plugins read through the loopback client:
+   * a consistent read, undefined when there is none.
+   */
   get: (
     group: string,
     resource: string,
@@ -36,10 +45,14 @@ export interface AdmissionRequest<
   ) => Promise<KubeObject | undefined>;
 }
 
-/** Runs the resource's admission step, if its strategy has one. */
+/**
+ * Runs the resource's admission step, if its strategy has one. `server` is what the loopback
+ * client's reads are made with (the request's authorizer, authenticator and log).
+ */
 export async function admit(
   strategy: ResourceStrategy,
   registry: ResourceRegistry,
+  server: LoopbackParts,
   attributes: AdmissionAttributes,
 ): Promise<void> {
   if (!strategy.admit) return;
@@ -50,7 +63,13 @@ export async function admit(
         (e) => e.definition.group === group && e.definition.plural === resource,
       );
       if (!entry) return undefined;
-      return registry.storage.get(entry.source.keys.object(namespace, name));
+      const ctx = loopbackContext(server, {
+        verb: 'get',
+        apiGroup: group,
+        resource,
+        ...(namespace !== undefined ? { namespace } : {}),
+      });
+      return entry.store.get(ctx, name, {}).catch(notFoundAsNothing);
     },
   });
 }

@@ -1,14 +1,13 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
-import type { Storage } from '@listwatch/storage';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
+import {
+  loopbackContext,
+  notFoundAsNothing,
+  type LoopbackParts,
+} from '../registry/rest/loopback-context.js';
 
 /** The namespaces a fresh Kubernetes cluster has. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-
-function namespaceKey(storage: Storage, name: string): string {
-  return `${storage.prefix}/namespaces/${name}`;
-}
 
 /**
  * Namespaces that may never be deleted (plugin/pkg/admission/namespace/lifecycle: its
@@ -41,10 +40,10 @@ export async function ensureSystemNamespaces(
   }
 }
 
-/** How long after a namespace delete admission reads that namespace from storage (forceLiveLookupTTL). */
+/** How long after a namespace delete admission reads that namespace live (forceLiveLookupTTL). */
 const FORCE_LIVE_LOOKUP_MS = 30_000;
 
-/** Per server: the namespaces it was asked to delete, until when their lookups go to storage. */
+/** Per server: the namespaces it was asked to delete, until when their lookups are live. */
 const liveLookups = new WeakMap<ResourceRegistry, Map<string, number>>();
 
 /**
@@ -67,17 +66,23 @@ function liveLookupForced(registry: ResourceRegistry, namespace: string): boolea
 /**
  * The NamespaceLifecycle admission check: content may only be created in a namespace that exists
  * and is not being deleted. As plugin/pkg/admission/namespace/lifecycle/admission.go, the
- * namespace is looked up in the watch cache (its informer), and in storage only when the cache
- * does not have it or it was deleted lately.
+ * namespace is read through the namespaces' Store as the loopback client: from the watch cache
+ * (resourceVersion "0", its lister), and live (a consistent GET) only when the cache does not
+ * have it or it was deleted lately.
  */
-export async function admitNamespace(registry: ResourceRegistry, namespace: string): Promise<void> {
-  const { storage } = registry;
-  const key = namespaceKey(storage, namespace);
+export async function admitNamespace(
+  registry: ResourceRegistry,
+  server: LoopbackParts,
+  namespace: string,
+): Promise<void> {
+  const store = registry.lookup('', 'v1', 'namespaces')?.store;
+  const ctx = loopbackContext(server, { verb: 'get', apiGroup: '', resource: 'namespaces' });
+  const read = (resourceVersion?: string) =>
+    store
+      ?.get(ctx, namespace, resourceVersion !== undefined ? { resourceVersion } : {})
+      .catch(notFoundAsNothing);
   const object =
-    (liveLookupForced(registry, namespace)
-      ? undefined
-      : registry.lookup('', 'v1', 'namespaces')?.source.cachedObject(key)) ??
-    (await storage.get(key));
+    (liveLookupForced(registry, namespace) ? undefined : await read('0')) ?? (await read());
   if (!object) throw ApiError.notFound({ resource: 'namespaces' }, namespace);
   if (object.metadata.deletionTimestamp) {
     const err = ApiError.forbidden(

@@ -6,7 +6,7 @@ import {
   type ResourceDefinition,
 } from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { StorageFollower } from '../controllers/storage-follower.js';
+import { Reflector } from '../controllers/reflector.js';
 import {
   customResourceStorage,
   customResourceStore,
@@ -24,10 +24,11 @@ import { isConditionTrue, type CustomResourceDefinition } from './types.js';
 // pkg/apiserver/customresource_handler.go) with the controllers that run beside it — naming
 // (status.acceptedNames, NamesAccepted), establishing (Established) and finalizing
 // (pkg/controller/finalizer/crd_finalizer.go: a deleted CRD's objects go, then its finalizer).
-// It follows CRDs in storage, so a CRD written through another apiserver on the same etcd is
-// served here too, and registers each established CRD's served versions in the registry. Its
-// writes (status, finalizer, the custom resources a deleted CRD leaves) go through Stores as the
-// loopback client.
+// It follows CRDs through their Store (a Reflector, its informer), so a CRD written through
+// another apiserver on the same etcd is served here too, and registers each established CRD's
+// served versions in the registry, until the CRD is gone (a terminating one's objects are served
+// but for create, so that their finalizers can be removed). Its writes (status, finalizer, the
+// custom resources a deleted CRD leaves) go through Stores as the loopback client.
 
 /** How long a finalizer waits before looking again at custom resources that are still there. */
 const FINALIZE_RETRY_MS = 1000;
@@ -47,7 +48,7 @@ interface Served {
 export class CustomResourceDefinitionHandler {
   private readonly crds = new Map<string, CustomResourceDefinition>();
   private readonly served = new Map<string, Served>();
-  private readonly follower: StorageFollower;
+  private readonly reflector: Reflector;
   /** Changes are handled one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -58,10 +59,10 @@ export class CustomResourceDefinitionHandler {
     private readonly registry: ResourceRegistry,
     private readonly loopback: LoopbackParts,
   ) {
-    const logger = (this.logger = loopback.logger);
-    this.follower = new StorageFollower(
-      registry.storage,
-      this.keys().prefix,
+    this.logger = loopback.logger;
+    this.reflector = new Reflector(
+      this.entry().store,
+      loopback,
       {
         listed: (objects) => {
           this.crds.clear();
@@ -76,21 +77,20 @@ export class CustomResourceDefinitionHandler {
           return this.enqueue();
         },
       },
-      logger,
       'customresourcedefinitions',
     );
   }
 
   /** Serves the CRDs in storage; resolves once they are (before the server is ready). */
   async start(): Promise<void> {
-    await this.follower.start();
+    await this.reflector.start();
     await this.queue;
   }
 
   stop(): void {
     this.stopped = true;
     clearTimeout(this.retry);
-    this.follower.stop();
+    this.reflector.stop();
   }
 
   private entry() {
@@ -101,10 +101,6 @@ export class CustomResourceDefinitionHandler {
     );
     if (!entry) throw new Error('customresourcedefinitions are not served');
     return entry;
-  }
-
-  private keys() {
-    return this.entry().source.keys;
   }
 
   private context(verb: string, resource: string, apiGroup: string): RequestContext {
@@ -141,7 +137,9 @@ export class CustomResourceDefinitionHandler {
   private async sync(crd: CustomResourceDefinition): Promise<void> {
     const name = crd.metadata.name ?? '';
     if (crd.metadata.deletionTimestamp) {
-      await this.unserve(name);
+      // customresource_handler.go serves a terminating CRD's objects (but for create) until it
+      // is gone: their finalizers are removed through it.
+      if (isConditionTrue(crd, 'Established')) await this.serve(crd);
       await this.finalize(crd);
       return;
     }
@@ -196,7 +194,10 @@ export class CustomResourceDefinitionHandler {
     const views = new Map<ResourceDefinition, CustomResourceStorage>();
     for (const version of crd.spec.versions) {
       if (!version.served) continue;
-      const served = customResourceStorage(this.registry.storage, crd, version);
+      const served = customResourceStorage(this.registry.storage, crd, version, () => {
+        const current = this.crds.get(name);
+        return current !== undefined && isConditionTrue(current, 'Terminating');
+      });
       definitions.push(served.definition);
       views.set(served.definition, served);
     }

@@ -1,4 +1,4 @@
-import { isRecord, type KubeObject } from '@listwatch/api';
+import { ApiError, isRecord, type KubeObject } from '@listwatch/api';
 import { replicasPath, type ReplicasPathMappings } from '../fieldmanager/index.js';
 import { scaleOf, type ScaleStrategy } from '../registry/autoscaling/scale.js';
 import type { ResourceStrategy } from '../registry/rest/resource-strategy.js';
@@ -6,7 +6,6 @@ import { parseSimplePath, valueAt, type PathStep } from './jsonpath.js';
 import { compileRules, hasRules } from './cel-validation.js';
 import { compileSchema } from './schema-validator.js';
 import { customResourceRoot } from './schema/builtin.js';
-import { applyDefaults } from './schema/defaulting.js';
 import { fromOpenAPI } from './schema/structural.js';
 import {
   type CustomResourceDefinition,
@@ -16,7 +15,7 @@ import {
 
 // The strategy of one served CRD version's objects (apiextensions-apiserver
 // pkg/registry/customresource/strategy.go, validator.go, status_strategy.go and the scale
-// subresource of etcd.go): structural defaulting and pruning on decode, schema validation,
+// subresource of etcd.go): structural pruning and defaulting on decode, schema validation,
 // generation bumped on changes outside metadata (and status, when it is a subresource).
 
 function withoutMetaAndStatus(object: KubeObject, statusEnabled: boolean): string {
@@ -80,10 +79,26 @@ function replicasPathMappings(crd: CustomResourceDefinition): ReplicasPathMappin
   );
 }
 
-/** The strategy of `version`'s objects; its schema is compiled here, once. */
+/**
+ * customresource_handler.go serveResource: while the CRD terminates every verb is served but
+ * create, a 405 (the finalizer is deleting the objects; their own finalizers still run).
+ */
+function refuseCreateWhileTerminating(crd: CustomResourceDefinition): ApiError {
+  const err = ApiError.methodNotAllowed(
+    'create not allowed while custom resource definition is terminating',
+  );
+  err.status.details = { group: crd.spec.group, kind: crd.spec.names.plural ?? '' };
+  return err;
+}
+
+/**
+ * The strategy of `version`'s objects; its schema is compiled here, once. `terminating` says
+ * whether the CRD is being deleted now (the CRD handler's view of it).
+ */
 export function customResourceStrategy(
   crd: CustomResourceDefinition,
   version: CustomResourceDefinitionVersion,
+  terminating?: () => boolean,
 ): ResourceStrategy {
   const schema: JSONSchemaProps = isRecord(version.schema?.openAPIV3Schema)
     ? version.schema.openAPIV3Schema
@@ -97,10 +112,8 @@ export function customResourceStrategy(
   // version's TypeConverter from it too).
   const structural = customResourceRoot(fromOpenAPI(schema));
   return {
+    // Pruned and defaulted by it on decode (registry/rest/decode.ts), in one walk on a write.
     structural,
-    decode(object) {
-      applyDefaults(object, structural);
-    },
     prepareForCreate(object) {
       if (statusEnabled) delete object['status'];
       object.metadata.generation = 1;
@@ -122,5 +135,12 @@ export function customResourceStrategy(
       return rules ? [...errors, ...rules.validate(object, old)] : errors;
     },
     ...(scale ? { scale } : {}),
+    ...(terminating
+      ? {
+          admit({ operation }) {
+            if (operation === 'CREATE' && terminating()) throw refuseCreateWhileTerminating(crd);
+          },
+        }
+      : {}),
   };
 }

@@ -288,6 +288,48 @@ describe('CustomResourceDefinitions (apiextensions-apiserver customresource_hand
     expect(list.body.items).toEqual([]);
   });
 
+  it('a deleted CRD waits for its objects’ finalizers: Terminating, served but for create, gone once they are (crd_finalizer.go)', async () => {
+    const crd = fooCrd({ group: 'l.example.com' });
+    await f.api.post(CRDS, crd);
+    await waitServed(f.api, crd);
+    const ns = await f.namespace();
+    const path = `/apis/l.example.com/v1/namespaces/${ns}/foos`;
+    const held = foo('held', { deploymentName: 'd' }, 'l.example.com');
+    held.metadata.finalizers = ['example.com/hold'];
+    expect((await f.api.post(path, held)).status).toBe(201);
+    expect((await f.api.delete(`${CRDS}/foos.l.example.com`)).status).toBe(200);
+    // The cleanup deletes the object, which its finalizer keeps (marked, still readable).
+    const marked = await waitFor(async () => {
+      const got = await f.api.get(`${path}/held`);
+      return got.status === 200 && got.body.metadata.deletionTimestamp ? got.body : undefined;
+    });
+    expect(marked.metadata.finalizers).toEqual(['example.com/hold']);
+    const terminating = await f.api.get<CustomResourceDefinition>(`${CRDS}/foos.l.example.com`);
+    expect(terminating.status).toBe(200);
+    expect(terminating.body.metadata.finalizers).toContain(
+      'customresourcecleanup.apiextensions.k8s.io',
+    );
+    expect(terminating.body.status?.conditions?.find((c) => c.type === 'Terminating')?.status).toBe(
+      'True',
+    );
+    // customresource_handler.go: every verb but create is served while the CRD terminates.
+    expect((await f.api.get(path)).status).toBe(200);
+    const refused = await f.api.post<Status>(
+      path,
+      foo('new', { deploymentName: 'd' }, 'l.example.com'),
+    );
+    expect(refused.status).toBe(405);
+    expect(refused.body.message).toBe(
+      'create not allowed while custom resource definition is terminating',
+    );
+    const released = await f.api.patch(`${path}/held`, { metadata: { finalizers: null } });
+    expect(released.status).toBe(200);
+    await eventuallyStatus(f.api, `${CRDS}/foos.l.example.com`, 404);
+    expect(
+      (await f.server.storage.list(`${f.server.storage.prefix}/l.example.com/foos/`)).items,
+    ).toEqual([]);
+  });
+
   it('a CRD whose names another CRD of the group has accepted gets NamesAccepted False and is not served', async () => {
     const first = fooCrd({ group: 'j.example.com' });
     await f.api.post(CRDS, first);

@@ -1,6 +1,6 @@
 import { ApiError, metaV1Now, type KubeObject, type Logger } from '@listwatch/api';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { StorageFollower } from '../controllers/storage-follower.js';
+import { Reflector } from '../controllers/reflector.js';
 import type { Store } from '../registry/generic/store.js';
 import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
 import type { RequestContext } from '../registry/rest/rest.js';
@@ -73,7 +73,7 @@ interface Port {
 
 export class APIServiceController {
   private readonly known = new Map<string, APIService>();
-  private readonly followers: StorageFollower[];
+  private readonly reflectors: Reflector[];
   private queue: Promise<void> = Promise.resolve();
   private pending = false;
   private stopped = false;
@@ -85,11 +85,11 @@ export class APIServiceController {
     private readonly registry: ResourceRegistry,
     private readonly loopback: LoopbackParts,
   ) {
-    const logger = (this.logger = loopback.logger);
-    this.followers = [
-      new StorageFollower(
-        registry.storage,
-        this.keys().prefix,
+    this.logger = loopback.logger;
+    this.reflectors = [
+      new Reflector(
+        this.entry().store,
+        loopback,
         {
           listed: (objects) => {
             this.known.clear();
@@ -103,19 +103,18 @@ export class APIServiceController {
             return this.enqueue();
           },
         },
-        logger,
         'apiservices',
       ),
       // A Service or its Endpoints changing changes what an APIService naming it is.
       ...['services', 'endpoints'].flatMap((resource) =>
-        registry.lookup('', 'v1', resource) ? [this.servicesFollower(resource)] : [],
+        registry.lookup('', 'v1', resource) ? [this.servicesReflector(resource)] : [],
       ),
     ];
   }
 
   /** Registers the local APIServices; resolves once they are written and their status set. */
   async start(): Promise<void> {
-    for (const follower of this.followers) await follower.start();
+    for (const reflector of this.reflectors) await reflector.start();
     this.unsubscribe = this.registry.onChange(() => void this.enqueue());
     await this.enqueue();
   }
@@ -123,7 +122,7 @@ export class APIServiceController {
   stop(): void {
     this.stopped = true;
     this.unsubscribe?.();
-    for (const follower of this.followers) follower.stop();
+    for (const reflector of this.reflectors) reflector.stop();
   }
 
   /**
@@ -135,15 +134,14 @@ export class APIServiceController {
     return service?.spec?.service ? service : undefined;
   }
 
-  private servicesFollower(resource: string): StorageFollower {
+  private servicesReflector(resource: string): Reflector {
     const entry = this.registry.lookup('', 'v1', resource);
     if (!entry) throw new Error(`${resource} are not served`);
     const changed = () => (this.hasServiceBacked() ? this.enqueue() : undefined);
-    return new StorageFollower(
-      this.registry.storage,
-      entry.source.keys.prefix,
+    return new Reflector(
+      entry.store,
+      this.loopback,
       { listed: changed, changed },
-      this.logger,
       `apiservices: ${resource}`,
     );
   }
@@ -163,10 +161,6 @@ export class APIServiceController {
     const entry = this.registry.lookup(apiServices.group, apiServices.version, apiServices.plural);
     if (!entry) throw new Error('apiservices are not served');
     return entry;
-  }
-
-  private keys() {
-    return this.entry().source.keys;
   }
 
   private context(verb: string, apiGroup = apiServices.group, resource = apiServices.plural) {

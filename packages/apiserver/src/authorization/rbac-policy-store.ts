@@ -1,9 +1,12 @@
-import type { KubeObject, Logger } from '@listwatch/api';
-import type { Storage } from '@listwatch/storage';
-import { StorageFollower } from '../controllers/storage-follower.js';
+import type { KubeObject } from '@listwatch/api';
+import { Reflector } from '../controllers/reflector.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { LoopbackParts } from '../registry/rest/loopback-context.js';
 import type { RbacPolicy } from './rbac-authorizer.js';
 
-/** The four RBAC resources, as their storage prefixes name them. */
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/** The four RBAC resources. */
 export type RbacResource = 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
 const RESOURCES: readonly RbacResource[] = [
   'roles',
@@ -16,30 +19,26 @@ const RESOURCES: readonly RbacResource[] = [
 type Objects = Map<string, Map<string, KubeObject>>;
 
 /**
- * The RBAC objects in memory, kept current by a list and a watch of each resource in storage (as
- * the RBAC authorizer reads informer caches): a policy change applies from the next request.
+ * The RBAC objects in memory, kept current by a reflector on each resource's Store as the loopback
+ * client (kube's RBAC authorizer reads the loopback client's shared informers,
+ * plugin/pkg/auth/authorizer/rbac): a policy change applies from the next request.
  */
 export class RbacPolicyStore implements RbacPolicy {
   private readonly objects = new Map<RbacResource, Objects>(RESOURCES.map((r) => [r, new Map()]));
-  private readonly followers: StorageFollower[] = [];
+  private readonly reflectors: Reflector[] = [];
   private readonly listeners = new Set<() => void>();
 
-  constructor(
-    private readonly storage: Storage,
-    private readonly logger: Logger,
-  ) {}
-
-  private prefix(resource: RbacResource): string {
-    return `${this.storage.prefix}/${resource}/`;
-  }
+  constructor(private readonly registry: ResourceRegistry) {}
 
   /** Loads every RBAC object, then follows their changes until stop(). */
-  async start(): Promise<void> {
+  async start(loopback: LoopbackParts): Promise<void> {
     await Promise.all(
       RESOURCES.map((resource) => {
-        const follower = new StorageFollower(
-          this.storage,
-          `${this.storage.prefix}/${resource}/`,
+        const store = this.registry.lookup(RBAC_GROUP, 'v1', resource)?.store;
+        if (!store) return Promise.resolve();
+        const reflector = new Reflector(
+          store,
+          loopback,
           {
             listed: (items) => {
               const objects: Objects = new Map();
@@ -56,11 +55,10 @@ export class RbacPolicyStore implements RbacPolicy {
               this.changed();
             },
           },
-          this.logger,
           `RBAC policy ${resource}`,
         );
-        this.followers.push(follower);
-        return follower.start();
+        this.reflectors.push(reflector);
+        return reflector.start();
       }),
     );
   }
@@ -83,7 +81,7 @@ export class RbacPolicyStore implements RbacPolicy {
   }
 
   stop(): void {
-    for (const follower of this.followers) follower.stop();
+    for (const reflector of this.reflectors) reflector.stop();
   }
 
   private in(resource: RbacResource, namespace: string): Iterable<KubeObject> {

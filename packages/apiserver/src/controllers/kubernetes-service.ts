@@ -1,8 +1,12 @@
-import { ApiError, type KubeObject } from '@listwatch/api';
+import type { KubeObject } from '@listwatch/api';
 import { isDeepStrictEqual } from 'node:util';
 import { SERVICE_CIDR } from '../registry/core/service/strategy.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
+import {
+  loopbackContext,
+  notFoundAsNothing,
+  type LoopbackParts,
+} from '../registry/rest/loopback-context.js';
 
 // The `default/kubernetes` Service every cluster has, with the endpoints that lead to this
 // apiserver: kube-apiserver's bootstrap controller
@@ -15,12 +19,6 @@ export const KUBERNETES_SERVICE_IP = SERVICE_CIDR.replace(/\.0\/\d+$/, '.1');
 
 const NAMESPACE = 'default';
 const NAME = 'kubernetes';
-
-/** A 404 as nothing there. */
-function notFound(err: unknown): undefined {
-  if (err instanceof ApiError && err.code === 404) return undefined;
-  throw err;
-}
 
 /**
  * Creates the object, or makes its `fields` what `wanted` says when they differ (the
@@ -41,7 +39,7 @@ async function ensure(
   if (!store) return;
   const ctx = (verb: string) =>
     loopbackContext(loopback, { verb, apiGroup: group, resource, namespace: NAMESPACE });
-  const current = await store.get(ctx('get'), NAME, {}).catch(notFound);
+  const current = await store.get(ctx('get'), NAME, {}).catch(notFoundAsNothing);
   if (!current) {
     await store.create(ctx('create'), undefined, structuredClone(wanted), { dryRun: false });
     return;

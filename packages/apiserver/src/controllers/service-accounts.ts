@@ -1,8 +1,11 @@
 import { ApiError, type KubeObject } from '@listwatch/api';
-import type { StorageEventType } from '@listwatch/storage';
-import { StorageFollower } from './storage-follower.js';
+import { Reflector, type ChangeType } from './reflector.js';
 import type { ResourceEntry, ResourceRegistry } from '../registry/resource-registry.js';
-import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-context.js';
+import {
+  loopbackContext,
+  notFoundAsNothing,
+  type LoopbackParts,
+} from '../registry/rest/loopback-context.js';
 
 // kube-controller-manager's serviceaccounts controller
 // (pkg/controller/serviceaccount/serviceaccounts_controller.go), run in the apiserver: every
@@ -13,10 +16,9 @@ import { loopbackContext, type LoopbackParts } from '../registry/rest/loopback-c
 const MANAGED = ['default'];
 
 export class ServiceAccountsController {
-  private readonly followers: StorageFollower[] = [];
+  private readonly reflectors: Reflector[] = [];
 
   private constructor(
-    private readonly registry: ResourceRegistry,
     private readonly namespaces: ResourceEntry,
     private readonly serviceAccounts: ResourceEntry,
     private readonly server: LoopbackParts,
@@ -30,7 +32,7 @@ export class ServiceAccountsController {
     const namespaces = registry.lookup('', 'v1', 'namespaces');
     const serviceAccounts = registry.lookup('', 'v1', 'serviceaccounts');
     return namespaces && serviceAccounts
-      ? new ServiceAccountsController(registry, namespaces, serviceAccounts, server)
+      ? new ServiceAccountsController(namespaces, serviceAccounts, server)
       : undefined;
   }
 
@@ -49,7 +51,7 @@ export class ServiceAccountsController {
   }
 
   stop(): void {
-    for (const follower of this.followers) follower.stop();
+    for (const reflector of this.reflectors) reflector.stop();
   }
 
   /**
@@ -62,7 +64,7 @@ export class ServiceAccountsController {
       apiGroup: '',
       resource: 'namespaces',
     });
-    const current = await this.namespaces.store.get(read, namespace).catch(notFound);
+    const current = await this.namespaces.store.get(read, namespace).catch(notFoundAsNothing);
     if (!current || current.metadata.deletionTimestamp) return;
     const { store } = this.serviceAccounts;
     for (const name of MANAGED) {
@@ -72,7 +74,7 @@ export class ServiceAccountsController {
         resource: 'serviceaccounts',
         namespace,
       });
-      if (await store.get(ctx, name).catch(notFound)) continue;
+      if (await store.get(ctx, name).catch(notFoundAsNothing)) continue;
       const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } };
       await store.create(ctx, undefined, account, { dryRun: false }).catch((err: unknown) => {
         // As serviceaccounts_controller.go: one made meanwhile, or a namespace now terminating.
@@ -82,32 +84,28 @@ export class ServiceAccountsController {
     }
   }
 
-  /** Follows a resource: each listed object handled as ADDED, then each change. */
+  /**
+   * Follows a resource through its Store (the controller's informer): each listed object handled
+   * as ADDED, then each change.
+   */
   private follow(
     entry: ResourceEntry,
-    handle: (type: StorageEventType, object: KubeObject) => Promise<void> | undefined,
+    handle: (type: ChangeType, object: KubeObject) => Promise<void> | undefined,
   ): Promise<void> {
-    const follower = new StorageFollower(
-      this.registry.storage,
-      entry.source.keys.prefix,
+    const reflector = new Reflector(
+      entry.store,
+      this.server,
       {
         listed: async (objects) => {
           await Promise.all(objects.map((object) => handle('ADDED', object) ?? Promise.resolve()));
         },
         changed: (type, object) => handle(type, object),
       },
-      this.server.logger,
       `serviceaccounts controller (${entry.definition.plural})`,
     );
-    this.followers.push(follower);
-    return follower.start();
+    this.reflectors.push(reflector);
+    return reflector.start();
   }
-}
-
-/** A 404 as nothing there. */
-function notFound(err: unknown): undefined {
-  if (err instanceof ApiError && err.code === 404) return undefined;
-  throw err;
 }
 
 /** The NamespaceLifecycle refusal of content in a terminating namespace. */

@@ -19,9 +19,14 @@ export type Defaulters = ReadonlyMap<string, Defaulter>;
 
 const NONE: Defaulters = new Map();
 
-/** Sets the defaults of `schema` (and `defaulters`) on `value`, in place. */
-export function applyDefaults(value: unknown, schema: Structural, defaulters = NONE): void {
-  walk(value, schema, defaulters, 0);
+/** Sets the defaults of `schema` (and `defaulters`) on `value`, in place, `depth` levels down. */
+export function applyDefaults(
+  value: unknown,
+  schema: Structural,
+  defaulters = NONE,
+  depth = 0,
+): void {
+  walk(value, schema, defaulters, depth);
 }
 
 /**
@@ -113,6 +118,24 @@ export function defaultDecoded(
   hook?.(object);
   // Struct fields are never integer-like, so what the hook adds comes last in key order.
   const added: string[] = hook ? Object.keys(object).slice(count) : [];
+  defaultMissingFields(object, s, added);
+  for (const key of [...filled, ...added]) {
+    const child =
+      s.properties?.get(key) ??
+      (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    if (child) walk(object[key], child, defaulters, 0);
+  }
+}
+
+/**
+ * Sets the defaults of the properties of `s` missing from `object` (or null where not nullable),
+ * not what they hold; pushes their keys onto `added`.
+ */
+export function defaultMissingFields(
+  object: Record<string, unknown>,
+  s: Structural,
+  added: string[],
+): void {
   const builtin = s.goType !== undefined;
   for (const [key, child] of propertiesWithDefaults(s)) {
     const current = object[key];
@@ -123,11 +146,5 @@ export function defaultDecoded(
       object[key] = copy(child.default);
       added.push(key);
     }
-  }
-  for (const key of [...filled, ...added]) {
-    const child =
-      s.properties?.get(key) ??
-      (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
-    if (child) walk(object[key], child, defaulters, 0);
   }
 }

@@ -7,7 +7,7 @@ import { MAX_WALK_DEPTH, type Structural } from './structural.js';
 // returns are those strict decoding reports (`spec.containers[0].foo`).
 
 /** The path of the field being walked, as segments: a string is only built for a pruned one. */
-type Segments = (string | number)[];
+export type Segments = (string | number)[];
 
 function pathOf(segments: readonly (string | number)[], key: string): string {
   let path = '';
@@ -19,11 +19,47 @@ function pathOf(segments: readonly (string | number)[], key: string): string {
 /** Drops the fields of `value` that `schema` does not specify, in place; returns their paths. */
 export function prune(value: unknown, schema: Structural): string[] {
   const pruned: string[] = [];
-  walk(value, schema, [], pruned, 0);
+  pruneAt(value, schema, [], pruned, 0);
   return pruned;
 }
 
-function walk(value: unknown, s: Structural, at: Segments, pruned: string[], depth: number): void {
+/** Whether an object of `s` drops the fields `s` does not specify. */
+export function isClosed(s: Structural): boolean {
+  return (
+    !s.preserveUnknownFields &&
+    s.additionalProperties !== true &&
+    (s.properties !== undefined || s.type === 'object' || s.embeddedResource === true)
+  );
+}
+
+/** Whether an object of `s` has nothing to walk: open, and no schema for any field. */
+export function nothingToWalk(s: Structural): boolean {
+  return !isClosed(s) && s.properties === undefined && typeof s.additionalProperties !== 'object';
+}
+
+/** The schema of an object's field `key`, if `s` gives one. */
+export function fieldSchema(s: Structural, key: string): Structural | undefined {
+  return (
+    s.properties?.get(key) ??
+    (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined)
+  );
+}
+
+/** An embedded resource's type and object meta are objectmeta's, not the schema's to prune. */
+export function isEmbeddedMeta(s: Structural, key: string): boolean {
+  return (
+    s.embeddedResource === true && (key === 'apiVersion' || key === 'kind' || key === 'metadata')
+  );
+}
+
+/** prune below the path `at`, `depth` levels down. */
+export function pruneAt(
+  value: unknown,
+  s: Structural,
+  at: Segments,
+  pruned: string[],
+  depth: number,
+): void {
   if (depth > MAX_WALK_DEPTH || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     const items = s.items;
@@ -32,7 +68,7 @@ function walk(value: unknown, s: Structural, at: Segments, pruned: string[], dep
       const item: unknown = value[i];
       if (item === null || typeof item !== 'object') continue;
       at.push(i);
-      walk(item, items, at, pruned, depth + 1);
+      pruneAt(item, items, at, pruned, depth + 1);
       at.pop();
     }
     return;
@@ -48,22 +84,16 @@ function pruneFields(
   pruned: string[],
   depth: number,
 ): void {
-  const { properties, additionalProperties: additional } = s;
-  const closed =
-    !s.preserveUnknownFields &&
-    additional !== true &&
-    (properties !== undefined || s.type === 'object' || s.embeddedResource === true);
-  if (!closed && properties === undefined && typeof additional !== 'object') return;
+  if (nothingToWalk(s)) return;
+  const closed = isClosed(s);
   for (const key of Object.keys(object)) {
-    // An embedded resource's type and object meta are objectmeta's, not the schema's.
-    if (s.embeddedResource && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))
-      continue;
-    const child = properties?.get(key) ?? (typeof additional === 'object' ? additional : undefined);
+    if (isEmbeddedMeta(s, key)) continue;
+    const child = fieldSchema(s, key);
     if (child) {
       const value = object[key];
       if (value !== null && typeof value === 'object') {
         at.push(key);
-        walk(value, child, at, pruned, depth + 1);
+        pruneAt(value, child, at, pruned, depth + 1);
         at.pop();
       }
     } else if (closed) pruneField(object, key, at, pruned);

@@ -221,7 +221,7 @@ export class Store
     object: KubeObject,
     oldObject?: KubeObject,
   ): Promise<void> {
-    return admit(this.strategy, this.registry, {
+    return admit(this.strategy, this.registry, ctx, {
       operation,
       object,
       ...(oldObject ? { oldObject } : {}),
@@ -259,7 +259,7 @@ export class Store
     const namespace = this.definition.namespaced ? ctx.namespace : undefined;
     const object = fromInput(ctx, () => prepareForCreate(this, tracked, namespace));
     const name = object.metadata.name ?? '';
-    if (namespace !== undefined) await admitNamespace(this.registry, namespace);
+    if (namespace !== undefined) await admitNamespace(this.registry, ctx, namespace);
     await this.allocate(object, options.dryRun);
     if (options.dryRun) return object;
     return this.storage.create(this.key(ctx, name), object).catch((err: unknown) => {

@@ -11,6 +11,8 @@ import {
 } from '@listwatch/api';
 import { genericObjectStructural } from '../../apiextensions/schema/builtin.js';
 import { pruneAndDefaultVisitor } from '../../apiextensions/schema/decode-visitor.js';
+import { applyDefaults } from '../../apiextensions/schema/defaulting.js';
+import { pruneAndDefault } from '../../apiextensions/schema/prune-and-default.js';
 import { prune } from '../../apiextensions/schema/pruning.js';
 import { builtinDefaulters } from '../defaulting.js';
 import { cannotBeHandled } from '../field-validation.js';
@@ -70,9 +72,26 @@ export function decodeTyped(
   gvk?: SchemaGvk,
   unknown?: string[],
 ): KubeObject {
+  return decodeAs(
+    definition,
+    value,
+    source,
+    gvk?.kind,
+    schemaFor(gvk ?? definition)?.name,
+    unknown,
+  );
+}
+
+/** decodeTyped of a body of `kind`, its type `typeName` in the schema source (none: a CRD's). */
+function decodeAs(
+  definition: ResourceDefinition,
+  value: unknown,
+  source: DecodeSource,
+  kind = definition.kind,
+  typeName: string | undefined,
+  unknown: string[] | undefined,
+): KubeObject {
   if (!isRecord(value)) throw ApiError.badRequest('the body of the request must be a JSON object');
-  const kind = gvk?.kind ?? definition.kind;
-  const typeName = schemaFor(gvk ?? definition)?.name;
   const visitor =
     typeName || unknown ? pruneAndDefaultVisitor(unknown, builtinDefaulters) : undefined;
   const failure = decodeTypedObject(value, kind, typeName, visitor);
@@ -83,8 +102,9 @@ export function decodeTyped(
 /**
  * decodeTyped into the resource's own kind, then its strategy's defaulting and conversion.
  * Every create, update and patch of a resource goes through here before the strategy sees it.
- * With `unknown`, a kind the schema source lacks (a custom resource) is pruned by its strategy's
- * structural schema (its metadata was pruned by the decode), or kept as TypeMeta, spec and status.
+ * A kind the schema source lacks (a custom resource) is defaulted by its strategy's structural
+ * schema and, with `unknown`, pruned by it in the same walk (its metadata was pruned by the
+ * decode); without a structural schema it is kept as TypeMeta, spec and status.
  */
 export function decodeObject(
   { definition, strategy }: ServedResource,
@@ -92,9 +112,14 @@ export function decodeObject(
   source: DecodeSource,
   unknown?: string[],
 ): KubeObject {
-  const object = decodeTyped(definition, value, source, undefined, unknown);
-  if (unknown && !schemaFor(definition))
-    unknown.push(...prune(object, strategy.structural ?? genericObjectStructural()));
+  const typeName = schemaFor(definition)?.name;
+  const object = decodeAs(definition, value, source, undefined, typeName, unknown);
+  if (typeName === undefined) {
+    const { structural } = strategy;
+    if (structural && unknown) unknown.push(...pruneAndDefault(object, structural));
+    else if (structural) applyDefaults(object, structural);
+    else if (unknown) unknown.push(...prune(object, genericObjectStructural()));
+  }
   strategy.decode?.(object);
   return object;
 }

@@ -1,3 +1,4 @@
+import { ApiError } from '@listwatch/api';
 import type { Attributes } from '../../authorization/attributes.js';
 import type { RequestContext } from './rest.js';
 
@@ -30,4 +31,10 @@ export function loopbackContext(
     inputFailed: (err) =>
       server.logger.error('the server made an object it cannot write', { error: String(err) }),
   };
+}
+
+/** A loopback read's 404 as nothing there (the controllers' `apierrors.IsNotFound` branch). */
+export function notFoundAsNothing(err: unknown): undefined {
+  if (err instanceof ApiError && err.code === 404) return undefined;
+  throw err;
 }

@@ -76,7 +76,8 @@ export interface ResourceStrategy<
   allocate?(object: T, context: AllocateContext): Promise<void>;
   /**
    * The structural schema of a kind the schema source lacks (custom resources: their CRD's),
-   * which pruning, unknown-field detection and server-side apply walk instead of the source's.
+   * which pruning, defaulting (on decode), unknown-field detection and server-side apply walk
+   * instead of the source's.
    */
   structural?: Structural;
   /** The store's ReturnDeletedObject: a delete answers with the object, not a Status. */

@@ -3,7 +3,7 @@ import { UncachedSource, type Storage } from '@listwatch/storage';
 import { customResourceOf } from '../../../apiextensions/custom-resource.js';
 import { customResourceStrategy } from '../../../apiextensions/custom-resource-strategy.js';
 import { nopConversion } from '../../../apiextensions/nop-converter.js';
-import { hasDefaults } from '../../../apiextensions/schema/defaulting.js';
+import { applyDefaults, hasDefaults } from '../../../apiextensions/schema/defaulting.js';
 import type { CustomResourceDefinition } from '../../../apiextensions/types.js';
 import { ConvertingStorage } from '../../generic/converting-storage.js';
 import { Store } from '../../generic/store.js';
@@ -30,18 +30,23 @@ export function storageVersionOf(crd: CustomResourceDefinition): string {
   return crd.spec.versions.find((v) => v.storage)?.name ?? '';
 }
 
+/**
+ * The storage of `version`'s objects; `terminating` says whether the CRD is being deleted now
+ * (create is refused then).
+ */
 export function customResourceStorage(
   storage: Storage,
   crd: CustomResourceDefinition,
   version: Version,
+  terminating?: () => boolean,
 ): CustomResourceStorage {
   const definition = customResourceOf(crd, version);
-  const strategy = customResourceStrategy(crd, version);
+  const strategy = customResourceStrategy(crd, version, terminating);
   const conversion = nopConversion(
     `${crd.spec.group}/${version.name}`,
     `${crd.spec.group}/${storageVersionOf(crd)}`,
     hasDefaults(version.schema?.openAPIV3Schema)
-      ? (object: KubeObject) => strategy.decode?.(object)
+      ? (object: KubeObject) => applyDefaults(object, strategy.structural!)
       : undefined,
   );
   return { definition, strategy, storage: new ConvertingStorage(storage, conversion) };
