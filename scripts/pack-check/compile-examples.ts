@@ -1,8 +1,9 @@
 // The code a user writes against the installed packages, compiled with strict TypeScript and
 // skipLibCheck off under both nodenext and bundler resolution: each package README's first
 // ```ts example, the client README's operator example, the reconciler example and its envtest
-// test (issue 33's "done when", the repository's files as the client README quotes them), a
-// storage contract test and an informer against a closed port.
+// test (issue 33's "done when", the repository's files as the client README quotes them) and an
+// informer against a closed port. The tsconfigs include contract.test.ts, which
+// vitest-suites.ts writes only after this compile (as pack-check always has).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from '../release.js';
@@ -41,19 +42,6 @@ export async function compileExamples(
   const operator = [...clientReadme.matchAll(/```ts\n([\s\S]*?)```/g)][1]?.[1] ?? '';
   writeFileSync(join(examples, 'client-operator.ts'), operator);
   writeFileSync(join(examples, 'unreachable.ts'), UNREACHABLE_EXAMPLE);
-  // The storage contract suite, as someone writing a backend runs it (vitest, the optional peer).
-  writeFileSync(
-    join(project, 'contract.test.ts'),
-    [
-      "import { MemoryStorage } from '@listwatch/storage';",
-      "import { storageContract } from '@listwatch/storage/testing';",
-      "storageContract('memory, from the tarball', {",
-      '  open: (options) => Promise.resolve(new MemoryStorage({ compactionInterval: 0, ...options })),',
-      '});',
-      '',
-    ].join('\n'),
-  );
-
   const compilerOptions = {
     target: 'ES2023',
     strict: true,

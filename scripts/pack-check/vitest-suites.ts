@@ -1,12 +1,25 @@
 // The installed packages' test entry points under vitest: the storage contract suite against
 // the memory backend and the reconciler example's envtest tests.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { attempt, check } from './report.js';
 
-/** Runs `contract.test.ts` and `reconciler/web-controller.test.ts` of `project` (written by
- * compileExamples) in one vitest run: a run's start-up is most of its time. */
+/** Writes `contract.test.ts` and runs it with `reconciler/web-controller.test.ts` of `project`
+ * (written by compileExamples) in one vitest run: a run's start-up is most of its time. */
 export async function checkVitestSuites(project: string): Promise<void> {
+  // The storage contract suite, as someone writing a backend runs it (vitest, the optional peer).
+  writeFileSync(
+    join(project, 'contract.test.ts'),
+    [
+      "import { MemoryStorage } from '@listwatch/storage';",
+      "import { storageContract } from '@listwatch/storage/testing';",
+      "storageContract('memory, from the tarball', {",
+      '  open: (options) => Promise.resolve(new MemoryStorage({ compactionInterval: 0, ...options })),',
+      '});',
+      '',
+    ].join('\n'),
+  );
   const vitest = await attempt(
     process.execPath,
     [
