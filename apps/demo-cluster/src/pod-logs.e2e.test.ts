@@ -48,8 +48,16 @@ beforeAll(async () => {
     async () => ((await pods.list()).items.filter(isPodReady).length === 2 ? true : undefined),
     'both bound pods to run',
   );
-  // A few lines of output (one each 100 ms).
-  await new Promise((r) => setTimeout(r, 500));
+  // A few lines of output from each container (the kubelet prints one each 100 ms).
+  const lines = async (path: string) =>
+    (await (await fetch(`${api.server.url}/api/v1/namespaces/${ns}/pods/${path}`)).text())
+      .trimEnd()
+      .split('\n').length;
+  for (const path of ['one/log', 'two/log?container=app', 'two/log?container=sidecar'])
+    await eventually(
+      async () => ((await lines(path)) >= 5 ? true : undefined),
+      `5 lines of ${path}`,
+    );
 });
 
 afterAll(async () => {

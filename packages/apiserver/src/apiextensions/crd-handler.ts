@@ -2,6 +2,7 @@ import {
   ApiError,
   metaV1Now,
   parseListOptions,
+  qualifiedResource,
   type Logger,
   type ResourceDefinition,
 } from '@listwatch/api';
@@ -212,7 +213,7 @@ export class CustomResourceDefinitionHandler {
     if (builtin) {
       this.logger.warn('a custom resource would shadow a built-in resource: not served', {
         name,
-        resource: `${builtin.plural}.${builtin.group}/${builtin.version}`,
+        resource: `${qualifiedResource(builtin)}/${builtin.version}`,
       });
       return;
     }

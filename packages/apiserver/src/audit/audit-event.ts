@@ -1,4 +1,4 @@
-import type { Status } from '@listwatch/api';
+import { formatRfc3339, type Status } from '@listwatch/api';
 import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { UserInfo } from '../authentication/user.js';
@@ -67,10 +67,7 @@ export function nowMicros(): number {
 
 /** metav1.MicroTime: RFC 3339 with six fractional digits, UTC. */
 export function microTime(micros: number): string {
-  const millis = Math.floor(micros / 1000);
-  const iso = new Date(millis).toISOString(); // 2006-01-02T15:04:05.000Z
-  const fraction = String(micros % 1_000_000).padStart(6, '0');
-  return `${iso.slice(0, 19)}.${fraction}Z`;
+  return formatRfc3339({ ms: Math.floor(micros / 1000), micros: micros % 1000 }, true);
 }
 
 export function auditUser(user: UserInfo): AuditUser {

@@ -1,4 +1,4 @@
-import { isRecord, type ResourceDefinition } from '@listwatch/api';
+import { groupResourceString, isRecord, type ResourceDefinition } from '@listwatch/api';
 import {
   cbcTransformer,
   gcmTransformer,
@@ -182,7 +182,7 @@ export function transformersByResource(
     const [resource, group] = first.includes('.')
       ? [rest[1] ?? '', first]
       : [first, groupOf.get(first) ?? ''];
-    const id = `${resource}.${group}`;
+    const id = groupResourceString({ resource, group });
     if (!cache.has(id))
       cache.set(
         id,

@@ -1,4 +1,4 @@
-import type { JsonValue } from '@listwatch/api';
+import { isRecord, type JsonValue } from '@listwatch/api';
 
 // The JSON value model the patch engines share. Patches come from the network, so every key
 // lookup goes through own-property checks: `__proto__`, `constructor` and friends are ordinary
@@ -10,8 +10,9 @@ export interface JsonObject {
   [key: string]: JsonValue;
 }
 
+/** isRecord, narrowed to JSON values (what a decoded patch holds). */
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isRecord(value);
 }
 
 export function hasKey(object: JsonObject, key: string): boolean {

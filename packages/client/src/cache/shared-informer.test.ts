@@ -372,14 +372,21 @@ describe('SharedIndexInformer (client-go tools/cache/shared_informer.go)', () =>
     const inf = informer({ listerWatcher: lw });
     const rec = recorder();
     inf.addEventHandler(rec.handler);
+    // A second informer, still running, is the witness: once it has been told of the late
+    // ConfigMap, the stopped one would have been too, had it still been watching.
+    const witness = informer({ listerWatcher: cluster.listerWatcher('configmaps') });
+    const witnessed = recorder();
+    witness.addEventHandler(witnessed.handler);
     inf.start();
+    witness.start();
     await inf.waitForCacheSync();
+    await witness.waitForCacheSync();
     await eventually(() => expect(lw.watchesOpen).toBe(1));
     await inf.stop();
     expect(lw.watchesOpen).toBe(0);
     expect(inf.isStopped()).toBe(true);
     await cluster.create('configmaps', configMap('ns', 'late'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => expect(witnessed.seen).toEqual(['add ns/late']));
     expect(rec.seen).toEqual([]);
     expect(await inf.waitForCacheSync()).toBe(true);
   });

@@ -1,4 +1,10 @@
-import { formatDurationNanos, isRecord, type KubeObject, type WatchEvent } from '@listwatch/api';
+import {
+  formatDurationNanos,
+  formatRfc3339,
+  isRecord,
+  type KubeObject,
+  type WatchEvent,
+} from '@listwatch/api';
 import { CodecError } from '../codec-error.js';
 import { toWatchEvent } from '../watch-event.js';
 import {
@@ -162,11 +168,10 @@ function decodeAt(typeName: string, bytes: Uint8Array, path: string, at: number)
   return out;
 }
 
+/** google.protobuf.Timestamp's seconds and nanos as metav1.Time or MicroTime JSON. */
 function formatTime(seconds: number, nanos: number, micro: boolean): string {
-  const date = new Date(seconds * 1000);
-  const base = date.toISOString().slice(0, 19);
-  if (!micro) return `${base}Z`;
-  return `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+  const ms = seconds * 1000 + Math.floor(nanos / 1_000_000);
+  return formatRfc3339({ ms, micros: Math.floor(nanos / 1000) % 1000 }, micro);
 }
 
 function decodeSpecial(plan: Plan, fields: WireField[], path: string, at: number): unknown {

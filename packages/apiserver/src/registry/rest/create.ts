@@ -2,6 +2,7 @@ import {
   ApiError,
   apiVersionOf,
   generateName,
+  metaV1Now,
   validateObjectMeta,
   type FieldError,
   type KubeObject,
@@ -69,7 +70,7 @@ export function prepareForCreate(
   object.apiVersion = apiVersionOf(definition);
   object.kind = definition.kind;
   meta.uid = randomUUID();
-  meta.creationTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  meta.creationTimestamp = metaV1Now();
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
