@@ -161,37 +161,6 @@ for (let i = 0; i < visited; i++) {
   retained[n]! += selfOf(n);
   if (n !== 0) retained[idom[n]!]! += retained[n]!;
 }
-// The dominator tree numbered depth first: `a` dominates `n` when n's interval lies in a's.
-const domIn = new Int32Array(count).fill(-1);
-const domOut = new Int32Array(count).fill(-1);
-{
-  const kidStart = new Uint32Array(count + 1);
-  for (let n = 1; n < count; n++) if (idom[n]! >= 0) kidStart[idom[n]! + 1]!++;
-  for (let n = 0; n < count; n++) kidStart[n + 1]! += kidStart[n]!;
-  const kids = new Uint32Array(kidStart[count]!);
-  const fill = kidStart.slice(0, count);
-  for (let n = 1; n < count; n++) if (idom[n]! >= 0) kids[fill[idom[n]!]!++] = n;
-  const stack = new Uint32Array(count);
-  const cursor = kidStart.slice(0, count);
-  let sp = 0;
-  let clock = 0;
-  stack[sp++] = 0;
-  domIn[0] = clock++;
-  while (sp > 0) {
-    const n = stack[sp - 1]!;
-    if (cursor[n]! < kidStart[n + 1]!) {
-      const k = kids[cursor[n]!++]!;
-      domIn[k] = clock++;
-      stack[sp++] = k;
-    } else {
-      domOut[n] = clock++;
-      sp--;
-    }
-  }
-}
-const dominates = (a: number, n: number): boolean =>
-  domIn[n]! >= 0 && domIn[a]! <= domIn[n]! && domOut[n]! <= domOut[a]!;
-
 const mb = (b: number) => (b / 2 ** 20).toFixed(1).padStart(7);
 const perN = (b: number) =>
   per
@@ -264,8 +233,14 @@ const claim = (n: number, part: string) => {
     if (claimed[at] || SHARED_TYPES.has(typeOf(at))) continue;
     claimed[at] = 1;
     parts.set(name, (parts.get(name) ?? 0) + selfOf(at));
-    for (const [edge, child] of children(at))
-      if (!SHARED_EDGES.has(edge)) stack.push([child, name]);
+    for (const [edge, child] of children(at)) {
+      if (SHARED_EDGES.has(edge)) continue;
+      // A WeakMap's value is held by its key too (V8 names that edge after the pair).
+      stack.push([
+        child,
+        edge.includes('pair in WeakMap') ? 'encodings kept (WeakMap values)' : name,
+      ]);
+    }
   }
 };
 /** A cached object, field by field: what each costs (metadata's own parts apart). */
@@ -283,7 +258,8 @@ const claimObject = (object: number, prefix: string) => {
         const known = ['managedFields', 'labels', 'annotations', 'ownerReferences'];
         claim(grand, `${prefix} metadata.${known.includes(m) ? m : '(other)'}`);
       }
-    } else if (['spec', 'status'].includes(edge)) claim(child, `${prefix} ${edge}`);
+    } else if (edge.includes('pair in WeakMap')) claim(child, 'encodings kept (WeakMap values)');
+    else if (['spec', 'status'].includes(edge)) claim(child, `${prefix} ${edge}`);
     else claim(child, `${prefix} (records)`);
   }
 };
