@@ -8,9 +8,11 @@
 //   load       pods created at a fixed rate, unbound, and a scheduler-like binder (pods/binding);
 //   probe      a cluster-scoped LIST of all pods every 30 s and single-object GETs.
 // One round per backend (the embedded default, sqlite, and etcd3 with etcd started here).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { EtcdCluster, tempDir } from '@listwatch/testing';
 import { percentile, type BenchContext, type Scenario } from '../../../bench/lib.js';
-import { forkChild, sleep, wallMs, type Child } from '../../../bench/proc.js';
+import { forkChild, REPO_ROOT, sleep, wallMs, type Child } from '../../../bench/proc.js';
 
 const proc = (name: string) => new URL(`./procs/${name}.ts`, import.meta.url);
 
@@ -258,6 +260,12 @@ async function runBackend(
     const hist = histogramDelta(histBefore, await requestHistograms(url));
     const throttled = (await answeredWith(url, '429')) - throttledBefore;
     const memAfter = await server.request<{ rss: number; heap: number }>('memory');
+    // BENCH_HEAP_SNAPSHOT=1: the apiserver's heap as measured, for bench/heap-summary.ts.
+    if (process.env['BENCH_HEAP_SNAPSHOT']) {
+      const path = `${REPO_ROOT}bench/results/profiles/density-${backend}-${s.pods}.heapsnapshot`;
+      mkdirSync(dirname(path), { recursive: true });
+      say(`heap snapshot: ${await server.request<string>('heapSnapshot', { path })}`);
+    }
     const fleet = await nodes.request<{
       latencies: Record<string, number[]>;
       errors: number;
