@@ -102,30 +102,4 @@ describe('managedFields kept decoded', () => {
     expect(() => decodedFieldSet(bad)).toThrow(/not an object/);
     expect(() => decodedFieldSet({ ...bad })).toThrow(/not an object/);
   });
-
-  /** Distinct FieldsV1 of about `kb` KB of JSON in all, 1 KB each. */
-  let filled = 0;
-  const fill = (kb: number) => {
-    for (let i = 0; i < kb; i++)
-      decodedFieldSet({ 'f:data': { [`f:${filled++}-${'x'.repeat(1000)}`]: {} } });
-  };
-
-  it('a FieldsV1 no write reads again is dropped once two generations have passed: the cache holds recent writes, not every object', () => {
-    const fields = { 'f:data': { 'f:dropped': {} } };
-    const first = decodedFieldSet(fields);
-    expect(decodedFieldSet({ ...fields })).toBe(first);
-    fill(600);
-    const again = decodedFieldSet({ ...fields });
-    expect(again).not.toBe(first);
-    expect(again.equals(first)).toBe(true);
-  });
-
-  it('a FieldsV1 read again in the old generation moves to the new one and outlives the next turn', () => {
-    const fields = { 'f:data': { 'f:kept': {} } };
-    const first = decodedFieldSet(fields);
-    for (let turn = 0; turn < 4; turn++) {
-      fill(200);
-      expect(decodedFieldSet({ ...fields })).toBe(first);
-    }
-  });
 });

@@ -2,7 +2,6 @@ import { ApiError, type KubeObject, type ResourceDefinition } from '@listwatch/a
 import type { StorageChange } from '../storage.js';
 import { CacheStore, type StoreElement, type StoreSnapshot } from './cache-store.js';
 import { EventWindow, type WatchCacheEvent } from './event-window.js';
-import { Interner } from './interning.js';
 import { shareUnchanged } from './shared-structure.js';
 
 /** watch_cache.go resourceVersionTooHighRetrySeconds. */
@@ -37,8 +36,6 @@ export class WatchCache {
   /** Everything up to this revision has been applied (events and progress notifications). */
   revision = 0;
   private waiters: Waiter[] = [];
-  /** Strings and FieldsV1 trees kept once across the cached objects. */
-  private readonly interner = new Interner();
 
   constructor(
     readonly definition: ResourceDefinition,
@@ -53,7 +50,7 @@ export class WatchCache {
 
   /** Refills from a list taken at `revision`; the window starts empty after it. */
   replace(items: { key: string; object: KubeObject }[], revision: number): void {
-    this.store.replace(items.map((i) => this.store.element(this.interner.intern(i.object), i.key)));
+    this.store.replace(items.map((i) => this.store.element(i.object, i.key)));
     this.window.reset(revision, this.snapshot(revision));
     this.advance(revision);
   }
@@ -63,13 +60,10 @@ export class WatchCache {
     const previous: StoreElement | undefined = this.store.get(change.key);
     // A new version shares what did not change with the cached one: the window holds each
     // object's recent versions, and a full copy apiece is most of the cache's memory.
-    // What it shares with no other version, it shares with the other objects where it can.
-    const object = this.interner.intern(
+    const object =
       previous && change.type !== 'DELETED'
         ? shareUnchanged(change.object, previous.object)
-        : change.object,
-      previous?.object,
-    );
+        : change.object;
     // The cached previous state first: a MODIFIED's prevObject decodes only when read
     // (log-record.ts), and the cache already has it — never spread the change (that reads it).
     const prevObject = previous ? previous.object : change.prevObject;
