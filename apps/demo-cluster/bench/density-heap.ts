@@ -7,7 +7,8 @@
 //     [--pods 3000] [--backend sqlite|memory] [--rate 200] [--out <file.heapsnapshot>]
 //   node --import tsx bench/heap-summary.ts <file.heapsnapshot> --per 3000
 import { tempDir } from '@listwatch/testing';
-import { forkChild, REPO_ROOT, sleep, type Child } from '../../../bench/proc.js';
+import { REPO_ROOT, sleep, type Child } from '../../../bench/proc.js';
+import { childForker, startDensityApiserver } from './density.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: string) => {
@@ -21,25 +22,12 @@ const out = flag(
   'out',
   `${REPO_ROOT}bench/results/profiles/density-heap-${backend}-${pods}.heapsnapshot`,
 );
-const proc = (name: string) => new URL(`./procs/${name}.ts`, import.meta.url);
 
 const children: Child[] = [];
 const dir = tempDir('listwatch-density-heap-');
 try {
-  const fork = async (name: string, execArgv: string[] = []) => {
-    const child = await forkChild(proc(name), { execArgv });
-    children.push(child);
-    return child;
-  };
-  const server = await fork('apiserver', ['--expose-gc']);
-  const { url } = await server.request<{ url: string }>('start', {
-    flags: [
-      '--port=0',
-      `--storage-backend=${backend}`,
-      ...(backend === 'sqlite' ? [`--data-dir=${dir.path}`] : []),
-      '--max-watches-per-user=0',
-    ],
-  });
+  const fork = childForker(children);
+  const { server, url } = await startDensityApiserver(fork, backend, { dataDir: dir.path });
   const [nodes, load] = await Promise.all([fork('nodes'), fork('load')]);
   const { names } = await nodes.request<{ names: string[] }>('start', {
     url,

@@ -16,6 +16,36 @@ import { forkChild, REPO_ROOT, sleep, wallMs, type Child } from '../../../bench/
 
 const proc = (name: string) => new URL(`./procs/${name}.ts`, import.meta.url);
 
+/** Forks one of the scenario's children (procs/<name>.ts), kept in `children` to stop at the end. */
+export function childForker(children: Child[]) {
+  return async (name: string, execArgv: string[] = []): Promise<Child> => {
+    const child = await forkChild(proc(name), { execArgv });
+    children.push(child);
+    return child;
+  };
+}
+
+/** The apiserver child, started with the scenario's flags, and its URL. */
+export async function startDensityApiserver(
+  fork: ReturnType<typeof childForker>,
+  backend: string,
+  storage: { etcdServers?: readonly string[]; dataDir: string },
+): Promise<{ server: Child; url: string }> {
+  const server = await fork('apiserver', ['--expose-gc']);
+  const { url } = await server.request<{ url: string }>('start', {
+    flags: [
+      '--port=0',
+      `--storage-backend=${backend}`,
+      ...(storage.etcdServers
+        ? [`--etcd-servers=${storage.etcdServers.join(',')}`]
+        : [`--data-dir=${storage.dataDir}`]),
+      // A watch per node and the informers, all anonymous: past the per-user cap, if any.
+      '--max-watches-per-user=0',
+    ],
+  });
+  return { server, url };
+}
+
 /** Pods per node, as the density test runs (30 pods/node). */
 const PODS_PER_NODE = 30;
 /** Cluster-wide pod informers (controllers: replicaset, endpoints, garbage collector…). */
@@ -172,20 +202,10 @@ async function runBackend(
   const dir = tempDir('listwatch-bench-density-');
   const say = (m: string) => ctx.progress(`  ${backend}: ${m}`);
   try {
-    const fork = async (name: string, execArgv: string[] = []) => {
-      const child = await forkChild(proc(name), { execArgv });
-      children.push(child);
-      return child;
-    };
-    const server = await fork('apiserver', ['--expose-gc']);
-    const { url } = await server.request<{ url: string }>('start', {
-      flags: [
-        '--port=0',
-        `--storage-backend=${backend}`,
-        ...(etcd ? [`--etcd-servers=${etcd.endpoints.join(',')}`] : [`--data-dir=${dir.path}`]),
-        // A watch per node and the informers, all anonymous: past the per-user cap, if any.
-        '--max-watches-per-user=0',
-      ],
+    const fork = childForker(children);
+    const { server, url } = await startDensityApiserver(fork, backend, {
+      ...(etcd ? { etcdServers: etcd.endpoints } : {}),
+      dataDir: dir.path,
     });
     const [nodes, informers, load, probe] = await Promise.all([
       fork('nodes'),

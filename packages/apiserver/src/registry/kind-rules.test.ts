@@ -1,7 +1,12 @@
 import type { KubeObject, Status } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
 import { serverForFile } from '../testing/test-server.js';
-import { collectionOf, KIND_CASES, type KindCase } from './kinds.test-helper.js';
+import {
+  collectionOf,
+  invalidCauses as causes,
+  KIND_CASES,
+  type KindCase,
+} from './kinds.test-helper.js';
 
 // The defaults (pkg/apis/<group>/v1/defaults.go), server-set fields (pkg/registry/<group>/
 // <resource>/strategy.go) and validation rules (pkg/apis/<group>/validation) of the kinds added
@@ -33,16 +38,6 @@ async function create(plural: string, change: Body = {}, name?: string) {
   const base = collectionOf(c, ns);
   const res = await env.api.post<KubeObject & Body>(base, object);
   return { ...res, path: `${base}/${object.metadata.name}` };
-}
-
-function causes(res: {
-  status: number;
-  body: unknown;
-}): [string | undefined, string | undefined][] {
-  const status = res.body as Status;
-  expect(res.status, JSON.stringify(status)).toBe(422);
-  expect(status).toMatchObject({ kind: 'Status', code: 422, reason: 'Invalid' });
-  return (status.details?.causes ?? []).map((c) => [c.field, c.reason]);
 }
 
 const spec = (o: unknown) => (o as { spec: Body }).spec;

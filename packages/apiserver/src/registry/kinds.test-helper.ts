@@ -1,4 +1,5 @@
-import type { KubeObject } from '@listwatch/api';
+import type { KubeObject, Status } from '@listwatch/api';
+import { expect } from 'vitest';
 
 // A minimal valid object of each kind added with its strategy (statefulsets … HPAs), as a user
 // would write it: what the table-driven CRUD/list/watch tests and the kubectl e2e tests create.
@@ -161,4 +162,15 @@ export function collectionOf(c: KindCase, namespace: string): string {
   return c.namespaced
     ? `/${c.prefix}/namespaces/${namespace}/${c.plural}`
     : `/${c.prefix}/${c.plural}`;
+}
+
+/** The (field, reason) pairs of a 422 Invalid Status, after asserting it is one. */
+export function invalidCauses(res: {
+  status: number;
+  body: unknown;
+}): [string | undefined, string | undefined][] {
+  const status = res.body as Status;
+  expect(res.status, JSON.stringify(status)).toBe(422);
+  expect(status).toMatchObject({ kind: 'Status', code: 422, reason: 'Invalid' });
+  return (status.details?.causes ?? []).map((c) => [c.field, c.reason]);
 }

@@ -1,6 +1,7 @@
 import { applyDefaults, defaultMissingFields } from './defaulting.js';
 import {
   fieldSchema,
+  forEachObjectItem,
   isClosed,
   isEmbeddedMeta,
   nothingToWalk,
@@ -34,14 +35,7 @@ function walk(value: unknown, s: Structural, at: Segments, pruned: string[], dep
   if (s.marshals) return pruneAt(value, s, at, pruned, depth);
   if (Array.isArray(value)) {
     const items = s.items;
-    if (!items) return;
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (item === null || typeof item !== 'object') continue;
-      at.push(i);
-      walk(item, items, at, pruned, depth + 1);
-      at.pop();
-    }
+    if (items) forEachObjectItem(value, at, (item) => walk(item, items, at, pruned, depth + 1));
     return;
   }
   if (nothingToWalk(s)) return;

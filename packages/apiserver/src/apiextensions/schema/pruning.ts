@@ -52,6 +52,21 @@ export function isEmbeddedMeta(s: Structural, key: string): boolean {
   );
 }
 
+/** Visits each item of `list` that is an object or a list, its index pushed on `at` meanwhile. */
+export function forEachObjectItem(
+  list: readonly unknown[],
+  at: Segments,
+  visit: (item: object) => void,
+): void {
+  for (let i = 0; i < list.length; i++) {
+    const item: unknown = list[i];
+    if (item === null || typeof item !== 'object') continue;
+    at.push(i);
+    visit(item);
+    at.pop();
+  }
+}
+
 /** prune below the path `at`, `depth` levels down. */
 export function pruneAt(
   value: unknown,
@@ -63,14 +78,7 @@ export function pruneAt(
   if (depth > MAX_WALK_DEPTH || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     const items = s.items;
-    if (!items) return;
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (item === null || typeof item !== 'object') continue;
-      at.push(i);
-      pruneAt(item, items, at, pruned, depth + 1);
-      at.pop();
-    }
+    if (items) forEachObjectItem(value, at, (item) => pruneAt(item, items, at, pruned, depth + 1));
     return;
   }
   pruneFields(value as Record<string, unknown>, s, at, pruned, depth);

@@ -1,5 +1,6 @@
-import type { KubeObject, Status } from '@listwatch/api';
+import type { KubeObject } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
+import { invalidCauses as causes } from '../../kinds.test-helper.js';
 import { serverForFile } from '../../../testing/test-server.js';
 
 // Leases through the server: pkg/registry/coordination/lease/strategy.go and ValidateLease /
@@ -20,16 +21,6 @@ async function createLease(spec: Body) {
     spec,
   });
   return { ...res, path: `${base}/holder` };
-}
-
-function causes(res: {
-  status: number;
-  body: unknown;
-}): [string | undefined, string | undefined][] {
-  const status = res.body as Status;
-  expect(res.status, JSON.stringify(status)).toBe(422);
-  expect(status).toMatchObject({ kind: 'Status', code: 422, reason: 'Invalid' });
-  return (status.details?.causes ?? []).map((c) => [c.field, c.reason]);
 }
 
 const renewTime = '2026-01-01T00:00:00.000000Z';

@@ -1,5 +1,6 @@
 import type { KubeObject, Status } from '@listwatch/api';
 import { describe, expect, it } from 'vitest';
+import { invalidCauses as causes } from '../../kinds.test-helper.js';
 import { serverForFile } from '../../../testing/test-server.js';
 
 // Nodes through the server: pkg/registry/core/node/strategy.go and ValidateNode /
@@ -21,16 +22,6 @@ async function createNode(body: Body = {}) {
     ...body,
   });
   return { ...res, path: `/api/v1/nodes/${name}` };
-}
-
-function causes(res: {
-  status: number;
-  body: unknown;
-}): [string | undefined, string | undefined][] {
-  const status = res.body as Status;
-  expect(res.status, JSON.stringify(status)).toBe(422);
-  expect(status).toMatchObject({ kind: 'Status', code: 422, reason: 'Invalid' });
-  return (status.details?.causes ?? []).map((c) => [c.field, c.reason]);
 }
 
 describe('nodeStrategy', () => {
